@@ -1,0 +1,135 @@
+#include "arguments.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+
+namespace llmsizer::cli {
+namespace {
+
+Error bad(const std::string& message) { return Error{"cli.bad_argument", message}; }
+
+std::optional<long long> parse_integer(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty() || text.size() > 32) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+const char* usage_text() {
+  return "usage:\n"
+         "  llm-sizer estimate (--model ID | --config config.json) [--quant Q4_K_M] [--ctx 8192]\n"
+         "                     [--batch 1] [--kv-type f16|bf16|fp8|q8_0|q4_0|q4_1|q5_0|q5_1]\n"
+         "                     [--engine llama.cpp|ollama|vllm|sglang|mlx|tensorrt-llm]\n"
+         "                     [--gpu ID | --gpu-memory-gib X --gpu-bandwidth-gbs X --gpu-tflops X\n"
+         "                      --gpu-vendor nvidia|amd|apple|intel|cpu] [--gpus N]\n"
+         "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
+         "                     [--prompt 4096] [--no-flash-attn] [--json]\n"
+         "  llm-sizer params   (--model ID | --config config.json) [--json]\n"
+         "  llm-sizer list     models|gpus|quants|engines [--json]\n";
+}
+
+Result<Command> parse_arguments(const std::vector<std::string>& args) {
+  Command c;
+  if (args.empty()) return c;
+  const std::string& verb = args[0];
+  if (verb == "estimate") c.verb = Verb::estimate;
+  else if (verb == "params") c.verb = Verb::params;
+  else if (verb == "list") c.verb = Verb::list;
+  else if (verb == "help" || verb == "--help" || verb == "-h") return c;
+  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params or list");
+
+  using Setter = std::function<std::optional<Error>(const std::string&)>;
+  auto text = [](std::optional<std::string>& field) -> Setter {
+    return [&field](const std::string& v) -> std::optional<Error> {
+      field = v;
+      return std::nullopt;
+    };
+  };
+  auto integer = [](std::optional<long long>& field, const char* flag) -> Setter {
+    return [&field, flag](const std::string& v) -> std::optional<Error> {
+      const auto parsed = parse_integer(v);
+      if (!parsed) return bad(std::string(flag) + " needs a whole number, got '" + v.substr(0, 40) + "'");
+      field = parsed;
+      return std::nullopt;
+    };
+  };
+  auto number = [](std::optional<double>& field, const char* flag) -> Setter {
+    return [&field, flag](const std::string& v) -> std::optional<Error> {
+      const auto parsed = parse_number(v);
+      if (!parsed) return bad(std::string(flag) + " needs a number, got '" + v.substr(0, 40) + "'");
+      field = parsed;
+      return std::nullopt;
+    };
+  };
+  const std::map<std::string, Setter> with_value = {
+      {"--model", text(c.model_id)},
+      {"--config", text(c.config_path)},
+      {"--gguf", text(c.gguf_path)},
+      {"--quant", text(c.quant)},
+      {"--ctx", integer(c.ctx, "--ctx")},
+      {"--batch", integer(c.batch, "--batch")},
+      {"--kv-type", text(c.kv_type)},
+      {"--engine", text(c.engine)},
+      {"--gpu", text(c.gpu_id)},
+      {"--gpu-memory-gib", number(c.gpu_memory_gib, "--gpu-memory-gib")},
+      {"--gpu-bandwidth-gbs", number(c.gpu_bandwidth_gbs, "--gpu-bandwidth-gbs")},
+      {"--gpu-tflops", number(c.gpu_tflops, "--gpu-tflops")},
+      {"--gpu-vendor", text(c.gpu_vendor)},
+      {"--gpus", integer(c.gpus, "--gpus")},
+      {"--offload", number(c.offload, "--offload")},
+      {"--offload-mode", text(c.offload_mode)},
+      {"--prompt", integer(c.prompt, "--prompt")},
+  };
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--json") {
+      c.json = true;
+      continue;
+    }
+    if (arg == "--no-flash-attn") {
+      c.no_flash_attention = true;
+      continue;
+    }
+    auto it = with_value.find(arg);
+    if (it != with_value.end()) {
+      if (i + 1 >= args.size()) return bad(arg + " needs a value");
+      if (auto error = it->second(args[++i])) return *error;
+      continue;
+    }
+    if (c.verb == Verb::list && !c.list_what && !arg.empty() && arg[0] != '-') {
+      c.list_what = arg;
+      continue;
+    }
+    return bad("unknown option '" + arg.substr(0, 40) + "'");
+  }
+  if (c.verb == Verb::list) {
+    if (!c.list_what) return bad("list needs what to list: models, gpus, quants or engines");
+    if (*c.list_what != "models" && *c.list_what != "gpus" && *c.list_what != "quants" && *c.list_what != "engines")
+      return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, quants or engines");
+    return c;
+  }
+  const int sources = (c.model_id ? 1 : 0) + (c.config_path ? 1 : 0) + (c.gguf_path ? 1 : 0);
+  if (sources != 1) return bad("give exactly one of --model ID, --config FILE or --gguf FILE");
+  const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor;
+  if (custom && c.gpu_id) return bad("give either --gpu ID or the --gpu-* flags of a custom device, not both");
+  if (custom && !c.gpu_memory_gib) return bad("a custom device needs --gpu-memory-gib");
+  return c;
+}
+
+}  // namespace llmsizer::cli

@@ -1,0 +1,41 @@
+// Command-line parsing for llm-sizer: argv in, a Command or an Error out.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsizer/result.hpp"
+
+namespace llmsizer::cli {
+
+enum class Verb { estimate, params, list, help };
+
+struct Command {
+  Verb verb = Verb::help;
+  bool json = false;
+  // Model source: exactly one of these.
+  std::optional<std::string> model_id;
+  std::optional<std::string> config_path;
+  std::optional<std::string> gguf_path;
+  std::optional<std::string> list_what;  // models|gpus|quants|engines
+  std::optional<std::string> quant;
+  std::optional<long long> ctx;
+  std::optional<long long> batch;
+  std::optional<std::string> kv_type;
+  std::optional<std::string> engine;
+  std::optional<std::string> gpu_id;
+  std::optional<double> gpu_memory_gib;
+  std::optional<double> gpu_bandwidth_gbs;
+  std::optional<double> gpu_tflops;
+  std::optional<std::string> gpu_vendor;
+  std::optional<long long> gpus;
+  std::optional<double> offload;
+  std::optional<std::string> offload_mode;
+  std::optional<long long> prompt;
+  bool no_flash_attention = false;
+};
+
+Result<Command> parse_arguments(const std::vector<std::string>& args);
+const char* usage_text();
+
+}  // namespace llmsizer::cli

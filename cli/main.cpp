@@ -1,0 +1,166 @@
+// llm-sizer: command-line front end of the sizing engine. All I/O lives here;
+// the engine only sees parsed values.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "arguments.hpp"
+#include "llmsizer/catalog.hpp"
+#include "llmsizer/config_reader.hpp"
+#include "llmsizer/estimate.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/units.hpp"
+#include "output.hpp"
+
+namespace {
+
+using namespace llmsizer;
+
+constexpr std::int64_t kMaxConfigBytes = 16 * static_cast<std::int64_t>(kMiB);
+
+int fail(const Error& error) {
+  std::cerr << "llm-sizer: " << error.message << "\n";
+  return 2;
+}
+
+Result<std::string> read_small_file(const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
+  if (!S_ISREG(info.st_mode)) return Error{"cli.file", "'" + path.substr(0, 200) + "' is not a regular file"};
+  if (info.st_size > kMaxConfigBytes)
+    return Error{"cli.file", "'" + path.substr(0, 200) + "' is larger than 16 MiB; a config.json is a few KB"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+struct LoadedModel {
+  Architecture arch;
+  std::string label;
+};
+
+Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
+  if (c.gguf_path)
+    return Error{"cli.gguf", "--gguf is not supported yet (the GGUF reader is tracked in issue 7); use --config"};
+  if (c.config_path) {
+    auto text = read_small_file(*c.config_path);
+    if (!text) return text.error();
+    auto arch = read_hf_config_text(text.value());
+    if (!arch) return Error{arch.error().id, *c.config_path + ": " + arch.error().message};
+    return LoadedModel{std::move(arch).value(), *c.config_path};
+  }
+  const CatalogModel* m = catalog.find_model(*c.model_id);
+  if (m == nullptr)
+    return Error{"cli.unknown_model", "unknown model '" + c.model_id->substr(0, 80) +
+                                          "'; `llm-sizer list models` shows the catalog"};
+  auto arch = read_hf_config(m->config);
+  if (!arch) return Error{arch.error().id, "catalog model " + m->id + ": " + arch.error().message};
+  return LoadedModel{std::move(arch).value(), m->id};
+}
+
+Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
+  Scenario s;
+  if (c.engine) {
+    auto e = engine_from_name(*c.engine);
+    if (!e) return Error{"cli.bad_argument", "unknown engine '" + c.engine->substr(0, 40) +
+                                                 "'; expected llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm"};
+    s.engine = *e;
+  }
+  const char* default_quant = engine_is_llama_cpp_based(s.engine) ? "Q4_K_M"
+                              : s.engine == InferenceEngine::mlx  ? "MLX-4bit"
+                                                                  : "native";
+  auto quant = quant_scheme_from_name(c.quant.value_or(default_quant));
+  if (!quant) return quant.error();
+  s.quant = quant.value();
+  if (c.kv_type) {
+    auto kv = kv_type_from_name(*c.kv_type);
+    if (!kv) return Error{"cli.bad_argument", "unknown KV type '" + c.kv_type->substr(0, 40) +
+                                                  "'; expected f16, bf16, fp8, q8_0, q4_0, q4_1, q5_0 or q5_1"};
+    s.kv_type = *kv;
+  } else if (!engine_is_llama_cpp_based(s.engine) && s.engine != InferenceEngine::mlx) {
+    s.kv_type = KvType::bf16;  // paged engines default to the model dtype
+  }
+  s.context_tokens = c.ctx.value_or(8192);
+  s.sequences = c.batch.value_or(1);
+  s.prompt_tokens = c.prompt.value_or(4096);
+  const long long gpus = c.gpus.value_or(1);
+  if (gpus < 1 || gpus > 1024) return Error{"cli.bad_argument", "--gpus must be between 1 and 1024"};
+  s.gpu_count = static_cast<int>(gpus);
+  s.offload_fraction = c.offload.value_or(0.0);
+  s.flash_attention = !c.no_flash_attention;
+  if (c.offload_mode) {
+    if (*c.offload_mode == "auto") s.offload_mode = OffloadMode::automatic;
+    else if (*c.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
+    else if (*c.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
+    else return Error{"cli.bad_argument", "--offload-mode must be auto, layers or experts"};
+  }
+  if (c.gpu_id) {
+    const Device* d = catalog.find_device(*c.gpu_id);
+    if (d == nullptr)
+      return Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"};
+    s.device = *d;
+  } else if (c.gpu_memory_gib) {
+    const double gib = *c.gpu_memory_gib;
+    if (!(gib > 0.0 && gib <= 1048576.0)) return Error{"cli.bad_argument", "--gpu-memory-gib must be in (0, 1048576]"};
+    Device d;
+    d.id = "custom";
+    d.name = "custom device";
+    d.vendor = c.gpu_vendor.value_or("nvidia");
+    if (d.vendor != "nvidia" && d.vendor != "amd" && d.vendor != "apple" && d.vendor != "intel" && d.vendor != "cpu")
+      return Error{"cli.bad_argument", "--gpu-vendor must be nvidia, amd, apple, intel or cpu"};
+    d.backend = d.vendor == "amd" ? Backend::rocm : d.vendor == "apple" ? Backend::metal
+              : d.vendor == "intel" ? Backend::sycl : d.vendor == "cpu" ? Backend::cpu : Backend::cuda;
+    d.unified_memory = d.vendor == "apple";
+    d.memory_bytes = static_cast<std::int64_t>(gib * static_cast<double>(kGiB));
+    const double gbs = c.gpu_bandwidth_gbs.value_or(0.0);
+    const double tflops = c.gpu_tflops.value_or(0.0);
+    if (!(gbs >= 0.0 && gbs < 1e6) || !(tflops >= 0.0 && tflops < 1e6))
+      return Error{"cli.bad_argument", "--gpu-bandwidth-gbs and --gpu-tflops must be non-negative and below 1e6"};
+    d.bandwidth_bytes_per_s = gbs * kGB;
+    d.fp16_flops = tflops * 1e12;
+    s.device = d;
+  }
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = cli::parse_arguments(args);
+  if (!parsed) return fail(parsed.error());
+  const cli::Command& c = parsed.value();
+  if (c.verb == cli::Verb::help) {
+    std::cout << cli::usage_text();
+    return args.empty() ? 2 : 0;
+  }
+  auto catalog = embedded_catalog();
+  if (!catalog) return fail(catalog.error());
+
+  if (c.verb == cli::Verb::list) {
+    if (c.json) std::cout << cli::list_json(catalog.value(), *c.list_what).dump(1) << "\n";
+    else std::cout << cli::list_table(catalog.value(), *c.list_what);
+    return 0;
+  }
+  auto model = load_model(c, catalog.value());
+  if (!model) return fail(model.error());
+  if (c.verb == cli::Verb::params) {
+    const ParamCounts p = count_params(model.value().arch);
+    if (c.json) std::cout << cli::params_json(p).dump(1) << "\n";
+    else std::cout << cli::params_table(p);
+    return 0;
+  }
+  auto scenario = build_scenario(c, catalog.value());
+  if (!scenario) return fail(scenario.error());
+  auto result = estimate(model.value().arch, scenario.value());
+  if (!result) return fail(result.error());
+  if (c.json) std::cout << cli::estimate_json(result.value(), scenario.value(), model.value().label).dump(1) << "\n";
+  else std::cout << cli::estimate_table(result.value(), scenario.value(), model.value().label);
+  return 0;
+}

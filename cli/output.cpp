@@ -1,0 +1,207 @@
+#include "output.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "llmsizer/config_reader.hpp"
+#include "llmsizer/units.hpp"
+
+namespace llmsizer::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+// "12.34 GiB (13.25 GB)": both units, always labelled.
+std::string bytes_label(std::int64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f GiB (%.2f GB)", static_cast<double>(bytes) / static_cast<double>(kGiB),
+                static_cast<double>(bytes) / kGB);
+  return buf;
+}
+
+std::string billions(std::int64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f B", static_cast<double>(n) / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+ordered_json params_json(const ParamCounts& p) {
+  ordered_json j;
+  j["total"] = p.total;
+  j["active"] = p.active;
+  j["embedding"] = p.embedding;
+  j["mtp"] = p.mtp;
+  j["routed_expert"] = p.routed_expert;
+  return j;
+}
+
+ordered_json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label) {
+  ordered_json j;
+  j["model"] = model_label;
+  ordered_json scenario;
+  scenario["quant"] = s.quant.name;
+  scenario["ctx"] = s.context_tokens;
+  scenario["batch"] = s.sequences;
+  scenario["kv_type"] = std::string(kv_type_name(s.kv_type));
+  scenario["engine"] = std::string(engine_name(s.engine));
+  scenario["gpu"] = s.device ? ordered_json(s.device->id) : ordered_json(nullptr);
+  scenario["gpus"] = s.gpu_count;
+  scenario["offload"] = s.offload_fraction;
+  scenario["prompt"] = s.prompt_tokens;
+  j["scenario"] = scenario;
+  j["params"] = params_json(e.params);
+
+  ordered_json weights;
+  weights["bits_per_weight"] = e.weights.bits_per_weight;
+  weights["tensor_bytes"] = e.weights.tensor_bytes;
+  weights["metadata_bytes"] = e.weights.metadata_bytes;
+  weights["token_embd_bytes"] = e.weights.token_embd_bytes;
+  weights["routed_expert_bytes"] = e.weights.routed_expert_bytes;
+  weights["mtp_bytes"] = e.weights.mtp_bytes;
+  weights["approximate_mix"] = s.quant.approximate;
+  j["weights"] = weights;
+
+  const MemoryEstimate& m = e.memory;
+  ordered_json mem;
+  mem["weights_bytes"] = m.weights_bytes;
+  mem["kv_cache_bytes"] = m.kv_cache_bytes;
+  mem["kv_state_bytes"] = m.kv_state_bytes;
+  mem["runtime_bytes"] = m.runtime_bytes;
+  mem["offload_bytes"] = m.offload_bytes;
+  mem["host_bytes"] = m.host_bytes;
+  mem["required_bytes"] = m.required_bytes;
+  mem["usable_bytes"] = optional_json(m.usable_bytes);
+  mem["utilization"] = optional_json(m.utilization);
+  mem["fits"] = optional_json(m.fits);
+  mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
+  mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
+  mem["offloaded_layers"] = m.offloaded_layers;
+  ordered_json per_gpu = ordered_json::array();
+  for (const GpuShare& g : m.per_gpu) {
+    ordered_json share;
+    share["weights_bytes"] = g.weights_bytes;
+    share["kv_cache_bytes"] = g.kv_cache_bytes;
+    share["runtime_bytes"] = g.runtime_bytes;
+    share["required_bytes"] = g.required_bytes;
+    share["usable_bytes"] = m.usable_bytes ? ordered_json(g.usable_bytes) : ordered_json(nullptr);
+    share["fits"] = m.fits ? ordered_json(g.fits) : ordered_json(nullptr);
+    share["first_layer"] = g.first_layer;
+    share["last_layer"] = g.last_layer;
+    per_gpu.push_back(share);
+  }
+  mem["per_gpu"] = per_gpu;
+  j["memory"] = mem;
+
+  ordered_json speed;
+  speed["decode_tokens_per_s"] = e.speed ? ordered_json(e.speed->decode_tokens_per_s) : ordered_json(nullptr);
+  speed["decode_tokens_per_s_total"] = e.speed ? ordered_json(e.speed->decode_tokens_per_s_total) : ordered_json(nullptr);
+  speed["prefill_tokens_per_s"] =
+      e.speed && e.speed->prefill_tokens_per_s > 0 ? ordered_json(e.speed->prefill_tokens_per_s) : ordered_json(nullptr);
+  speed["ttft_s"] = e.speed && e.speed->ttft_s > 0 ? ordered_json(e.speed->ttft_s) : ordered_json(nullptr);
+  j["speed"] = speed;
+  ordered_json cost;
+  cost["usd_per_million_tokens"] = optional_json(e.usd_per_million_tokens);
+  j["cost"] = cost;
+  j["warnings"] = e.warnings;
+  return j;
+}
+
+std::string params_table(const ParamCounts& p) {
+  std::ostringstream out;
+  out << "parameters  total " << billions(p.total) << "   active " << billions(p.active) << "   embedding "
+      << billions(p.embedding);
+  if (p.mtp > 0) out << "   MTP layers " << billions(p.mtp);
+  out << "\n";
+  return out.str();
+}
+
+std::string estimate_table(const Estimate& e, const Scenario& s, const std::string& model_label) {
+  std::ostringstream out;
+  const MemoryEstimate& m = e.memory;
+  out << model_label << " at " << s.quant.name << ", " << s.context_tokens << " tokens x " << s.sequences
+      << " sequence(s), KV " << kv_type_name(s.kv_type) << ", " << engine_name(s.engine);
+  if (s.device) out << ", " << s.gpu_count << " x " << s.device->name;
+  out << "\n" << params_table(e.params);
+  char line[160];
+  auto row = [&](const char* label, std::int64_t bytes) {
+    std::snprintf(line, sizeof line, "  %-22s %s\n", label, bytes_label(bytes).c_str());
+    out << line;
+  };
+  out << "memory\n";
+  row("weights (file)", m.weights_bytes);
+  row("KV cache", m.kv_cache_bytes);
+  row("runtime buffers", m.runtime_bytes);
+  if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
+  row("required on GPU(s)", m.required_bytes);
+  if (m.usable_bytes) {
+    row("usable on GPU(s)", *m.usable_bytes);
+    std::snprintf(line, sizeof line, "  %-22s %.1f%%  %s\n", "utilization", *m.utilization * 100.0,
+                  *m.fits ? "FITS" : "DOES NOT FIT");
+    out << line;
+  }
+  if (m.kv_pool_tokens) {
+    std::snprintf(line, sizeof line, "  %-22s %lld tokens\n", "engine KV pool holds", static_cast<long long>(*m.kv_pool_tokens));
+    out << line;
+  }
+  if (e.speed) {
+    std::snprintf(line, sizeof line, "speed\n  %-22s %.1f tokens/s (total %.1f)\n  %-22s %.0f tokens/s, TTFT %.2f s\n",
+                  "decode", e.speed->decode_tokens_per_s, e.speed->decode_tokens_per_s_total, "prefill",
+                  e.speed->prefill_tokens_per_s, e.speed->ttft_s);
+    out << line;
+  }
+  for (const auto& w : e.warnings) out << "warning: " << w << "\n";
+  return out.str();
+}
+
+ordered_json list_json(const Catalog& catalog, const std::string& what) {
+  ordered_json out = ordered_json::array();
+  if (what == "models") {
+    for (const auto& m : catalog.models) {
+      ordered_json j;
+      j["id"] = m.id;
+      j["name"] = m.name;
+      j["family"] = m.family;
+      j["hf_repo"] = m.hf_repo;
+      j["official_params_total"] = optional_json(m.official_params_total);
+      j["official_params_active"] = optional_json(m.official_params_active);
+      out.push_back(j);
+    }
+  } else if (what == "gpus") {
+    for (const auto& d : catalog.devices) {
+      ordered_json j;
+      j["id"] = d.id;
+      j["name"] = d.name;
+      j["vendor"] = d.vendor;
+      j["backend"] = backend_name(d.backend);
+      j["memory_bytes"] = d.memory_bytes;
+      j["bandwidth_bytes_per_s"] = d.bandwidth_bytes_per_s;
+      out.push_back(j);
+    }
+  } else if (what == "quants") {
+    for (const auto& q : quant_scheme_names()) out.push_back(q);
+  } else {
+    for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) out.push_back(e);
+  }
+  return out;
+}
+
+std::string list_table(const Catalog& catalog, const std::string& what) {
+  std::ostringstream out;
+  if (what == "models") {
+    for (const auto& m : catalog.models) out << m.id << "\t" << m.name << "\n";
+  } else if (what == "gpus") {
+    for (const auto& d : catalog.devices) out << d.id << "\t" << d.name << "\t" << bytes_label(d.memory_bytes) << "\n";
+  } else {
+    for (const auto& item : list_json(catalog, what)) out << item.get<std::string>() << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace llmsizer::cli

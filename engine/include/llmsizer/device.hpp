@@ -1,0 +1,47 @@
+// An accelerator (or a Mac / APU with unified memory) and the memory its
+// runtime leaves usable.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace llmsizer {
+
+enum class Backend { cuda, rocm, metal, sycl, cann, vulkan, musa, cpu, other };
+enum class DeviceKind { datacenter, workstation, consumer, unified, apu, cpu };
+
+struct Device {
+  std::string id;
+  std::string name;
+  std::string vendor;  // lowercase: nvidia, amd, apple, intel, ...
+  Backend backend = Backend::cuda;
+  DeviceKind kind = DeviceKind::consumer;
+  std::int64_t memory_bytes = 0;         // as marketed; "80 GB" of HBM is 80 GiB of DRAM
+  std::int64_t driver_memory_bytes = 0;  // as the driver reports it, 0 when unknown
+  double bandwidth_bytes_per_s = 0.0;
+  double fp16_flops = 0.0;  // dense
+  double fp8_flops = 0.0;   // dense, 0 when the part has no FP8 path
+  double tdp_w = 0.0;
+  double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)
+  std::optional<double> price_usd;
+  bool unified_memory = false;
+};
+
+struct UsableMemory {
+  std::int64_t capacity_bytes = 0;  // what the runtime can see (driver figure or wired limit)
+  std::int64_t reserved_bytes = 0;  // runtime context and engine reserve
+  std::int64_t usable_bytes = 0;    // capacity - reserved
+  const char* basis = "";           // which rule set capacity: "driver", "marketed", "apple-wired-limit", ...
+};
+
+Backend backend_from_name(const std::string& name);
+const char* backend_name(Backend backend);
+
+// Per-device memory the inference engine cannot use for weights, KV or compute:
+// the CUDA/ROCm context (Ollama reserves at least 457 MiB per CUDA GPU and
+// 512 MiB on Metal; reference README). Apple: by default the GPU may wire about
+// 75% of RAM above 36 GB and two thirds below (recommendedMaxWorkingSetSize:
+// 21,845 MB of 32 GB, 73,728 MB of 96 GB).
+UsableMemory usable_memory(const Device& device);
+
+}  // namespace llmsizer

@@ -1,0 +1,26 @@
+// Inference engines and KV element types, as stable strings for CLI and bindings.
+#pragma once
+#include <optional>
+#include <string_view>
+
+namespace llmsizer {
+
+enum class InferenceEngine { llama_cpp, ollama, vllm, sglang, mlx, tensorrt_llm };
+enum class KvType { f16, bf16, fp8, q8_0, q4_0, q4_1, q5_0, q5_1 };
+
+std::optional<InferenceEngine> engine_from_name(std::string_view name);
+std::string_view engine_name(InferenceEngine engine);
+std::optional<KvType> kv_type_from_name(std::string_view name);
+std::string_view kv_type_name(KvType type);
+
+// Engines that pre-allocate a KV pool from a memory fraction instead of sizing to the request.
+inline bool engine_uses_kv_pool(InferenceEngine e) {
+  return e == InferenceEngine::vllm || e == InferenceEngine::sglang || e == InferenceEngine::tensorrt_llm;
+}
+inline bool engine_is_llama_cpp_based(InferenceEngine e) {
+  return e == InferenceEngine::llama_cpp || e == InferenceEngine::ollama;
+}
+// Whether the engine can hold the KV cache in this element type.
+bool engine_supports_kv_type(InferenceEngine engine, KvType type);
+
+}  // namespace llmsizer

@@ -1,0 +1,91 @@
+// One scenario in, one estimate out: the engine's main entry point.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/device.hpp"
+#include "llmsizer/kv_cache.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/quantization.hpp"
+#include "llmsizer/result.hpp"
+#include "llmsizer/runtime.hpp"
+#include "llmsizer/weights.hpp"
+
+namespace llmsizer {
+
+enum class OffloadMode {
+  automatic,  // experts for MoE models, layers for dense ones
+  layers,     // llama.cpp -ngl: the first layers run on the CPU from system RAM
+  experts     // llama.cpp --n-cpu-moe: routed experts of the first layers in RAM
+};
+
+struct Scenario {
+  QuantScheme quant;
+  std::int64_t context_tokens = 4096;
+  std::int64_t sequences = 1;
+  KvType kv_type = KvType::f16;
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+  std::optional<Device> device;
+  int gpu_count = 1;
+  double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
+  OffloadMode offload_mode = OffloadMode::automatic;
+  std::int64_t prompt_tokens = 4096;
+  bool flash_attention = true;
+  double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
+  double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
+};
+
+struct GpuShare {
+  std::int64_t weights_bytes = 0;
+  std::int64_t kv_cache_bytes = 0;
+  std::int64_t runtime_bytes = 0;  // compute buffers + runtime context
+  std::int64_t required_bytes = 0;
+  std::int64_t usable_bytes = 0;
+  int first_layer = 0;  // layer split: [first_layer, last_layer)
+  int last_layer = 0;
+  bool fits = false;
+};
+
+struct MemoryEstimate {
+  std::int64_t weights_bytes = 0;   // the whole model at this quantization (its files)
+  std::int64_t kv_cache_bytes = 0;  // what the requested sequences need
+  std::int64_t kv_state_bytes = 0;  // recurrent share of kv_cache_bytes
+  std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed
+  std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting
+  std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
+  std::int64_t required_bytes = 0;  // on the GPUs, summed
+  std::optional<std::int64_t> usable_bytes;
+  std::optional<double> utilization;
+  std::optional<bool> fits;
+  // Paged engines reserve a pool: its size and how many tokens it holds.
+  std::optional<std::int64_t> kv_pool_bytes;
+  std::optional<std::int64_t> kv_pool_tokens;
+  int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
+  std::vector<GpuShare> per_gpu;
+};
+
+struct SpeedEstimate {
+  double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached
+  double decode_tokens_per_s_total = 0.0;  // all sequences together
+  double prefill_tokens_per_s = 0.0;
+  double ttft_s = 0.0;
+};
+
+struct Estimate {
+  ParamCounts params;
+  WeightBreakdown weights;
+  KvBreakdown kv;
+  RuntimeBreakdown runtime;
+  MemoryEstimate memory;
+  std::optional<SpeedEstimate> speed;
+  std::optional<double> usd_per_million_tokens;
+  std::vector<std::string> warnings;
+};
+
+// Error ids: "scenario.bad_value" (message names the input and its range).
+Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario);
+
+}  // namespace llmsizer

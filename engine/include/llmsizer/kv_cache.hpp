@@ -1,0 +1,38 @@
+// KV cache and recurrent state, per layer, as each engine holds them.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/engines.hpp"
+
+namespace llmsizer {
+
+struct KvRequest {
+  std::int64_t context_tokens = 4096;  // per sequence
+  std::int64_t sequences = 1;          // concurrent sequences (llama.cpp -np slots)
+  KvType type = KvType::f16;
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+  std::int64_t ubatch_tokens = 512;  // llama.cpp -ub
+  bool swa_full = false;             // llama.cpp --swa-full: sliding layers keep the whole context
+};
+
+struct KvBreakdown {
+  std::int64_t total_bytes = 0;      // attention cache + recurrent state
+  std::int64_t attention_bytes = 0;  // K and V (or MLA latent) of all attention layers
+  std::int64_t state_bytes = 0;      // linear-attention / Mamba state, fixed per sequence
+  std::int64_t cells = 0;            // token slots of a full-attention layer (padded)
+  std::int64_t bytes_per_token = 0;  // full-attention bytes per cached token, all layers
+  std::vector<std::int64_t> layer_bytes;  // per decoder layer
+};
+
+// Bytes per element of a KV type, as a ratio: bytes = elements * num / den.
+struct KvElementSize {
+  std::int64_t num;
+  std::int64_t den;
+};
+KvElementSize kv_element_size(KvType type);
+
+KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request);
+
+}  // namespace llmsizer

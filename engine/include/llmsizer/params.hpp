@@ -1,0 +1,19 @@
+// Parameter counts derived from the tensor list.
+#pragma once
+#include <cstdint>
+
+#include "llmsizer/architecture.hpp"
+
+namespace llmsizer {
+
+struct ParamCounts {
+  std::int64_t total = 0;      // decoder model, MTP layers excluded (what vendors quote)
+  std::int64_t active = 0;     // per token: total minus the experts not routed to
+  std::int64_t embedding = 0;  // token embedding table(s)
+  std::int64_t mtp = 0;        // multi-token-prediction layers, present in the checkpoint
+  std::int64_t routed_expert = 0;  // all routed-expert weights of the decoder
+};
+
+ParamCounts count_params(const Architecture& arch);
+
+}  // namespace llmsizer

@@ -1,0 +1,31 @@
+// Engine buffers beside weights and KV: compute/activation buffers, CUDA graphs,
+// non-torch allocations. Each term comes from its inputs, not an overhead %.
+#pragma once
+#include <cstdint>
+
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/kv_cache.hpp"
+
+namespace llmsizer {
+
+struct RuntimeRequest {
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+  bool flash_attention = true;      // llama.cpp -fa (auto picks it on supported GPUs)
+  std::int64_t kv_cells = 0;        // full-attention cells held (from the KV breakdown)
+  std::int64_t ubatch_tokens = 512;
+  KvType kv_type = KvType::f16;
+  int tensor_parallel = 1;
+  bool holds_output = true;         // this device computes the logits (last in a layer split)
+  std::int64_t max_batched_tokens = 8192;  // vLLM --max-num-batched-tokens default (V1)
+};
+
+struct RuntimeBreakdown {
+  std::int64_t compute_bytes = 0;     // llama.cpp compute buffer / vLLM activation peak
+  std::int64_t non_torch_bytes = 0;   // vLLM/SGLang: NCCL and allocator overhead outside torch
+  std::int64_t cuda_graph_bytes = 0;  // captured CUDA graphs
+  std::int64_t total_bytes = 0;       // per device, context reserve excluded (see device.hpp)
+};
+
+RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest& request);
+
+}  // namespace llmsizer

@@ -1,0 +1,28 @@
+// Bytes of the model's weights at a quantization, tensor by tensor.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/quantization.hpp"
+
+namespace llmsizer {
+
+struct WeightBreakdown {
+  std::int64_t total_bytes = 0;          // everything the files hold (tensors + GGUF metadata)
+  std::int64_t tensor_bytes = 0;         // tensors only
+  std::int64_t metadata_bytes = 0;       // GGUF header: tokenizer vocabulary and keys (estimate)
+  std::int64_t token_embd_bytes = 0;     // input embedding (stays in RAM-side buffers in llama.cpp)
+  std::int64_t output_bytes = 0;         // output head + final norm
+  std::int64_t routed_expert_bytes = 0;  // decoder routed experts (what --n-cpu-moe moves)
+  std::int64_t mtp_bytes = 0;            // MTP layers present in the files
+  std::vector<std::int64_t> layer_bytes;         // per decoder layer, all its tensors
+  std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts
+  double bits_per_weight = 0.0;          // tensor bytes * 8 / parameters in the files
+};
+
+// Tensors that exist in the files for this scheme: GGUF drops MTP layers unless
+// llama.cpp's converter keeps them; native checkpoints hold them.
+WeightBreakdown compute_weights(const Architecture& arch, const QuantScheme& scheme);
+
+}  // namespace llmsizer

@@ -1,0 +1,137 @@
+#include "llmsizer/catalog.hpp"
+
+#include <cmath>
+
+#include "llmsizer/units.hpp"
+
+namespace llmsizer::embedded {
+extern const char* const kModelsJson[];
+extern const char* const kDevicesJson[];
+}  // namespace llmsizer::embedded
+
+namespace llmsizer {
+namespace {
+
+using nlohmann::json;
+
+std::string join_chunks(const char* const* chunks) {
+  std::string out;
+  for (const char* const* p = chunks; *p != nullptr; ++p) out += *p;
+  return out;
+}
+
+std::optional<double> positive_number(const json& entry, const char* key) {
+  auto it = entry.find(key);
+  if (it == entry.end() || !it->is_number()) return std::nullopt;
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v <= 0.0) return std::nullopt;
+  return v;
+}
+
+std::string string_or(const json& entry, const char* key, const std::string& fallback) {
+  auto it = entry.find(key);
+  return it != entry.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+DeviceKind kind_from_name(const std::string& kind) {
+  if (kind == "datacenter") return DeviceKind::datacenter;
+  if (kind == "workstation") return DeviceKind::workstation;
+  if (kind == "unified") return DeviceKind::unified;
+  if (kind == "apu") return DeviceKind::apu;
+  if (kind == "cpu") return DeviceKind::cpu;
+  return DeviceKind::consumer;
+}
+
+Result<CatalogModel> parse_model(const json& entry, const std::string& path) {
+  if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
+    return Error{"catalog.bad_entry", path + "/id must be a string"};
+  CatalogModel m;
+  m.id = entry["id"].get<std::string>();
+  m.name = string_or(entry, "name", m.id);
+  m.family = string_or(entry, "family", "");
+  m.hf_repo = string_or(entry, "hf_repo", "");
+  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = *it;
+  else return Error{"catalog.bad_entry", path + "/config must be an object"};
+  if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
+  if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
+  m.official_params_precise = entry.value("official_params_precise", false);
+  if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) m.aliases.push_back(a.get<std::string>());
+  if (auto it = entry.find("estimated_fields"); it != entry.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) m.estimated_fields.push_back(a.get<std::string>());
+  return m;
+}
+
+Result<Device> parse_device(const json& entry, const std::string& path) {
+  if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
+    return Error{"catalog.bad_entry", path + "/id must be a string"};
+  Device d;
+  d.id = entry["id"].get<std::string>();
+  d.name = string_or(entry, "name", d.id);
+  d.vendor = string_or(entry, "vendor", "");
+  d.backend = backend_from_name(string_or(entry, "backend", "other"));
+  d.kind = kind_from_name(string_or(entry, "kind", "consumer"));
+  d.unified_memory = entry.value("unified_memory", false);
+  const auto memory_gb = positive_number(entry, "memory_gb_marketed");
+  if (!memory_gb) return Error{"catalog.bad_entry", path + "/memory_gb_marketed must be a positive number"};
+  // Marketed "GB" of DRAM is binary: 80 GB of HBM is 80 GiB (DESIGN.md, Units).
+  d.memory_bytes = static_cast<std::int64_t>(*memory_gb * static_cast<double>(kGiB));
+  if (auto mib = positive_number(entry, "driver_memory_mib"))
+    d.driver_memory_bytes = static_cast<std::int64_t>(*mib) * static_cast<std::int64_t>(kMiB);
+  d.bandwidth_bytes_per_s = positive_number(entry, "bandwidth_gb_per_s").value_or(0.0) * kGB;
+  d.fp16_flops = positive_number(entry, "fp16_tflops").value_or(0.0) * 1e12;
+  d.fp8_flops = positive_number(entry, "fp8_tflops").value_or(0.0) * 1e12;
+  d.tdp_w = positive_number(entry, "tdp_w").value_or(0.0);
+  d.interconnect_bytes_per_s = positive_number(entry, "nvlink_gb_per_s").value_or(0.0) * kGB;
+  if (auto p = positive_number(entry, "price_usd_new")) d.price_usd = *p;
+  else if (auto used = positive_number(entry, "price_usd_used")) d.price_usd = *used;
+  return d;
+}
+
+}  // namespace
+
+const CatalogModel* Catalog::find_model(std::string_view id) const {
+  for (const auto& m : models) {
+    if (m.id == id) return &m;
+    for (const auto& alias : m.aliases)
+      if (alias == id) return &m;
+  }
+  return nullptr;
+}
+
+const Device* Catalog::find_device(std::string_view id) const {
+  for (const auto& d : devices)
+    if (d.id == id) return &d;
+  return nullptr;
+}
+
+Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json) {
+  Catalog catalog;
+  const json models = json::parse(models_json.begin(), models_json.end(), nullptr, false);
+  if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
+    return Error{"catalog.not_json", "models catalog must be a JSON object with a 'models' array"};
+  const json& model_list = models["models"];
+  for (std::size_t i = 0; i < model_list.size(); ++i) {
+    auto m = parse_model(model_list[i], "/models/" + std::to_string(i));
+    if (!m) return m.error();
+    catalog.models.push_back(std::move(m).value());
+  }
+  const json devices = json::parse(devices_json.begin(), devices_json.end(), nullptr, false);
+  if (devices.is_discarded() || !devices.is_object() || !devices.contains("devices") || !devices["devices"].is_array())
+    return Error{"catalog.not_json", "devices catalog must be a JSON object with a 'devices' array"};
+  const json& device_list = devices["devices"];
+  for (std::size_t i = 0; i < device_list.size(); ++i) {
+    auto d = parse_device(device_list[i], "/devices/" + std::to_string(i));
+    if (!d) return d.error();
+    catalog.devices.push_back(std::move(d).value());
+  }
+  return catalog;
+}
+
+Result<Catalog> embedded_catalog() {
+  return parse_catalog(join_chunks(embedded::kModelsJson), join_chunks(embedded::kDevicesJson));
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,120 @@
+#include "config_view.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace llmsizer {
+
+ConfigView::ConfigView(const nlohmann::json& root) : root_(root), text_(nullptr) {
+  for (const char* key : {"text_config", "llm_config", "language_config"}) {
+    auto it = root.find(key);
+    if (it != root.end() && it->is_object()) {
+      text_ = &*it;
+      break;
+    }
+  }
+}
+
+const nlohmann::json* ConfigView::find(const char* name) const {
+  if (text_ != nullptr) {
+    auto it = text_->find(name);
+    if (it != text_->end() && !it->is_null()) return &*it;
+  }
+  auto it = root_.find(name);
+  if (it != root_.end() && !it->is_null()) return &*it;
+  if (defaults_ != nullptr) {
+    auto d = defaults_->find(name);
+    if (d != defaults_->end()) return &*d;
+  }
+  return nullptr;
+}
+
+std::string ConfigView::path_of(const char* name) const {
+  if (text_ != nullptr) {
+    for (const char* key : {"text_config", "llm_config", "language_config"}) {
+      auto it = root_.find(key);
+      if (it != root_.end() && &*it == text_) return std::string("/") + key + "/" + name;
+    }
+  }
+  return std::string("/") + name;
+}
+
+std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    const nlohmann::json* v = find(name);
+    if (v == nullptr) continue;
+    if (v->is_number_integer()) return v->get<std::int64_t>();
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      // Only whole, sane values count as integers; anything else is malformed.
+      if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15)
+        return static_cast<std::int64_t>(d);
+    }
+    if (v->is_object() && v->contains("value")) {
+      // Reference copies summarise uniform per-layer lists as {"value": v, "length": n}.
+      const auto& inner = (*v)["value"];
+      if (inner.is_number_integer()) return inner.get<std::int64_t>();
+    }
+    if (v->is_array() && !v->empty() && (*v)[0].is_number_integer()) {
+      return (*v)[0].get<std::int64_t>();  // per-layer list: first layer's value
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ConfigView::number_field(std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    const nlohmann::json* v = find(name);
+    if (v != nullptr && v->is_number()) return v->get<double>();
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> ConfigView::bool_field(std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    const nlohmann::json* v = find(name);
+    if (v != nullptr && v->is_boolean()) return v->get<bool>();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ConfigView::string_field(std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    const nlohmann::json* v = find(name);
+    if (v != nullptr && v->is_string()) return v->get<std::string>();
+  }
+  return std::nullopt;
+}
+
+const nlohmann::json* ConfigView::json_field(std::initializer_list<const char*> names) const {
+  for (const char* name : names) {
+    if (const nlohmann::json* v = find(name)) return v;
+  }
+  return nullptr;
+}
+
+void ConfigView::fail(std::string id, std::string message) {
+  if (!error_) error_ = Error{std::move(id), std::move(message)};
+}
+
+std::int64_t ConfigView::require_positive(std::initializer_list<const char*> names) {
+  // Bounds keep later products (layers x heads x dims x tokens) inside 64 bits.
+  constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+  for (const char* name : names) {
+    const nlohmann::json* v = find(name);
+    if (v == nullptr) continue;
+    const auto value = int_field({name});
+    if (!value || *value <= 0 || *value > kMaxDimension) {
+      fail("config.bad_field", "config.json field " + path_of(name) +
+                                   " must be a positive integer of at most 16777216, got " +
+                                   v->dump().substr(0, 40));
+      return 1;
+    }
+    return *value;
+  }
+  fail("config.missing_field", "config.json lacks the field " + path_of(*names.begin()) +
+                                   " needed to size this model");
+  return 1;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,54 @@
+// Typed, path-aware access to the fields of a config.json. Multimodal configs keep
+// the language model under text_config: fields are looked up there first, then at
+// the top level, and errors name the path where the field was expected.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "llmsizer/result.hpp"
+
+namespace llmsizer {
+
+class ConfigView {
+ public:
+  explicit ConfigView(const nlohmann::json& root);
+
+  // transformers' config-class defaults: a field absent from config.json takes
+  // its class default, so these are the model's real values, not guesses.
+  void set_class_defaults(const nlohmann::json* defaults) { defaults_ = defaults; }
+
+  // First present, non-null field among names, as an integer (whole floats accepted).
+  std::optional<std::int64_t> int_field(std::initializer_list<const char*> names) const;
+  std::optional<double> number_field(std::initializer_list<const char*> names) const;
+  std::optional<bool> bool_field(std::initializer_list<const char*> names) const;
+  std::optional<std::string> string_field(std::initializer_list<const char*> names) const;
+  const nlohmann::json* json_field(std::initializer_list<const char*> names) const;
+
+  std::int64_t int_or(std::initializer_list<const char*> names, std::int64_t fallback) const {
+    return int_field(names).value_or(fallback);
+  }
+  bool bool_or(std::initializer_list<const char*> names, bool fallback) const {
+    return bool_field(names).value_or(fallback);
+  }
+  // Records the first missing or malformed required field; see error().
+  std::int64_t require_positive(std::initializer_list<const char*> names);
+
+  bool has_error() const { return error_.has_value(); }
+  const Error& error() const { return *error_; }
+  void fail(std::string id, std::string message);
+  std::string path_of(const char* name) const;
+
+ private:
+  const nlohmann::json* find(const char* name) const;
+
+  const nlohmann::json& root_;
+  const nlohmann::json* text_;  // text_config / llm_config when present
+  const nlohmann::json* defaults_ = nullptr;
+  std::optional<Error> error_;
+};
+
+}  // namespace llmsizer

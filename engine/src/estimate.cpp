@@ -1,0 +1,308 @@
+#include "llmsizer/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "llmsizer/units.hpp"
+
+namespace llmsizer {
+namespace {
+
+// Inputs past these bounds are rejected: they are beyond any real deployment
+// and would push byte products toward 64-bit overflow.
+constexpr std::int64_t kMaxContextTokens = std::int64_t{1} << 24;  // 16M tokens
+constexpr std::int64_t kMaxSequences = 4096;
+constexpr int kMaxGpus = 1024;
+
+std::optional<Error> validate(const Scenario& s) {
+  auto bad = [](const std::string& what) { return Error{"scenario.bad_value", what}; };
+  if (s.context_tokens < 1 || s.context_tokens > kMaxContextTokens)
+    return bad("context must be between 1 and 16777216 tokens, got " + std::to_string(s.context_tokens));
+  if (s.sequences < 1 || s.sequences > kMaxSequences)
+    return bad("batch must be between 1 and 4096 sequences, got " + std::to_string(s.sequences));
+  if (s.gpu_count < 1 || s.gpu_count > kMaxGpus)
+    return bad("GPU count must be between 1 and 1024, got " + std::to_string(s.gpu_count));
+  if (!(s.offload_fraction >= 0.0 && s.offload_fraction <= 1.0))
+    return bad("offload must be a fraction between 0 and 1");
+  if (s.prompt_tokens < 1 || s.prompt_tokens > kMaxContextTokens)
+    return bad("prompt must be between 1 and 16777216 tokens, got " + std::to_string(s.prompt_tokens));
+  if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
+    return bad("GPU memory utilization must be in (0, 1]");
+  if (s.device) {
+    const Device& d = *s.device;
+    if (d.memory_bytes <= 0 || d.memory_bytes > (std::int64_t{1} << 50))
+      return bad("device memory must be positive and at most 1 PiB");
+    if (!(d.bandwidth_bytes_per_s >= 0.0) || !std::isfinite(d.bandwidth_bytes_per_s) ||
+        !(d.fp16_flops >= 0.0) || !std::isfinite(d.fp16_flops))
+      return bad("device bandwidth and throughput must be finite and non-negative");
+  }
+  return std::nullopt;
+}
+
+bool uses_tensor_parallel(InferenceEngine e) { return engine_uses_kv_pool(e); }
+
+// Which layers (and which MoE layers' experts) stay in system RAM.
+struct OffloadPlan {
+  int cpu_layers = 0;       // first layers run from RAM (-ngl)
+  int cpu_expert_layers = 0;  // experts of the first MoE layers in RAM (--n-cpu-moe)
+};
+
+OffloadPlan plan_offload(const Architecture& arch, const Scenario& s) {
+  OffloadPlan plan;
+  if (s.offload_fraction <= 0.0) return plan;
+  const int n_layers = arch.decoder_layer_count();
+  const bool experts = s.offload_mode == OffloadMode::experts ||
+                       (s.offload_mode == OffloadMode::automatic && arch.is_moe());
+  const int count = static_cast<int>(std::lround(s.offload_fraction * n_layers));
+  if (experts) plan.cpu_expert_layers = std::min(count, n_layers);
+  else plan.cpu_layers = std::min(count, n_layers);
+  return plan;
+}
+
+// Bytes read per decoded token: the weights a token touches. Routed experts
+// count only the share that is routed to.
+double active_weight_bytes(const Architecture& arch, const WeightBreakdown& w, std::int64_t layer_begin,
+                           std::int64_t layer_end) {
+  double bytes = 0.0;
+  for (std::int64_t i = layer_begin; i < layer_end; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    const FfnSpec& f = arch.layers[idx].ffn;
+    const double expert = static_cast<double>(w.layer_expert_bytes[idx]);
+    const double used = f.n_experts > 0 ? static_cast<double>(f.n_experts_used) / static_cast<double>(f.n_experts) : 0.0;
+    bytes += static_cast<double>(w.layer_bytes[idx]) - expert + expert * used;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
+  if (auto error = validate(s)) return *error;
+  Estimate e;
+  e.params = count_params(arch);
+  e.weights = compute_weights(arch, s.quant);
+  e.warnings = arch.warnings;
+  if (s.quant.approximate)
+    e.warnings.push_back(s.quant.name + " is a third-party mix; its size is an approximation of the recipe");
+  if (!engine_supports_kv_type(s.engine, s.kv_type))
+    e.warnings.push_back(std::string(engine_name(s.engine)) + " has no KV cache type " +
+                         std::string(kv_type_name(s.kv_type)) + "; sized as requested anyway");
+  const bool llama = engine_is_llama_cpp_based(s.engine);
+  if (llama && !s.quant.is_gguf())
+    e.warnings.push_back("llama.cpp and Ollama load GGUF files; " + s.quant.name + " is a checkpoint format");
+  if (!llama && s.quant.is_gguf() && s.engine != InferenceEngine::mlx)
+    e.warnings.push_back(std::string(engine_name(s.engine)) + " serves safetensors checkpoints; GGUF " +
+                         s.quant.name + " support there is experimental");
+  if (llama && s.kv_type != KvType::f16 && s.kv_type != KvType::bf16 && !s.flash_attention)
+    e.warnings.push_back("llama.cpp needs flash attention (-fa on) for a quantized V cache");
+  if (arch.max_context_tokens > 0 && s.context_tokens > arch.max_context_tokens)
+    e.warnings.push_back("context " + std::to_string(s.context_tokens) + " exceeds the model's maximum of " +
+                         std::to_string(arch.max_context_tokens) + " tokens");
+
+  KvRequest kv_request;
+  kv_request.context_tokens = s.context_tokens;
+  kv_request.sequences = s.sequences;
+  kv_request.type = s.kv_type;
+  kv_request.engine = s.engine;
+  kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  e.kv = compute_kv_cache(arch, kv_request);
+
+  const int n_gpus = s.gpu_count;
+  const int n_layers = arch.decoder_layer_count();
+  const bool tp = uses_tensor_parallel(s.engine) && n_gpus > 1;
+  if (s.engine == InferenceEngine::mlx && n_gpus > 1)
+    e.warnings.push_back("MLX runs on one machine; the GPU count was ignored");
+  const int devices = s.engine == InferenceEngine::mlx ? 1 : n_gpus;
+
+  // Offload: layers or experts in system RAM.
+  const OffloadPlan plan = plan_offload(arch, s);
+  if (!llama && s.offload_fraction > 0.0)
+    e.warnings.push_back(std::string(engine_name(s.engine)) +
+                         " keeps the model on the GPUs; offload applies to llama.cpp and Ollama");
+  const OffloadPlan effective = llama ? plan : OffloadPlan{};
+  std::int64_t ram_weight_bytes = 0;
+  std::int64_t ram_kv_bytes = 0;
+  for (int i = 0; i < n_layers; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    if (i < effective.cpu_layers) {
+      ram_weight_bytes += e.weights.layer_bytes[idx];
+      ram_kv_bytes += e.kv.layer_bytes[idx];
+    } else if (i < effective.cpu_expert_layers) {
+      ram_weight_bytes += e.weights.layer_expert_bytes[idx];
+    }
+  }
+  e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
+  e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;
+  // llama.cpp keeps the input embedding in host memory (its lookup runs on the
+  // CPU); with tied embeddings the output head is a copy on the GPU.
+  e.memory.host_bytes = llama ? e.weights.token_embd_bytes : 0;
+  // GGUF metadata is not a GPU tensor.
+  const std::int64_t gpu_weight_total = e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
+                                        (llama && arch.tied_embeddings ? e.weights.token_embd_bytes : 0);
+  e.memory.weights_bytes = e.weights.total_bytes;
+  e.memory.kv_cache_bytes = e.kv.total_bytes;
+  e.memory.kv_state_bytes = e.kv.state_bytes;
+
+  std::optional<UsableMemory> usable;
+  if (s.device) usable = usable_memory(*s.device);
+
+  // Per-GPU shares.
+  RuntimeRequest rr;
+  rr.engine = s.engine;
+  rr.flash_attention = s.flash_attention;
+  rr.kv_cells = e.kv.cells;
+  rr.ubatch_tokens = kv_request.ubatch_tokens;
+  rr.kv_type = s.kv_type;
+  rr.tensor_parallel = tp ? n_gpus : 1;
+  e.memory.per_gpu.resize(static_cast<std::size_t>(devices));
+  const std::int64_t context_reserve = usable ? usable->reserved_bytes : 0;
+  if (tp) {
+    // Tensor parallel: every GPU holds 1/TP of each weight. KV heads split too,
+    // until TP exceeds them: then each GPU keeps one head (replicated). MLA's
+    // latent is replicated on every GPU.
+    rr.holds_output = true;
+    const RuntimeBreakdown rt = compute_runtime(arch, rr);
+    std::int64_t kv_per_gpu = 0;
+    std::int64_t kv_heads = 0;
+    bool mla = false;
+    for (const auto& layer : arch.layers) {
+      kv_heads = std::max(kv_heads, layer.attn.n_kv_heads);
+      mla = mla || layer.attn.mla;
+    }
+    if (mla) kv_per_gpu = e.kv.total_bytes;
+    else if (kv_heads >= n_gpus) kv_per_gpu = e.kv.total_bytes / n_gpus;
+    else kv_per_gpu = kv_heads > 0 ? e.kv.total_bytes / kv_heads : e.kv.total_bytes / n_gpus;
+    if (!mla && kv_heads > 0 && kv_heads < n_gpus)
+      e.warnings.push_back("tensor parallel " + std::to_string(n_gpus) + " exceeds the " +
+                           std::to_string(kv_heads) + " KV heads: each GPU keeps a replicated head");
+    for (auto& g : e.memory.per_gpu) {
+      g.weights_bytes = gpu_weight_total / n_gpus;
+      g.kv_cache_bytes = kv_per_gpu;
+      g.runtime_bytes = rt.total_bytes + context_reserve;
+      g.first_layer = 0;
+      g.last_layer = n_layers;
+    }
+    e.runtime = rt;
+  } else {
+    // Layer split (llama.cpp default): contiguous layer ranges, the output head
+    // on the last GPU; offloaded layers are the first ones.
+    const int gpu_layers = n_layers - effective.cpu_layers;
+    for (int g = 0; g < devices; ++g) {
+      GpuShare& share = e.memory.per_gpu[static_cast<std::size_t>(g)];
+      share.first_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * g / devices);
+      share.last_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * (g + 1) / devices);
+      for (int i = share.first_layer; i < share.last_layer; ++i) {
+        const auto idx = static_cast<std::size_t>(i);
+        share.weights_bytes += e.weights.layer_bytes[idx] -
+                               (i < effective.cpu_expert_layers ? e.weights.layer_expert_bytes[idx] : 0);
+        share.kv_cache_bytes += e.kv.layer_bytes[idx];
+      }
+      const bool last = g == devices - 1;
+      if (last) {
+        // Output head and norm; MTP layers kept in the file sit with the output.
+        share.weights_bytes += e.weights.output_bytes + (s.quant.is_gguf() && !arch.mtp_in_gguf ? 0 : e.weights.mtp_bytes);
+        if (llama && arch.tied_embeddings) share.weights_bytes += e.weights.token_embd_bytes;
+        if (!llama) share.weights_bytes += e.weights.token_embd_bytes;
+      }
+      rr.holds_output = last;
+      const RuntimeBreakdown rt = compute_runtime(arch, rr);
+      share.runtime_bytes = rt.total_bytes + context_reserve;
+      if (last) e.runtime = rt;
+    }
+    // Parameters stored outside the layer model sit on the first GPU.
+    if (!e.memory.per_gpu.empty()) e.memory.per_gpu.front().weights_bytes += arch.extra_params * 2;
+  }
+
+  std::int64_t required = 0;
+  std::int64_t runtime_sum = 0;
+  for (auto& g : e.memory.per_gpu) {
+    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes;
+    required += g.required_bytes;
+    runtime_sum += g.runtime_bytes;
+  }
+  e.memory.runtime_bytes = runtime_sum;
+  e.memory.required_bytes = required;
+
+  if (usable) {
+    const bool pool = engine_uses_kv_pool(s.engine);
+    // Paged engines may use utilization x capacity; llama.cpp all of it.
+    const double utilization_cap = s.engine == InferenceEngine::sglang ? 0.88 : s.gpu_memory_utilization;
+    std::int64_t per_gpu_usable = usable->usable_bytes;
+    if (pool) {
+      per_gpu_usable = static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable->capacity_bytes));
+      // The context reserve is inside the fraction: it is not a separate charge.
+      for (auto& g : e.memory.per_gpu) {
+        g.runtime_bytes -= context_reserve;
+        g.required_bytes -= context_reserve;
+      }
+      e.memory.required_bytes -= context_reserve * devices;
+      e.memory.runtime_bytes -= context_reserve * devices;
+    }
+    bool all_fit = true;
+    for (auto& g : e.memory.per_gpu) {
+      g.usable_bytes = per_gpu_usable;
+      g.fits = g.required_bytes <= g.usable_bytes;
+      all_fit = all_fit && g.fits;
+    }
+    e.memory.usable_bytes = per_gpu_usable * devices;
+    e.memory.utilization = *e.memory.usable_bytes > 0
+                               ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
+                               : 0.0;
+    e.memory.fits = all_fit;
+    if (pool && !e.memory.per_gpu.empty()) {
+      const GpuShare& g = e.memory.per_gpu.front();
+      const std::int64_t pool_bytes = std::max<std::int64_t>(0, g.usable_bytes - g.weights_bytes - g.runtime_bytes);
+      e.memory.kv_pool_bytes = pool_bytes * devices;
+      const std::int64_t per_token_per_gpu =
+          g.kv_cache_bytes > 0 && e.kv.cells > 0 ? std::max<std::int64_t>(1, g.kv_cache_bytes / e.kv.cells) : 0;
+      e.memory.kv_pool_tokens = per_token_per_gpu > 0 ? pool_bytes / per_token_per_gpu : 0;
+    }
+  }
+
+  // Speed: a first roofline (bandwidth-bound decode, compute-bound prefill).
+  // Calibration per backend is issue 4's; until then efficiencies are fixed.
+  if (s.device && s.device->bandwidth_bytes_per_s > 0.0) {
+    const Device& d = *s.device;
+    SpeedEstimate sp;
+    const double bw_eff = 0.7;    // share of peak bandwidth decode kernels reach
+    const double flops_eff = 0.4; // share of dense peak prefill reaches
+    const double step_overhead_s = 0.0008;  // launches + sampling per step
+    const double gpu_bw = d.bandwidth_bytes_per_s * bw_eff * (tp ? n_gpus : 1);
+    const double active_all = active_weight_bytes(arch, e.weights, 0, n_layers) +
+                              static_cast<double>(e.weights.output_bytes);
+    double ram_active = 0.0;
+    if (effective.cpu_layers > 0) ram_active = active_weight_bytes(arch, e.weights, 0, effective.cpu_layers);
+    for (int i = effective.cpu_layers; i < effective.cpu_expert_layers; ++i) {
+      const auto idx = static_cast<std::size_t>(i);
+      const FfnSpec& f = arch.layers[idx].ffn;
+      if (f.n_experts > 0)
+        ram_active += static_cast<double>(e.weights.layer_expert_bytes[idx]) * static_cast<double>(f.n_experts_used) /
+                      static_cast<double>(f.n_experts);
+    }
+    const double gpu_active = std::max(0.0, active_all - ram_active);
+    const double kv_per_seq = static_cast<double>(e.kv.total_bytes) / static_cast<double>(s.sequences);
+    const double t_single = gpu_active / gpu_bw + ram_active / (s.ram_bandwidth_bytes_per_s * 0.7) +
+                            kv_per_seq / gpu_bw + step_overhead_s;
+    sp.decode_tokens_per_s = 1.0 / t_single;
+    const double flops_per_token = 2.0 * static_cast<double>(e.params.active);
+    const double peak_flops = d.fp16_flops * flops_eff * (tp ? n_gpus : 1);
+    const double t_batch_mem = gpu_active / gpu_bw + ram_active / (s.ram_bandwidth_bytes_per_s * 0.7) +
+                               static_cast<double>(e.kv.total_bytes) / gpu_bw + step_overhead_s;
+    const double t_batch_compute =
+        peak_flops > 0.0 ? flops_per_token * static_cast<double>(s.sequences) / peak_flops : 0.0;
+    sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / std::max(t_batch_mem, t_batch_compute);
+    if (peak_flops > 0.0) {
+      const double attention_flops = 2.0 * static_cast<double>(n_layers) * static_cast<double>(arch.hidden_size) *
+                                     static_cast<double>(s.prompt_tokens);
+      const double t_prefill = static_cast<double>(s.prompt_tokens) * (flops_per_token + attention_flops) / peak_flops;
+      sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / t_prefill;
+      sp.ttft_s = t_prefill + t_single;
+    }
+    e.speed = sp;
+    e.warnings.push_back("speed is a first roofline estimate with fixed efficiencies, not yet calibrated on measurements");
+  }
+  return e;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,32 @@
+#include "llmsizer/params.hpp"
+
+#include "llmsizer/tensors.hpp"
+
+namespace llmsizer {
+
+ParamCounts count_params(const Architecture& arch) {
+  ParamCounts counts;
+  for (const TensorInfo& t : list_tensors(arch)) {
+    const std::int64_t n = t.elements();
+    if (t.is_mtp) {
+      counts.mtp += n;
+      continue;
+    }
+    counts.total += n;
+    if (t.role == TensorRole::token_embd || t.role == TensorRole::per_layer_embd) counts.embedding += n;
+    if (t.is_per_expert()) {
+      if (t.is_routed_expert()) counts.routed_expert += n;
+      const FfnSpec& f = arch.layers[static_cast<std::size_t>(t.layer)].ffn;
+      // Only n_experts_used of n_experts are read for a token.
+      counts.active += n / f.n_experts * f.n_experts_used;
+    } else {
+      counts.active += n;
+    }
+  }
+  counts.total += arch.extra_params;
+  counts.active += arch.extra_params;
+  counts.embedding += arch.extra_params;
+  return counts;
+}
+
+}  // namespace llmsizer

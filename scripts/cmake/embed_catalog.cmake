@@ -1,0 +1,23 @@
+# Writes a C++ source holding the catalog JSON files as string constants.
+# Raw string literals are split in chunks: compilers cap one literal's length.
+function(append_json_constant out_var name path)
+  file(READ ${path} content)
+  string(LENGTH "${content}" total)
+  set(code "extern const char* const ${name}[];\nconst char* const ${name}[] = {\n")
+  set(offset 0)
+  set(chunk 16000)
+  while(offset LESS total)
+    string(SUBSTRING "${content}" ${offset} ${chunk} piece)
+    string(APPEND code "R\"llmsizer(${piece})llmsizer\",\n")
+    math(EXPR offset "${offset} + ${chunk}")
+  endwhile()
+  string(APPEND code "nullptr};\n")
+  set(${out_var} "${${out_var}}${code}" PARENT_SCOPE)
+endfunction()
+
+set(source "// Generated from data/*.json by scripts/cmake/embed_catalog.cmake. Do not edit.\nnamespace llmsizer::embedded {\n")
+append_json_constant(source kModelsJson ${MODELS})
+append_json_constant(source kDevicesJson ${DEVICES})
+string(APPEND source "}  // namespace llmsizer::embedded\n")
+file(WRITE ${OUTPUT}.tmp "${source}")
+file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
