@@ -1,0 +1,1005 @@
+#!/usr/bin/env python3
+"""Build the llm-sizer catalog (data/*.json) from the sourced reference facts.
+
+Usage (from the repository root):
+    python3 scripts/catalog/build_catalog.py [--reference DIR] [--out DIR]
+
+Inputs:
+  * the reference facts (default: ../shared/reference relative to the repository root),
+  * the hand-curated additions next to this script (curated_*.json).
+Outputs (pretty-printed JSON, indent 1, UTF-8, stable key order):
+  data/models.json, data/models_excluded.json, data/devices.json, data/system_ram.json,
+  data/quant_types.json, data/cloud_offers.json, data/engines.json
+
+Rules: every number comes from the reference or a curated file that names its source.
+Where the catalog carries an estimate, the field is listed in `estimated_fields` and the
+entry's `notes` say how it was estimated. Standard library only.
+"""
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+SCRIPT_DIR = Path(__file__).resolve().parent
+REPO_ROOT = SCRIPT_DIR.parent.parent
+DEFAULT_REFERENCE = REPO_ROOT.parent / "shared" / "reference"
+DEFAULT_OUT = REPO_ROOT / "data"
+SCHEMA_VERSION = 1
+
+
+class BuildError(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise BuildError(f"missing input file: {path}")
+    except json.JSONDecodeError as e:
+        raise BuildError(f"{path}: invalid JSON: {e}")
+
+
+def finite_only(value):
+    """JSON has no Infinity: configs that hold one (Nemotron-H time_step_limit)
+    get the largest double instead, so every JSON parser reads the catalog."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return 1.7976931348623157e308 if value > 0 else -1.7976931348623157e308
+    if isinstance(value, dict):
+        return {k: finite_only(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite_only(v) for v in value]
+    return value
+
+
+def write_json(path, obj):
+    text = json.dumps(finite_only(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, list):
+        return list(x)
+    return [x]
+
+
+def dedupe(items):
+    seen = set()
+    out = []
+    for it in items:
+        key = json.dumps(it, sort_keys=True) if not isinstance(it, str) else it
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(it)
+    return out
+
+
+def to_int(x):
+    if x is None:
+        return None
+    return int(round(float(x)))
+
+
+def clean_number(x, ndigits=6):
+    """Round away float noise (e.g. 2 * 353.8) while keeping integers integral."""
+    if x is None:
+        return None
+    if isinstance(x, bool):
+        raise BuildError(f"boolean where a number was expected: {x}")
+    if isinstance(x, int):
+        return x
+    r = round(float(x), ndigits)
+    if r == int(r) and abs(r) < 1e15:
+        return int(r)
+    return r
+
+
+def join_notes(parts):
+    parts = [p.strip() for p in parts if isinstance(p, str) and p.strip()]
+    if not parts:
+        return None
+    out = []
+    for p in parts:
+        if p not in out:
+            out.append(p)
+    return " ".join(p if p.endswith((".", ")", "]", "\"")) else p + "." for p in out)
+
+
+def slug(text):
+    s = re.sub(r"[^a-z0-9.]+", "-", str(text).lower()).strip("-")
+    return re.sub(r"-+", "-", s)
+
+
+# ----------------------------------------------------------------------------- models
+
+DTYPE_NAMES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}
+
+
+def text_config(cfg):
+    tc = cfg.get("text_config")
+    return tc if isinstance(tc, dict) else {}
+
+
+def model_type_of(cfg):
+    return cfg.get("model_type") or text_config(cfg).get("model_type")
+
+
+def max_context_of(cfg):
+    tc = text_config(cfg)
+    for src in (tc, cfg):
+        v = src.get("max_position_embeddings")
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
+            return int(v)
+    return None
+
+
+def native_dtype_of(cfg):
+    """Return (dtype, note) from torch_dtype/dtype, quantization_config and expert_dtype."""
+    tc = text_config(cfg)
+    if cfg.get("expert_dtype") == "fp4":
+        return "fp4", ("native_dtype fp4: routed experts are stored in FP4 (config expert_dtype); the other linear "
+                       "weights are FP8 with 128x128 block scales (quantization_config).")
+    q = cfg.get("quantization_config") or tc.get("quantization_config")
+    if isinstance(q, dict):
+        method = q.get("quant_method")
+        if method == "fp8":
+            return "fp8", None
+        if method == "mxfp4":
+            return "mxfp4", ("native_dtype mxfp4 applies to the MoE expert weights; modules_to_not_convert "
+                             "(attention, router, embeddings, lm_head) stay in bf16.")
+        if method == "modelopt":
+            algo = str(q.get("quant_algo") or "")
+            layers = json.dumps(q.get("quantized_layers") or {})
+            if "NVFP4" in algo or "NVFP4" in layers:
+                return "nvfp4", None
+            if "FP8" in algo:
+                return "fp8", None
+        if method in ("compressed-tensors", None) and (q.get("config_groups") or q.get("format")):
+            # compressed-tensors layout (some copies lost the quant_method key, e.g. GLM-4.5-FP8)
+            fmt = str(q.get("format") or "")
+            if "mxfp4" in fmt:
+                return "mxfp4", ("native_dtype mxfp4 (compressed-tensors mxfp4-pack-quantized) applies to the routed "
+                                 "experts; the ignore list (attention, shared experts, dense MLP, lm_head) stays in bf16.")
+            weights = [g.get("weights") or {} for g in (q.get("config_groups") or {}).values() if isinstance(g, dict)]
+            for w in weights:
+                bits, kind = w.get("num_bits"), w.get("type")
+                if bits == 8 and kind == "float":
+                    return "fp8", None
+                if bits == 4 and kind == "int":
+                    return "int4", ("native_dtype int4 (compressed-tensors pack-quantized, group %s) applies to the "
+                                    "routed experts; the ignore list stays in bf16." % w.get("group_size"))
+                if bits == 4 and kind == "float":
+                    return ("nvfp4" if w.get("group_size") == 16 else "mxfp4"), None
+    dt = cfg.get("torch_dtype") or cfg.get("dtype") or tc.get("torch_dtype") or tc.get("dtype")
+    if isinstance(dt, str) and dt in DTYPE_NAMES:
+        return DTYPE_NAMES[dt], None
+    return None, None
+
+
+NOT_PRECISE_TEXT = ("per name", "per seed", "per preset", "per nemo", "torchtune")
+NOT_PRECISE_SOURCE = ("model name", "seed page", "preset name")
+
+
+def params_precise(text, source):
+    if not text:
+        return False
+    t = text.lower()
+    if any(k in t for k in NOT_PRECISE_TEXT):
+        return False
+    if not source:
+        return False
+    s = source.lower()
+    return not any(s.startswith(k) for k in NOT_PRECISE_SOURCE)
+
+
+REPORT_KEYS = [
+    # (value key, source key, what)
+    ("hf_checkpoint_params_stated", "hf_checkpoint_params_source", "checkpoint parameter count stated by the source"),
+    ("hf_safetensors_params_instruct", "hf_safetensors_params_source", "HF safetensors parameter count (Instruct repo)"),
+    ("hf_params_reported_by_third_party", "hf_params_reported_source", "HF parameter count reported by a third party"),
+    ("params_reported_by_third_party", "params_reported_source", "parameter count reported by a third party"),
+    ("gguf_reported_params", "gguf_reported_params_source", "parameter count reported by a GGUF parser"),
+    ("active_params_computed_by_third_party", "active_params_computed_source", "active parameters computed by a third party"),
+]
+
+
+def parse_count(text):
+    """'158.1B' / '72.71 B' / '1058.1B' -> integer parameter count; None if the text is not a bare count."""
+    m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([MBT])\s*$", text or "")
+    if not m:
+        return None
+    return int(round(float(m.group(1)) * {"M": 1e6, "B": 1e9, "T": 1e12}[m.group(2)]))
+
+
+def reported_counts(rec):
+    out = []
+    for key, src_key, what in REPORT_KEYS:
+        if key not in rec or rec[key] is None:
+            continue
+        v = rec[key]
+        out.append({
+            "what": what,
+            "value": int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else parse_count(v),
+            "text": v if isinstance(v, str) else None,
+            "source": rec.get(src_key),
+        })
+    return out
+
+
+def clean_repo(repo):
+    if not repo:
+        return None
+    return repo.split(" (")[0].strip() or None
+
+
+def build_models(ref, cur):
+    base = load_json(ref / "models.json")
+    more = load_json(ref / "models_more.json")
+    records = base + more
+    by_id = {}
+    for r in records:
+        if r["id"] in by_id:
+            raise BuildError(f"duplicate model id in reference: {r['id']}")
+        by_id[r["id"]] = r
+
+    curated = cur["models"]
+    duplicates = cur.get("duplicates", {})
+    unusable = cur.get("unusable", {})
+    excluded = []
+    aliases = {}          # target id -> [alias ids]
+    supersede_note = {}   # target id -> note
+
+    for r in more:
+        sup = r.get("supersedes")
+        if not sup:
+            continue
+        old_id = sup.split(" ")[0]
+        if old_id not in by_id:
+            raise BuildError(f"{r['id']}: supersedes unknown id {old_id!r}")
+        aliases.setdefault(r["id"], []).append(old_id)
+        supersede_note[r["id"]] = f"Supersedes the {sup} record; its id is kept as an alias."
+        excluded.append({"id": old_id, "reason": f"superseded by the verbatim copy {r['id']} (kept there as an alias)",
+                         "replaced_by": r["id"]})
+
+    for dup_id, d in duplicates.items():
+        if dup_id not in by_id or d["duplicate_of"] not in by_id:
+            raise BuildError(f"curated duplicate refers to unknown id: {dup_id} / {d['duplicate_of']}")
+        aliases.setdefault(d["duplicate_of"], []).append(dup_id)
+        excluded.append({"id": dup_id, "reason": "duplicate of " + d["duplicate_of"] + ": " + d["reason"],
+                         "replaced_by": d["duplicate_of"]})
+    for bad_id, reason in unusable.items():
+        if bad_id not in by_id:
+            raise BuildError(f"curated unusable id not in reference: {bad_id}")
+        excluded.append({"id": bad_id, "reason": "no usable config: " + reason, "replaced_by": None})
+
+    skip = {e["id"] for e in excluded}
+    models = []
+    for r in records:
+        mid = r["id"]
+        if mid in skip:
+            continue
+        if mid not in curated:
+            raise BuildError(f"model {mid} has no entry in curated_models.json (name/family needed)")
+        c = curated[mid]
+        cfg = r["config"]
+        if not isinstance(cfg, dict):
+            raise BuildError(f"model {mid}: config is not an object")
+
+        notes = [r.get("notes")]
+        if mid in supersede_note:
+            notes.append(supersede_note[mid])
+        cc = r.get("copy_completeness")
+        if cc and cc != "full file as stored":
+            notes.append(f"Config copy completeness: {cc}.")
+        if r.get("config_form"):
+            notes.append(f"Config form: {r['config_form']}.")
+        if r.get("vision_config_note"):
+            notes.append(r["vision_config_note"])
+
+        # Fields the engine needs that a derived config lacks or mislabels: filled
+        # from the named source, listed in estimated_fields as config.<field>.
+        cfg = dict(cfg)
+        filled = []
+        for field, fill in c.get("config_fill", {}).items():
+            if field in cfg and cfg[field] is not None and not fill.get("replace"):
+                raise BuildError(f"model {mid}: config_fill {field} is already in the config")
+            cfg[field] = fill["value"]
+            filled.append(f"config.{field}")
+            notes.append(f"config.{field} = {fill['value']!r} is not in the reference record; estimated from {fill['source']}.")
+
+        # hf repo
+        hf_repo = clean_repo(r.get("hf_repo"))
+        if "hf_repo" in c:
+            hf_repo = c["hf_repo"]
+            notes.append(c.get("hf_repo_note"))
+        elif hf_repo and r.get("hf_repo") != hf_repo:
+            paren = r["hf_repo"][len(hf_repo):].strip()
+            notes.append(f"Reference repo annotation: {paren}")
+        if hf_repo and ("*" in hf_repo or " " in hf_repo):
+            raise BuildError(f"model {mid}: hf_repo {hf_repo!r} is not a clean repo id")
+
+        # params
+        total_text = r.get("official_params_total")
+        active_text = r.get("official_params_active")
+        p_src = r.get("official_params_source")
+        total = c.get("official_params_total", to_int(r.get("official_params_total_num")))
+        active = c.get("official_params_active", to_int(r.get("official_params_active_num")))
+        notes.append(c.get("official_params_note"))
+
+        # dtype
+        dtype, dnote = native_dtype_of(cfg)
+        if "native_dtype" in c:
+            dtype = c["native_dtype"]
+            dnote = c.get("native_dtype_note")
+        notes.append(dnote)
+
+        # context
+        sources = as_list(r.get("source"))
+        max_ctx = max_context_of(cfg)
+        mc_from = c.get("max_context_from")
+        if max_ctx is None and mc_from:
+            if mc_from == "context_length_card":
+                v = cfg.get("context_length_card")
+                max_ctx = int(v) if isinstance(v, (int, float)) else None
+            elif mc_from.startswith("corroboration:"):
+                other = by_id[mc_from.split(":", 1)[1]]
+                max_ctx = max_context_of(other["config"])
+                sources += as_list(other.get("source"))
+            else:
+                raise BuildError(f"model {mid}: unknown max_context_from {mc_from!r}")
+            notes.append(c.get("max_context_note"))
+        elif mc_from:
+            raise BuildError(f"model {mid}: curated max_context_from given but the config has max_position_embeddings")
+
+        if p_src and p_src not in sources:
+            sources.append(p_src)
+        if c.get("license") or c.get("release_date"):
+            sources.append(cur["curation_source"])
+        notes.append(c.get("extra_notes"))
+
+        entry = {
+            "id": mid,
+            "name": c["name"],
+            "family": c["family"],
+            "aliases": aliases.get(mid, []),
+            "hf_repo": hf_repo,
+            "gguf_repos": c.get("gguf_repos", []),
+            "ollama_tags": c.get("ollama_tags", []),
+            "license": c.get("license"),
+            "release_date": c.get("release_date"),
+            "official_params_total": total,
+            "official_params_active": active,
+            "official_params_precise": params_precise(total_text, p_src),
+            "official_params_text": total_text,
+            "official_params_active_text": active_text,
+            "reported_param_counts": reported_counts(r),
+            "native_dtype": dtype,
+            "max_context_tokens": max_ctx,
+            "config": cfg,
+            "config_provenance": r.get("config_provenance"),
+            "estimated_fields": filled,
+            "notes": join_notes(notes),
+            "sources": dedupe(sources),
+        }
+        models.append(entry)
+
+    unknown = set(curated) - {m["id"] for m in models}
+    if unknown:
+        raise BuildError(f"curated_models.json names ids that are not in the catalog: {sorted(unknown)}")
+
+    # every reference id that is not a catalog id must be an alias or excluded
+    catalog_ids = {m["id"] for m in models}
+    for rid in by_id:
+        if rid not in catalog_ids and rid not in skip:
+            raise BuildError(f"reference model {rid} is neither in the catalog nor excluded")
+    return models, excluded
+
+
+def build_excluded(excluded, seed_gaps):
+    out = list(excluded)
+    for s in seed_gaps["seed_models"]:
+        out.append({"id": None, "seed_name": s["seed_name"],
+                    "reason": "named on a seed page; " + s["reason"], "nearest": s.get("nearest")})
+    for e in out:
+        e.setdefault("seed_name", None)
+        e.setdefault("nearest", e.get("replaced_by"))
+        e.pop("replaced_by", None)
+    return {"schema_version": SCHEMA_VERSION,
+            "excluded": [{"id": e["id"], "seed_name": e["seed_name"], "reason": e["reason"], "nearest": e["nearest"]}
+                         for e in out],
+            "seed_devices_not_included_as_named": seed_gaps["seed_devices"]}
+
+
+# ----------------------------------------------------------------------------- devices
+
+UPDATE_SKIP = {"id", "name", "vendor", "sources", "notes", "update_of", "alt_values", "street_prices"}
+
+
+def apply_update(target, upd, label):
+    for k, v in upd.items():
+        if k in UPDATE_SKIP or v is None:
+            continue
+        if target.get(k) is None:
+            target[k] = v
+        elif target.get(k) != v:
+            target.setdefault("_conflicts", []).append(f"{label}: {k} {v!r} (kept {target[k]!r})")
+    target["sources"] = dedupe(as_list(target.get("sources")) + as_list(upd.get("sources")))
+    if upd.get("notes"):
+        target.setdefault("_more_notes", []).append(f"[{label}] {upd['notes']}")
+    if upd.get("alt_values"):
+        alt = target.setdefault("alt_values", {})
+        for k, v in upd["alt_values"].items():
+            alt.setdefault(k, {}).update(v if isinstance(v, dict) else {label: v})
+    if upd.get("street_prices"):
+        target.setdefault("street_prices", []).extend(upd["street_prices"])
+
+
+def merge_device_records(ref, cur):
+    base = load_json(ref / "gpus.json")
+    more = load_json(ref / "gpus_more.json")
+    recs = {}
+    for r in base:
+        if r["id"] in recs:
+            raise BuildError(f"duplicate device id in gpus.json: {r['id']}")
+        recs[r["id"]] = dict(r)
+    renames = cur.get("id_renames", {})
+    merges = cur.get("merge_into", {})
+    for r in more:
+        rid = r["id"]
+        target = r.get("update_of") or (merges[rid]["target"] if rid in merges else None)
+        if target:
+            if target not in recs:
+                raise BuildError(f"gpus_more {rid}: update_of/merge target {target!r} unknown")
+            apply_update(recs[target], r, rid)
+            if rid in merges:
+                recs[target].setdefault("_more_notes", []).append(merges[rid]["note"])
+                recs[target].setdefault("_aliases", []).append(rid)
+            continue
+        new = dict(r)
+        if rid in renames:
+            new["id"] = renames[rid]["id"]
+            new["_aliases"] = [rid]
+            new["_more_notes"] = [renames[rid]["note"]]
+        if new["id"] in recs:
+            raise BuildError(f"device id collision: {new['id']}")
+        recs[new["id"]] = new
+    return recs
+
+
+DEVICE_KEYS = [
+    "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "memory_type",
+    "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
+    "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd_new", "price_usd_used", "price_date", "year",
+    "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
+]
+
+
+def device_skeleton():
+    return {k: None for k in DEVICE_KEYS}
+
+
+def normalize_device(r, cur):
+    did = r["id"]
+    vendor = cur["vendors"].get(r.get("vendor"))
+    if vendor is None:
+        raise BuildError(f"device {did}: vendor {r.get('vendor')!r} not in curated vendors map")
+    kind = None
+    for k, ids in cur["kinds"].items():
+        if did in ids:
+            if kind:
+                raise BuildError(f"device {did} listed under two kinds")
+            kind = k
+    if kind is None:
+        raise BuildError(f"device {did} has no kind in curated_devices.json")
+    d = device_skeleton()
+    notes = [r.get("notes")] + r.get("_more_notes", [])
+    d.update({
+        "id": did,
+        "name": r["name"],
+        "vendor": vendor,
+        "kind": kind,
+        "backend": cur["backend_overrides"].get(did, cur["default_backend"][vendor]),
+        "aliases": r.get("_aliases", []),
+        "memory_gb_marketed": clean_number(r.get("memory_gb")),
+        "driver_memory_mib": to_int(r.get("driver_memory_mib")),
+        "memory_type": r.get("memory_type"),
+        "bandwidth_gb_per_s": clean_number(r.get("bandwidth_gbs")),
+        "fp16_tflops": clean_number(r.get("fp16_tflops")),
+        "fp16_acc16_tflops": clean_number(r.get("fp16_acc16_tflops")),
+        "fp8_tflops": clean_number(r.get("fp8_tflops")),
+        "int8_tops": clean_number(r.get("int8_tops")),
+        "fp4_tflops": clean_number(r.get("fp4_tflops")),
+        "fp32_tflops": clean_number(r.get("fp32_tflops")),
+        "tdp_w": clean_number(r.get("tdp_w")),
+        "interconnect": r.get("interconnect"),
+        "nvlink_gb_per_s": clean_number(cur["nvlink_gb_per_s"].get(did)),
+        "price_usd_new": clean_number(r.get("price_usd")),
+        "price_usd_used": None,
+        "price_date": cur["price_dates"].get(did),
+        "year": r.get("year"),
+        "unified_memory": did in cur["unified_memory"],
+        "sources": dedupe(as_list(r.get("sources"))),
+        "estimated_fields": [],
+        "alt_values": r.get("alt_values") or None,
+        "street_prices": r.get("street_prices") or None,
+    })
+    if did in cur["backend_notes"]:
+        notes.append(cur["backend_notes"][did])
+    if r.get("launch_price_usd") is not None and did in cur.get("launch_price_preferred", {}):
+        old = d["price_usd_new"]
+        d["price_usd_new"] = clean_number(r["launch_price_usd"])
+        notes.append(cur["launch_price_preferred"][did])
+        if old is not None and old != d["price_usd_new"]:
+            d["alt_values"] = d["alt_values"] or {}
+            d["alt_values"].setdefault("price_usd", {})["gpus.json (approximate)"] = old
+    if did in cur.get("driver_memory_from_notes", {}):
+        x = cur["driver_memory_from_notes"][did]
+        if d["driver_memory_mib"] is None:
+            d["driver_memory_mib"] = x["value"]
+            notes.append(x["note"])
+    if did in cur.get("marketed_memory_overrides", {}):
+        x = cur["marketed_memory_overrides"][did]
+        d["memory_gb_marketed"] = x["value"]
+        notes.append(x["note"])
+    if did in cur.get("driver_memory_withheld", {}):
+        d["driver_memory_mib"] = None
+        notes.append(cur["driver_memory_withheld"][did])
+    for c in r.get("_conflicts", []):
+        notes.append(f"Update not applied (value already set): {c}.")
+    if did in cur.get("estimates", {}):
+        est = cur["estimates"][did]
+        for k, v in est.items():
+            if k == "note":
+                continue
+            if k not in d:
+                raise BuildError(f"device {did}: estimate for unknown field {k}")
+            if d[k] is not None and d[k] != v:
+                raise BuildError(f"device {did}: estimate for {k} would overwrite sourced value {d[k]}")
+            d[k] = v
+            d["estimated_fields"].append(k)
+        notes.append("Estimate: " + est["note"])
+    if did in cur.get("used_prices", {}):
+        u = cur["used_prices"][did]
+        d["price_usd_used"] = u["value"]
+        d["estimated_fields"].append("price_usd_used")
+        notes.append("Estimate: " + u["note"])
+    if d["street_prices"]:
+        sp = "; ".join(
+            f"{p.get('condition')} " + (f"${p['usd_low']}-{p['usd_high']}" if 'usd_low' in p else
+                                        f"${p.get('usd', p.get('usd_approx'))}") +
+            f" ({p.get('date') or 'undated'}, {p.get('source')})" for p in d["street_prices"])
+        notes.append(f"Street prices: {sp}.")
+    d["notes"] = join_notes(notes)
+    return d
+
+
+def build_apple(recs, cur_apple):
+    chips = cur_apple["chips"]
+    pairs = {}
+    for ch in chips:
+        r = recs.get(ch["ref"])
+        if r is None:
+            raise BuildError(f"curated_apple.json: chip {ch['ref']} not in the reference")
+        sizes = r.get("memory_options_gb") or [r.get("memory_gb")]
+        ch["_sizes"] = sizes
+        for s in sizes:
+            pairs.setdefault((ch["slug"], s), []).append(ch["ref"])
+    out = {}
+    for ch in chips:
+        r = recs[ch["ref"]]
+        cores = r.get("gpu_cores")
+        base_notes = []
+        if r.get("notes"):
+            base_notes.append(re.sub(r"memory_gb = max (offered config|option)\.\s*", "", r["notes"]))
+        base_notes += r.get("_more_notes", [])
+        if cores:
+            base_notes.append("GPU core options for this chip: " + "/".join(str(c) for c in cores) + ".")
+        if r.get("memory_options_gb"):
+            base_notes.append("Memory options for this chip: " + "/".join(f"{m} GB" for m in r["memory_options_gb"]) + ".")
+        fp16 = r.get("fp16_vector_tflops")
+        if fp16 is not None:
+            base_notes.append(
+                f"fp16_tflops is the FP16 ALU rate of the {r.get('gpu_cores_for_tflops')}-core GPU from NovaMark "
+                f"(equal to its FP32 rate; not a matrix-unit figure); other GPU-core variants are slower.")
+        for c in r.get("_conflicts", []):
+            base_notes.append(f"Update not applied (value already set): {c}.")
+        if r.get("street_prices"):
+            sp = "; ".join(f"{p.get('condition')} ${p.get('usd_low')}-{p.get('usd_high')} ({p.get('date')}, {p.get('source')})"
+                           for p in r["street_prices"])
+            base_notes.append(f"Street prices (configuration not stated): {sp}.")
+        alt = dict(r.get("alt_values") or {})
+        nm = r.get("bandwidth_gbs_novamark")
+        if nm is not None and nm != r.get("bandwidth_gbs"):
+            alt.setdefault("bandwidth_gbs", {})["NovaMark"] = nm
+        for s in ch["_sizes"]:
+            ambiguous = len(pairs[(ch["slug"], s)]) > 1
+            did = f"mac-{ch['slug']}" + (f"-{ch['variant']}" if ambiguous and ch.get("variant") else "") + f"-{s}gb"
+            if did in out:
+                raise BuildError(f"Apple device id collision: {did}")
+            d = device_skeleton()
+            d.update({
+                "id": did,
+                "name": f"{ch['label']}, {s} GB",
+                "vendor": "apple",
+                "kind": "unified",
+                "backend": "metal",
+                "aliases": [ch["ref"]] if s == r.get("memory_gb") else [],
+                "memory_gb_marketed": s,
+                "memory_type": r.get("memory_type"),
+                "bandwidth_gb_per_s": clean_number(r.get("bandwidth_gbs")),
+                "fp16_tflops": clean_number(fp16),
+                "fp32_tflops": clean_number(r.get("fp32_tflops")),
+                "tdp_w": clean_number(r.get("tdp_w")),
+                "year": r.get("year"),
+                "unified_memory": True,
+                "sources": dedupe(as_list(r.get("sources"))),
+                "estimated_fields": [],
+                "alt_values": alt or None,
+                "street_prices": r.get("street_prices") or None,
+                "_notes": list(base_notes),
+            })
+            out[did] = d
+    # machine records
+    for mid, m in cur_apple["machines"].items():
+        if mid.startswith("_"):
+            continue
+        r = recs.get(mid)
+        if r is None:
+            raise BuildError(f"curated_apple.json: machine {mid} not in the reference")
+        t = out.get(m["target"])
+        if t is None:
+            raise BuildError(f"curated_apple.json: machine target {m['target']} not generated")
+        t["aliases"].append(mid)
+        t["sources"] = dedupe(t["sources"] + as_list(r.get("sources")))
+        mnotes = [r.get("notes")] + r.get("_more_notes", [])
+        t["_notes"].append(f"[{m['machine']}, reference record {mid}] " + (join_notes(mnotes) or ""))
+        if r.get("year") and t["year"] is None:
+            t["year"] = r["year"]
+    for bp in cur_apple["base_prices"]:
+        t = out.get(bp["target"])
+        if t is None:
+            raise BuildError(f"curated_apple.json: price target {bp['target']} not generated")
+        t["price_usd_new"] = bp["price_usd_new"]
+        t["price_date"] = bp["price_date"]
+        if bp.get("alias"):
+            t["aliases"].append(bp["alias"])
+        t["sources"] = dedupe(t["sources"] + as_list(recs[bp["from_ref"]].get("sources")))
+        t["_notes"].append(bp["note"])
+    devices = []
+    for d in out.values():
+        d["notes"] = join_notes(d.pop("_notes"))
+        devices.append(d)
+    return devices
+
+
+def build_devices(ref, cur_dev, cur_apple):
+    recs = merge_device_records(ref, cur_dev)
+    apple_refs = {c["ref"] for c in cur_apple["chips"]} | {k for k in cur_apple["machines"] if not k.startswith("_")}
+    devices = []
+    for did, r in recs.items():
+        if did in apple_refs:
+            continue
+        if r.get("vendor") == "Apple":
+            raise BuildError(f"Apple record {did} not covered by curated_apple.json")
+        devices.append(normalize_device(r, cur_dev))
+    devices += build_apple(recs, cur_apple)
+    for d in devices:
+        if set(d) != set(DEVICE_KEYS):
+            raise BuildError(f"device {d['id']}: keys {sorted(set(d) ^ set(DEVICE_KEYS))} differ from the schema")
+    return [{k: d[k] for k in DEVICE_KEYS} for d in devices]
+
+
+# ----------------------------------------------------------------------------- system RAM
+
+def parse_mem(type_str):
+    m = re.match(r"^(LPDDR\dX?|DDR\d)-(\d+)", type_str, re.I)
+    if not m:
+        raise BuildError(f"cannot parse memory type {type_str!r}")
+    return m.group(1).upper().replace("X", "x"), int(m.group(2))
+
+
+def build_system_ram(ref):
+    src = load_json(ref / "system_ram.json")
+    per = {p["type"]: p for p in src["per_channel_theoretical"]}
+    profiles = []
+
+    def add(mem, channels, sources, name=None, platform=None, measured=None, notes=None, pid=None):
+        mtype, speed = parse_mem(mem)
+        bw = None if channels is None else clean_number(channels * 8 * speed / 1000)
+        profiles.append({
+            "id": pid or f"{mtype.lower()}-{speed}-{channels}ch",
+            "name": name or f"{mtype}-{speed}, {channels} channel{'s' if channels != 1 else ''}",
+            "memory_type": mtype,
+            "channels": channels,
+            "speed_mt_s": speed,
+            "bandwidth_gb_per_s": bw,
+            "measured_bandwidth_gb_per_s": measured,
+            "platform": platform,
+            "notes": notes,
+            "sources": dedupe(as_list(sources)),
+        })
+
+    # Desktop dual-channel (the per-channel table gives one and two channels).
+    platform_of = {p.get("memory"): p for p in src["platforms"] if p.get("class") == "desktop"}
+    measured_by_mem = {
+        "DDR5-6000": (64, "Measured 64 GB/s on a Ryzen 7 7800X3D with 2x DDR5-6000, 'limited by 1 CCD' "
+                          "(github.com/ggml-org/llama.cpp/pull/13435); CPUs with two CCDs or Intel parts read faster.",
+                      "https://github.com/ggml-org/llama.cpp/pull/13435 (Panchovix, 2025-05-14)"),
+    }
+    for t, p in per.items():
+        srcs = as_list(p["sources"])
+        plat = platform_of.get(t)
+        if plat:
+            srcs += as_list(plat["sources"])
+        measured, note = None, None
+        if t in measured_by_mem:
+            measured, note, msrc = measured_by_mem[t]
+            srcs.append(msrc)
+        if p.get("gbs_dual_channel") is not None and abs(p["gbs_dual_channel"] - 2 * p["gbs_per_channel"]) > 0.05:
+            raise BuildError(f"system_ram {t}: dual-channel figure disagrees with 2x per-channel")
+        add(t, 2, srcs, platform="desktop dual channel" if plat else None, measured=measured, notes=note)
+
+    # Platforms with a stated channel count.
+    plat_rows = [
+        ("amd-epyc-7002-7003-rome-milan", "DDR4-3200", 8, "AMD EPYC 7002/7003 (Rome/Milan), per socket", None),
+        ("amd-epyc-9004-genoa", "DDR5-4800", 12, "AMD EPYC 9004 (Genoa), per socket", None),
+        ("intel-xeon-sapphire-rapids", "DDR5-4800", 8, "Intel Xeon Sapphire Rapids, per socket", None),
+        ("amd-threadripper-pro-7975wx", "DDR5-4800", 8, "AMD Threadripper PRO 7975WX (8-channel DDR5-4800 ECC)", None),
+        ("amd-epyc-dual-9135-ddr5-6400", "DDR5-6400", 24, "2x AMD EPYC 9135, 24x DDR5-6400 (two sockets)",
+         "The source states 'total memory bandwidth 1228 GB/s' for this system."),
+    ]
+    plat_by_id = {p["id"]: p for p in src["platforms"]}
+    merged = {}
+    for pid, mem, ch, platform, note in plat_rows:
+        p = plat_by_id[pid]
+        key = f"{mem.lower()}-{ch}ch"
+        srcs = as_list(p["sources"]) + as_list(per.get(mem, {}).get("sources"))
+        if key in merged:
+            prof = merged[key]
+            prof["platform"] += "; " + platform
+            prof["sources"] = dedupe(prof["sources"] + srcs)
+            continue
+        add(mem, ch, srcs, platform=platform, notes=note)
+        merged[key] = profiles[-1]
+
+    # HEDT quad channel: a measured_speeds.json row names 'quad-channel DDR4 ~102 GB/s' (i9-10900X).
+    add("DDR4-3200", 4, as_list(per["DDR4-3200"]["sources"]) + [
+        "/work/shared/reference/measured_speeds.json (device 'NVIDIA GeForce RTX 2080 8GB + i9-10900X (quad-channel DDR4 ~102 GB/s)')"],
+        platform="HEDT quad channel (e.g. Intel i9-10900X)")
+
+    # Integrated-GPU shared-memory examples.
+    for ex in src["shared_memory_igpu_examples"]:
+        m = re.match(r"^(?:LPDDR5-5600 / )?((?:LP)?DDR\dX?-\d+) dual channel", ex["platform"])
+        if not m:
+            continue
+        mem = m.group(1)
+        mtype, speed = parse_mem(mem)
+        pid = f"{mtype.lower()}-{speed}-2ch"
+        if any(p["id"] == pid for p in profiles):
+            prof = next(p for p in profiles if p["id"] == pid)
+            prof["sources"] = dedupe(prof["sources"] + [ex["source"]])
+            continue
+        add(mem, 2, [ex["source"]], platform="integrated-GPU laptop/desktop example: " + ex["platform"],
+            notes=f"The source states {ex['gbs']} GB/s for this setup.")
+
+    # Strix Halo: 256-bit LPDDR5x-8000 (= four 64-bit channels), measured ~215 GB/s (gpus.json ryzen-ai-max-plus-395).
+    add("LPDDR5x-8000", 4, ["github.com/lhl/strix-halo-testing llm-bench/README.md (commit 5ee14b5b): 128GB LPDDR5x-8000, "
+                            "~215 GB/s measured of 256 GB/s theoretical (256-bit 8000 MT/s)"],
+        platform="AMD Ryzen AI Max+ 395 (Strix Halo), 256-bit bus", measured=215,
+        notes="Four 64-bit channels = the 256-bit bus; ~215 GB/s measured GPU bandwidth.")
+
+    # Measured per-socket bandwidth without a stated channel count.
+    p = plat_by_id["intel-xeon-6980p"]
+    profiles.append({
+        "id": "intel-xeon-6980p", "name": "Intel Xeon 6980P (measured)", "memory_type": None, "channels": None,
+        "speed_mt_s": None, "bandwidth_gb_per_s": None, "measured_bandwidth_gb_per_s": p["gbs_measured_per_socket"],
+        "platform": "Intel Xeon 6980P, per socket", "notes": "Only the benchmarked bandwidth is sourced; memory speed and channels are not stated.",
+        "sources": as_list(p["sources"]),
+    })
+
+    ids = [p["id"] for p in profiles]
+    if len(ids) != len(set(ids)):
+        raise BuildError(f"duplicate system RAM profile ids: {ids}")
+
+    measured_offload = []
+    for row in src["measured_tokens_per_second"]:
+        e = {k: v for k, v in row.items() if k != "source"}
+        e["sources"] = as_list(row.get("source"))
+        measured_offload.append(e)
+    measured_bw = []
+    for row in src["measured_bandwidth"]:
+        e = {k: v for k, v in row.items() if k != "source"}
+        e["sources"] = as_list(row.get("source"))
+        measured_bw.append(e)
+    rules = [{"rule": r["rule"], "sources": as_list(r.get("source"))} for r in src.get("rules_of_thumb", [])]
+    return {"schema_version": SCHEMA_VERSION,
+            "about": "bandwidth_gb_per_s is theoretical: channels x 8 bytes x MT/s / 1000 (one channel = 64 bits; "
+                     "a DDR5 DIMM = one channel). " + " ".join(src.get("notes_on_channels", [])),
+            "profiles": profiles, "measured_bandwidth": measured_bw, "measured_offload": measured_offload,
+            "rules_of_thumb": rules}
+
+
+# ----------------------------------------------------------------------------- quant types
+
+def build_quant_types(ref):
+    q = load_json(ref / "quant_types.json")
+    ggml = []
+    for t in q["ggml_tensor_types"]["types"]:
+        ggml.append({
+            "name": t["ggml_type"],
+            "id": t["ggml_type_id"],
+            "block_elements": t["weights_per_block"],
+            "block_bytes": t["bytes_per_block"],
+            "bits_per_weight": t["bits_per_weight"],
+            "source": t["source"],
+        })
+    lf = q["llama_file_types"]
+    measured = {row["quant"]: row for row in q["measured_llama_3_1_8b"]["rows"]}
+    opts = lf["options"]
+    ranked = sorted([o for o in opts if o.get("reference_model") == "Llama-3-8B" and o.get("ppl_delta") is not None],
+                    key=lambda o: -o["ppl_delta"])
+    rank = {o["name"]: i + 1 for i, o in enumerate(ranked)}
+    files = []
+    for o in opts:
+        m = measured.get(o["name"])
+        desc = o.get("description_verbatim")
+        alias = re.match(r"^alias for (\S+)$", desc or "")
+        srcs = [lf["source"]]
+        if m:
+            srcs.append(q["measured_llama_3_1_8b"]["source"])
+        files.append({
+            "name": o["name"],
+            "description": desc,
+            "alias_of": alias.group(1) if alias else None,
+            "quality_rank": rank.get(o["name"]),
+            "ppl_delta_llama3_8b": o["ppl_delta"] if o.get("reference_model") == "Llama-3-8B" else None,
+            "ppl_delta": o.get("ppl_delta"),
+            "ppl_reference_model": o.get("reference_model"),
+            "nominal_bpw": o.get("nominal_bpw"),
+            "size_g_as_printed": o.get("size_G"),
+            "measured_bpw_llama3_1_8b": m["bits_per_weight"] if m else None,
+            "measured_size_gib_llama3_1_8b": m["size_GiB"] if m else None,
+            "source": "; ".join(srcs),
+        })
+    notes = []
+    for k in ("mixes_note", "mxfp4_note", "fp8_block_note"):
+        n = q.get(k)
+        if n:
+            notes.append({"topic": k.replace("_note", ""), "text": n["text"], "sources": as_list(n.get("source")),
+                          "caveat": n.get("caveat")})
+    return {"schema_version": SCHEMA_VERSION,
+            "about": "ggml_types: exact block layouts from the ggml C structs. file_types: llama-quantize mixes; "
+                     "quality_rank orders the types measured on Llama-3-8B by perplexity loss (1 = largest loss, "
+                     "higher = better); types measured on another model or not at all have null.",
+            "ggml_types": ggml, "file_types": files, "notes": notes}
+
+
+# ----------------------------------------------------------------------------- cloud offers
+
+def build_offers(ref, cur, device_ids):
+    src = load_json(ref / "cloud_prices.json")
+    offers = []
+    skipped = []
+    used_ids = set()
+    for row in src["prices"]:
+        gpu = row["gpu"]
+        if gpu in cur["skip"]:
+            skipped.append({"provider": row["provider"], "gpu": gpu, "reason": cur["skip"][gpu],
+                            "sources": as_list(row.get("source"))})
+            continue
+        if gpu not in cur["gpu_to_device"]:
+            raise BuildError(f"cloud_prices: gpu {gpu!r} has no mapping in curated_offers.json")
+        mp = cur["gpu_to_device"][gpu]
+        dev = mp["device_id"]
+        if dev is not None and dev not in device_ids:
+            raise BuildError(f"curated_offers.json maps {gpu!r} to unknown device {dev!r}")
+        tier = row["tier"]
+        if tier not in cur["billing"]:
+            raise BuildError(f"cloud_prices: unknown tier {tier!r}")
+        rev = re.search(r"commit ([0-9a-f]{7,40})", row.get("source") or "")
+        base_notes = [row.get("notes"), mp.get("note")]
+        if dev is None:
+            base_notes.append("device_id null: " + (mp.get("note") or "no matching device"))
+        variants = [(cur["billing"][tier], row["price_usd_per_hour_instance"], [])]
+        if row.get("spot_usd_per_hour_instance") is not None:
+            variants.append(("spot", row["spot_usd_per_hour_instance"], []))
+        for billing, price, extra in variants:
+            if price is None:
+                skipped.append({"provider": row["provider"], "gpu": gpu, "reason": "no price",
+                                "sources": as_list(row.get("source"))})
+                continue
+            n = row["gpus_per_instance"]
+            what = row.get("instance_type") or f"{gpu}-{n}x"
+            oid = slug(f"{row['provider']}-{what}-{billing}-{row.get('date') or (rev.group(1) if rev else 'undated')}")
+            k = 2
+            base_oid = oid
+            while oid in used_ids:
+                oid = f"{base_oid}-{k}"
+                k += 1
+            used_ids.add(oid)
+            offers.append({
+                "id": oid,
+                "provider": row["provider"],
+                "instance": row.get("instance_type"),
+                "gpu_name": gpu,
+                "device_id": dev,
+                "device_count": n,
+                "usd_per_hour": clean_number(price),
+                "usd_per_gpu_hour": clean_number(price / n, 4),
+                "billing": billing,
+                "tier_text": tier,
+                "region": row.get("region"),
+                "listing_date": row.get("date"),
+                "listing_revision": rev.group(1) if rev else None,
+                "notes": join_notes(base_notes + extra),
+                "sources": as_list(row.get("source")),
+            })
+    return {"schema_version": SCHEMA_VERSION,
+            "about": "usd_per_hour is the price of the whole instance (device_count GPUs). listing_date is the date "
+                     "of the listing where the source has one; SkyPilot catalog rows carry a commit "
+                     "(listing_revision) instead. " + "; ".join(src["_meta"].get("gaps", [])),
+            "offers": offers, "skipped": skipped}
+
+
+# ----------------------------------------------------------------------------- engines
+
+def build_engines(cur):
+    return {"schema_version": SCHEMA_VERSION, "engines": cur["engines"]}
+
+
+# ----------------------------------------------------------------------------- main
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE,
+                    help="directory with the reference facts (default: %(default)s)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: %(default)s)")
+    args = ap.parse_args(argv)
+    ref = args.reference
+    if not ref.is_dir():
+        print(f"build_catalog: reference directory not found: {ref}", file=sys.stderr)
+        return 2
+    try:
+        cur_models = load_json(SCRIPT_DIR / "curated_models.json")
+        cur_dev = load_json(SCRIPT_DIR / "curated_devices.json")
+        cur_apple = load_json(SCRIPT_DIR / "curated_apple.json")
+        cur_offers = load_json(SCRIPT_DIR / "curated_offers.json")
+        cur_engines = load_json(SCRIPT_DIR / "curated_engines.json")
+        seed_gaps = load_json(SCRIPT_DIR / "curated_seed_gaps.json")
+
+        models, excluded = build_models(ref, cur_models)
+        devices = build_devices(ref, cur_dev, cur_apple)
+        device_ids = {d["id"] for d in devices}
+        outputs = {
+            "models.json": {"schema_version": SCHEMA_VERSION, "models": models},
+            "models_excluded.json": build_excluded(excluded, seed_gaps),
+            "devices.json": {"schema_version": SCHEMA_VERSION, "devices": devices},
+            "system_ram.json": build_system_ram(ref),
+            "quant_types.json": build_quant_types(ref),
+            "cloud_offers.json": build_offers(ref, cur_offers, device_ids),
+            "engines.json": build_engines(cur_engines),
+        }
+    except BuildError as e:
+        print(f"build_catalog: error: {e}", file=sys.stderr)
+        return 1
+    for name, obj in outputs.items():
+        write_json(args.out / name, obj)
+    print(f"build_catalog: wrote {len(outputs)} files to {args.out}: {len(models)} models, "
+          f"{len(excluded)} excluded reference records, {len(devices)} devices, "
+          f"{len(outputs['cloud_offers.json']['offers'])} cloud offers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
