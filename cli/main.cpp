@@ -137,10 +137,13 @@ int main(int argc, char** argv) {
   if (!parsed) return fail(parsed.error());
   const cli::Command& c = parsed.value();
   if (c.verb == cli::Verb::help) {
+    if (args.empty()) return fail(Error{"cli.no_command", "no command given; `llm-sizer help` shows the usage"});
     std::cout << cli::usage_text();
-    return args.empty() ? 2 : 0;
+    return 0;
   }
-  auto catalog = embedded_catalog();
+  // The catalog is parsed only by commands that need it (list, --model, --gpu).
+  const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id;
+  auto catalog = needs_catalog ? embedded_catalog() : Result<Catalog>(Catalog{});
   if (!catalog) return fail(catalog.error());
 
   if (c.verb == cli::Verb::list) {

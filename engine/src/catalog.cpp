@@ -70,6 +70,9 @@ Result<Device> parse_device(const json& entry, const std::string& path) {
   Device d;
   d.id = entry["id"].get<std::string>();
   d.name = string_or(entry, "name", d.id);
+  if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) d.aliases.push_back(a.get<std::string>());
   d.vendor = string_or(entry, "vendor", "");
   d.backend = backend_from_name(string_or(entry, "backend", "other"));
   d.kind = kind_from_name(string_or(entry, "kind", "consumer"));
@@ -102,8 +105,11 @@ const CatalogModel* Catalog::find_model(std::string_view id) const {
 }
 
 const Device* Catalog::find_device(std::string_view id) const {
-  for (const auto& d : devices)
+  for (const auto& d : devices) {
     if (d.id == id) return &d;
+    for (const auto& alias : d.aliases)
+      if (alias == id) return &d;
+  }
   return nullptr;
 }
 

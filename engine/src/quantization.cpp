@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 
 namespace llmsizer {
 namespace {
@@ -258,43 +259,40 @@ Result<QuantScheme> quant_scheme_from_name(std::string_view name) {
       return scheme;
     }
   }
-  // bartowski "_L" (and "_XL"): the file type with Q8_0 token embedding and output.
-  for (const char* suffix : {"_XL", "_L"}) {
-    const std::string s(suffix);
-    if (key.size() > s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0 &&
-        key.rfind("UD-", 0) != 0) {
-      std::string base = key.substr(0, key.size() - s.size());
-      if (base == "Q3_K" && s == "_XL") base = "Q3_K_L";
-      else if (base.size() == 4 && base[2] == '_' && base[3] == 'K') base += "_M";
-      else if (base == "Q2_K" || base == "Q6_K") {}
-      for (const auto& e : kFtypes) {
-        if (base == e.name && e.ftype != F::Q3_K_L) {
-          scheme.name = key;
-          scheme.ftype = e.ftype;
-          scheme.kind = SchemeKind::gguf_q8_edges;
-          scheme.approximate = true;
-          return scheme;
-        }
-        if (base == e.name && e.ftype == F::Q3_K_L && s == "_XL") {
-          scheme.name = key;
-          scheme.ftype = e.ftype;
-          scheme.kind = SchemeKind::gguf_q8_edges;
-          scheme.approximate = true;
-          return scheme;
-        }
-      }
+  // bartowski "_L" (and "_XL"): the file type with Q8_0 embedding and output;
+  // unsloth "UD-<type>[_XL]": dynamic mixes. K-quant bases without a size
+  // letter (Q4_K, Q5_K, Q3_K) mean their _M variant, as in llama-quantize.
+  auto base_ftype = [](std::string base) -> std::optional<F> {
+    if (base == "Q3_K" || base == "Q4_K" || base == "Q5_K") base += "_M";
+    for (const auto& e : kFtypes)
+      if (base == e.name) return e.ftype;
+    return std::nullopt;
+  };
+  auto strip_suffix = [](std::string& text, const std::string& suffix) {
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      text.resize(text.size() - suffix.size());
+      return true;
     }
-  }
-  // unsloth dynamic "UD-<type>[_XL]".
+    return false;
+  };
   if (key.rfind("UD-", 0) == 0) {
     std::string base = key.substr(3);
-    if (base.size() > 3 && base.compare(base.size() - 3, 3, "_XL") == 0) base = base.substr(0, base.size() - 3);
-    if (base.size() == 4 && base[2] == '_' && base[3] == 'K') base += "_M";
-    for (const auto& e : kFtypes) {
-      if (base == e.name) {
+    strip_suffix(base, "_XL");
+    if (auto f = base_ftype(base)) {
+      scheme.name = key;
+      scheme.ftype = *f;
+      scheme.kind = SchemeKind::gguf_dynamic;
+      scheme.approximate = true;
+      return scheme;
+    }
+  } else {
+    std::string base = key;
+    if (strip_suffix(base, "_XL") || strip_suffix(base, "_L")) {
+      if (base == "Q3_K") base = "Q3_K_L";  // bartowski Q3_K_XL: Q3_K_L with Q8_0 edges
+      if (auto f = base_ftype(base)) {
         scheme.name = key;
-        scheme.ftype = e.ftype;
-        scheme.kind = SchemeKind::gguf_dynamic;
+        scheme.ftype = *f;
+        scheme.kind = SchemeKind::gguf_q8_edges;
         scheme.approximate = true;
         return scheme;
       }
@@ -367,14 +365,16 @@ std::vector<GgmlType> gguf_tensor_types(const Architecture& arch, const std::vec
         // Unsloth's dynamic quants keep the small, sensitive tensors high and the
         // routed experts at the named type (ffn_down one step up); dense models
         // follow llama.cpp's own mix with 8-bit embeddings and output kept at Q6_K.
+        // Below 3 bits ffn_down_exps goes one step up; from 3 bits on the experts
+        // stay at the named type (UD-Q4_K_XL of MiniMax-M2.1 is 131 GB against
+        // 138 GB for llama.cpp's Q4_K_M, which bumps half of ffn_down to Q6_K).
+        const T base = entry.default_type;
+        const bool below_3_bits = base == T::IQ1_S || base == T::IQ1_M || base == T::IQ2_XXS ||
+                                  base == T::IQ2_XS || base == T::IQ2_S || base == T::Q2_K;
         if (t.is_routed_expert()) {
-          type = t.role == TensorRole::ffn_down_exps ? one_step_up(entry.default_type) : entry.default_type;
+          type = t.role == TensorRole::ffn_down_exps && below_3_bits ? one_step_up(base) : base;
         } else if (q.n_expert > 1) {
-          type = t.role == TensorRole::output ? T::Q6_K : T::Q8_0;
-          if (entry.default_type == T::IQ1_S || entry.default_type == T::IQ1_M ||
-              entry.default_type == T::IQ2_XXS || entry.default_type == T::IQ2_S ||
-              entry.default_type == T::Q2_K)
-            type = t.role == TensorRole::output ? T::Q6_K : T::Q4_K;
+          type = t.role == TensorRole::output ? T::Q6_K : below_3_bits ? T::Q4_K : T::Q8_0;
         }
       }
     }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llmsizer {
 
@@ -12,6 +13,7 @@ enum class DeviceKind { datacenter, workstation, consumer, unified, apu, cpu };
 
 struct Device {
   std::string id;
+  std::vector<std::string> aliases;  // older ids that still resolve
   std::string name;
   std::string vendor;  // lowercase: nvidia, amd, apple, intel, ...
   Backend backend = Backend::cuda;

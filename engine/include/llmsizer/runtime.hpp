@@ -23,7 +23,8 @@ struct RuntimeBreakdown {
   std::int64_t compute_bytes = 0;     // llama.cpp compute buffer / vLLM activation peak
   std::int64_t non_torch_bytes = 0;   // vLLM/SGLang: NCCL and allocator overhead outside torch
   std::int64_t cuda_graph_bytes = 0;  // captured CUDA graphs
-  std::int64_t total_bytes = 0;       // per device, context reserve excluded (see device.hpp)
+  std::int64_t total_bytes = 0;       // charged to the device: compute + non-torch
+                                      // (CUDA graphs live above the utilization fraction)
 };
 
 RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest& request);
