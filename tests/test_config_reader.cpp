@@ -1,0 +1,213 @@
+// config.json -> Architecture, per family. Expected values are read off the
+// configs by hand (field names in the comments).
+#include "llmsizer/config_reader.hpp"
+
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using nlohmann::json;
+using test::arch_from;
+using test::catalog_arch;
+
+namespace {
+
+int count_kind(const Architecture& a, AttentionKind kind) {
+  int n = 0;
+  for (const auto& l : a.layers) n += (!l.is_mtp && l.attn.kind == kind) ? 1 : 0;
+  return n;
+}
+
+json llama_like() {
+  return {{"model_type", "llama"},        {"hidden_size", 4096},        {"intermediate_size", 14336},
+          {"num_attention_heads", 32},    {"num_hidden_layers", 32},    {"num_key_value_heads", 8},
+          {"vocab_size", 128256},         {"max_position_embeddings", 131072}};
+}
+
+}  // namespace
+
+TEST_CASE("dense GQA: head_dim from hidden/heads unless the config gives it", "[config][dense]") {
+  Architecture a = arch_from(llama_like());
+  REQUIRE(a.layers.size() == 32);
+  CHECK(a.layers[0].attn.n_kv_heads == 8);
+  CHECK(a.layers[0].attn.head_dim_k == 128);  // 4096 / 32
+  CHECK(a.layers[0].ffn.kind == FfnKind::dense);
+  CHECK(a.max_context_tokens == 131072);
+  CHECK(a.warnings.empty());
+  json c = llama_like();
+  c["head_dim"] = 64;  // Llama-3.2-1B style explicit head_dim
+  CHECK(arch_from(c).layers[0].attn.head_dim_k == 64);
+}
+
+TEST_CASE("qwen2 has q/k/v biases without an attention_bias field", "[config][dense]") {
+  Architecture a = catalog_arch("qwen2.5-7b");
+  CHECK(a.layers[0].attn.qkv_bias);
+  CHECK_FALSE(a.layers[0].attn.o_bias);
+  CHECK(a.layers[0].attn.n_kv_heads == 4);  // num_key_value_heads 4
+  // use_sliding_window false: every layer full attention.
+  CHECK(count_kind(a, AttentionKind::sliding) == 0);
+}
+
+TEST_CASE("gemma 2 alternates sliding and global layers; gemma 3 keeps one global in six", "[config][sliding]") {
+  Architecture g2 = catalog_arch("gemma-2-9b");
+  CHECK(g2.layers.size() == 42);
+  CHECK(count_kind(g2, AttentionKind::sliding) == 21);
+  CHECK(g2.layers[0].attn.kind == AttentionKind::sliding);
+  CHECK(g2.layers[0].attn.window_tokens == 4096);
+  CHECK(g2.tied_embeddings);  // Gemma ties its head by default
+  Architecture g3 = catalog_arch("gemma-3-27b-it");
+  CHECK(g3.layers.size() == 62);
+  // Layers 5, 11, ..., 59 are global: 10 of 62.
+  CHECK(count_kind(g3, AttentionKind::full) == 10);
+  CHECK(g3.layers[0].attn.window_tokens == 1024);
+  CHECK(g3.vocab_size == 262208);  // Gemma3TextConfig default: the field is absent
+}
+
+TEST_CASE("gpt-oss: layer_types, sinks, MXFP4 experts", "[config][moe]") {
+  Architecture a = catalog_arch("gpt-oss-120b");
+  CHECK(a.layers.size() == 36);
+  CHECK(count_kind(a, AttentionKind::sliding) == 18);
+  CHECK(a.layers[0].attn.window_tokens == 128);
+  CHECK(a.layers[0].attn.sinks);
+  CHECK(a.layers[0].ffn.n_experts == 128);
+  CHECK(a.layers[0].ffn.n_experts_used == 4);
+  CHECK(a.native_format == NativeFormat::mxfp4_experts);
+}
+
+TEST_CASE("DeepSeek-V3: MLA, 3 dense layers, shared expert, one MTP layer", "[config][mla]") {
+  Architecture a = catalog_arch("deepseek-v3");
+  REQUIRE(a.layers.size() == 62);  // 61 + 1 MTP
+  CHECK(a.decoder_layer_count() == 61);
+  CHECK(a.layers[61].is_mtp);
+  CHECK(a.layers[0].ffn.kind == FfnKind::dense);
+  CHECK(a.layers[2].ffn.kind == FfnKind::dense);
+  CHECK(a.layers[3].ffn.kind == FfnKind::moe);
+  CHECK(a.layers[3].ffn.n_experts == 256);
+  CHECK(a.layers[3].ffn.shared_intermediate == 2048);
+  CHECK(a.layers[3].ffn.router_bias);  // topk_method noaux_tc
+  CHECK(a.layers[0].attn.mla);
+  CHECK(a.layers[0].attn.kv_lora_rank == 512);
+  CHECK(a.layers[0].attn.qk_rope_dim == 64);
+  CHECK(a.native_format == NativeFormat::fp8_block);
+  CHECK_FALSE(a.mtp_in_gguf);  // llama.cpp's converter drops DeepSeek's MTP layer
+}
+
+TEST_CASE("GLM-4.5 keeps its next-token-prediction layer in GGUF", "[config][moe]") {
+  Architecture a = catalog_arch("glm-4.5");
+  CHECK(a.decoder_layer_count() == 92);
+  CHECK(a.layers.size() == 93);
+  CHECK(a.mtp_in_gguf);
+  CHECK(a.layers[0].ffn.kind == FfnKind::dense);  // first_k_dense_replace 3
+  CHECK(a.layers[3].ffn.n_experts == 160);
+}
+
+TEST_CASE("Llama 4: chunked local layers, every fourth global, all MoE with a shared expert", "[config][moe]") {
+  Architecture a = catalog_arch("llama-4-scout-17b-16e");
+  CHECK(a.layers.size() == 48);
+  CHECK(count_kind(a, AttentionKind::chunked) == 36);
+  CHECK(a.layers[0].attn.window_tokens == 8192);  // attention_chunk_size
+  CHECK(a.layers[3].attn.kind == AttentionKind::full);
+  CHECK(a.layers[0].ffn.kind == FfnKind::moe);
+  CHECK(a.layers[0].ffn.n_experts == 16);
+  CHECK(a.layers[0].ffn.shared_intermediate == 8192);
+  // Maverick interleaves: interleave_moe_layer_step 2 -> odd layers MoE.
+  Architecture m = catalog_arch("llama-4-maverick-17b-128e");
+  CHECK(m.layers[0].ffn.kind == FfnKind::dense);
+  CHECK(m.layers[0].ffn.intermediate == 16384);  // intermediate_size_mlp
+  CHECK(m.layers[1].ffn.kind == FfnKind::moe);
+}
+
+TEST_CASE("Qwen3-Next: three linear-attention layers per full one", "[config][hybrid]") {
+  Architecture a = catalog_arch("qwen3-next-80b-a3b-instruct");
+  CHECK(a.decoder_layer_count() == 48);
+  CHECK(count_kind(a, AttentionKind::full) == 12);
+  CHECK(count_kind(a, AttentionKind::linear) == 36);
+  CHECK(a.layers[3].attn.kind == AttentionKind::full);
+  CHECK(a.layers[3].attn.output_gate);
+  CHECK(a.layers[0].attn.linear_v_heads == 32);
+  CHECK(a.layers[0].ffn.n_experts == 512);
+}
+
+TEST_CASE("Qwen3.5 reads its layer_types under text_config", "[config][hybrid]") {
+  Architecture a = catalog_arch("qwen3.5-27b");
+  CHECK(a.decoder_layer_count() == 64);
+  CHECK(count_kind(a, AttentionKind::full) == 16);
+  CHECK(a.layers[0].attn.linear_v_heads == 48);
+  Architecture moe = catalog_arch("qwen3.5-35b-a3b");
+  CHECK(moe.layers[0].ffn.kind == FfnKind::moe);  // no intermediate_size needed
+}
+
+TEST_CASE("Nemotron-H: one mixer per pattern letter", "[config][hybrid]") {
+  Architecture a = catalog_arch("nemotron-h-56b");
+  // "M-M-M-M*-..." : 118 letters, 54 M, 10 *, 54 -.
+  CHECK(a.layers.size() == 118);
+  CHECK(count_kind(a, AttentionKind::mamba2) == 54);
+  CHECK(count_kind(a, AttentionKind::full) == 10);
+  CHECK(a.layers[1].ffn.kind == FfnKind::dense);
+  CHECK_FALSE(a.layers[1].ffn.gated);  // relu2 MLP
+  CHECK(a.layers[0].attn.ssm_heads == 256);
+  // Nemotron 3 Ultra lists its layers as layers_block_type without num_hidden_layers.
+  Architecture ultra = catalog_arch("nemotron-3-ultra-550b-a55b");
+  CHECK(ultra.decoder_layer_count() == 108);
+  CHECK(count_kind(ultra, AttentionKind::full) == 12);
+}
+
+TEST_CASE("Gemma 4 full layers share K as V with their own head count", "[config][sliding]") {
+  Architecture a = catalog_arch("gemma-4-26b-a4b");
+  const LayerSpec& full = a.layers[5];
+  CHECK(full.attn.kind == AttentionKind::full);
+  CHECK(full.attn.k_eq_v);
+  CHECK(full.attn.n_kv_heads == 2);    // num_global_key_value_heads
+  CHECK(full.attn.head_dim_k == 512);  // global_head_dim
+  CHECK(a.layers[0].attn.kind == AttentionKind::sliding);
+  CHECK(a.layers[0].ffn.parallel_dense_intermediate == 2112);
+}
+
+TEST_CASE("unknown model_type with standard fields is sized as dense, with a warning", "[config][errors]") {
+  json c = llama_like();
+  c["model_type"] = "brand_new_arch";
+  Architecture a = arch_from(c);
+  CHECK(a.layers.size() == 32);
+  REQUIRE(a.warnings.size() == 1);
+  CHECK(a.warnings[0].find("brand_new_arch") != std::string::npos);
+}
+
+TEST_CASE("a config lacking a needed field is refused, naming the field", "[config][errors]") {
+  json c = llama_like();
+  c.erase("num_attention_heads");
+  auto r = read_hf_config(c);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().id == "config.missing_field");
+  CHECK(r.error().message == "config.json lacks the field /num_attention_heads needed to size this model");
+
+  json nested = {{"model_type", "gemma3"}, {"text_config", {{"hidden_size", 2560}, {"num_hidden_layers", 34}}}};
+  auto n = read_hf_config(nested);
+  REQUIRE_FALSE(n.ok());
+  CHECK(n.error().message.find("/text_config/num_attention_heads") != std::string::npos);
+}
+
+TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]") {
+  CHECK(read_hf_config_text("{not json").error().id == "config.not_json");
+  CHECK(read_hf_config_text("[1,2,3]").error().id == "config.not_object");
+  json c = llama_like();
+  c["hidden_size"] = -5;
+  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  c["hidden_size"] = "4096";
+  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  c["hidden_size"] = 1e300;
+  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  c = llama_like();
+  c["num_key_value_heads"] = 64;  // more KV heads than heads
+  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  c = llama_like();
+  c["model_type"] = "nemotron_h";
+  c["hybrid_override_pattern"] = "MX";
+  CHECK(read_hf_config(c).error().id == "config.bad_field");
+}
+
+TEST_CASE("every catalog model reads", "[config][catalog]") {
+  for (const auto& m : test::catalog().models) {
+    INFO(m.id);
+    auto a = read_hf_config(m.config);
+    CHECK(a.ok());
+  }
+}

@@ -1,0 +1,172 @@
+// Whole scenarios: fit verdicts, per-GPU split, offload, engine pools, bad input.
+#include "llmsizer/estimate.hpp"
+
+#include <numeric>
+
+#include "llmsizer/units.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using Catch::Matchers::WithinRel;
+using test::catalog_arch;
+using test::device_of;
+
+namespace {
+
+Scenario scenario(const char* quant, std::int64_t ctx) {
+  Scenario s;
+  s.quant = quant_scheme_from_name(quant).value();
+  s.context_tokens = ctx;
+  return s;
+}
+
+Estimate run(const Architecture& arch, const Scenario& s) {
+  auto e = estimate(arch, s);
+  if (!e) FAIL(e.error().message);
+  return e.value();
+}
+
+std::int64_t sum_weights(const Estimate& e) {
+  std::int64_t n = 0;
+  for (const auto& g : e.memory.per_gpu) n += g.weights_bytes;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("an 8B model at Q4_K_M fits a 24 GB card; a 70B needs two", "[estimate][fit]") {
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("rtx-4090");
+  const Estimate small = run(catalog_arch("llama-3.1-8b"), s);
+  REQUIRE(small.memory.fits.has_value());
+  CHECK(*small.memory.fits);
+  // usable = 24564 MiB as nvidia-smi reports - 457 MiB CUDA context.
+  CHECK(*small.memory.usable_bytes == (24564LL - 457) * static_cast<std::int64_t>(kMiB));
+  CHECK_THAT(*small.memory.utilization,
+             WithinRel(static_cast<double>(small.memory.required_bytes) / static_cast<double>(*small.memory.usable_bytes), 1e-12));
+  const Estimate big = run(catalog_arch("llama-3.1-70b"), s);
+  CHECK_FALSE(*big.memory.fits);
+  s.gpu_count = 2;
+  const Estimate two = run(catalog_arch("llama-3.1-70b"), s);
+  CHECK(*two.memory.fits);
+  REQUIRE(two.memory.per_gpu.size() == 2);
+  CHECK(two.memory.per_gpu[0].last_layer == 40);  // 80 layers split 40/40
+}
+
+TEST_CASE("layer split: the GPUs and the host hold exactly the file's tensors", "[estimate][split]") {
+  Scenario s = scenario("Q4_K_M", 4096);
+  s.device = device_of("rtx-4090");
+  s.gpu_count = 3;
+  const Estimate e = run(catalog_arch("llama-3.1-70b"), s);
+  // llama.cpp keeps the token embedding in host memory.
+  CHECK(sum_weights(e) + e.memory.host_bytes == e.weights.tensor_bytes);
+  std::int64_t kv = 0;
+  for (const auto& g : e.memory.per_gpu) kv += g.kv_cache_bytes;
+  CHECK(kv == e.memory.kv_cache_bytes);
+}
+
+TEST_CASE("offload moves bytes to RAM without creating or losing any", "[estimate][offload]") {
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("rtx-4090");
+  s.offload_fraction = 0.5;
+  s.offload_mode = OffloadMode::layers;
+  const Architecture a = catalog_arch("llama-3.1-70b");
+  const Estimate e = run(a, s);
+  CHECK(e.memory.offloaded_layers == 40);
+  std::int64_t gpu_kv = 0;
+  for (const auto& g : e.memory.per_gpu) gpu_kv += g.kv_cache_bytes;
+  CHECK(sum_weights(e) + e.memory.host_bytes + e.memory.offload_bytes - (e.memory.kv_cache_bytes - gpu_kv) ==
+        e.weights.tensor_bytes);
+  // MoE: --n-cpu-moe moves only experts; the KV stays on the GPU.
+  s.offload_mode = OffloadMode::automatic;
+  const Architecture moe = catalog_arch("qwen3-30b-a3b");
+  const Estimate m = run(moe, s);
+  CHECK(m.memory.offloaded_layers == 24);  // half of 48 layers
+  std::int64_t first_half_experts = 0;
+  for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
+  CHECK(m.memory.offload_bytes == first_half_experts);
+  CHECK(m.memory.per_gpu[0].kv_cache_bytes == m.memory.kv_cache_bytes);
+}
+
+TEST_CASE("vLLM reserves a KV pool from the utilization fraction", "[estimate][vllm][reference]") {
+  // Logged: Meta-Llama-3-8B on an H100 (79.22 GiB seen by torch), utilization
+  // 0.9 -> 71.29 GiB: weights 14.96, non-torch 1.79, activations 1.26 -> KV 53.29 GiB.
+  Scenario s = scenario("native", 8192);
+  s.engine = InferenceEngine::vllm;
+  s.kv_type = KvType::bf16;
+  Device h100 = device_of("h100-sxm");
+  h100.driver_memory_bytes = static_cast<std::int64_t>(79.22 * static_cast<double>(kGiB));
+  s.device = h100;
+  const Estimate e = run(catalog_arch("llama-3.1-8b"), s);
+  CHECK_THAT(static_cast<double>(e.memory.weights_bytes), WithinRel(14.96 * static_cast<double>(kGiB), 0.001));
+  REQUIRE(e.memory.kv_pool_bytes.has_value());
+  CHECK_THAT(static_cast<double>(*e.memory.kv_pool_bytes), WithinRel(53.29 * static_cast<double>(kGiB), 0.01));
+  // 131072 B per token: the pool holds about 53.29 GiB / 128 KiB = 436,551 tokens.
+  CHECK_THAT(static_cast<double>(*e.memory.kv_pool_tokens), WithinRel(436551.0, 0.01));
+}
+
+TEST_CASE("tensor parallel beyond the KV heads replicates them", "[estimate][tp]") {
+  Scenario s = scenario("native", 8192);
+  s.engine = InferenceEngine::vllm;
+  s.kv_type = KvType::bf16;
+  s.device = device_of("h100-sxm");
+  s.gpu_count = 16;
+  const Estimate e = run(catalog_arch("llama-3.1-70b"), s);  // 8 KV heads
+  CHECK(e.memory.per_gpu[0].kv_cache_bytes == e.memory.kv_cache_bytes / 8);
+  bool warned = false;
+  for (const auto& w : e.warnings) warned = warned || w.find("replicated") != std::string::npos;
+  CHECK(warned);
+  s.gpu_count = 4;
+  const Estimate four = run(catalog_arch("llama-3.1-70b"), s);
+  CHECK(four.memory.per_gpu[0].kv_cache_bytes == four.memory.kv_cache_bytes / 4);
+  CHECK(four.memory.per_gpu[0].weights_bytes == four.weights.tensor_bytes / 4);
+}
+
+TEST_CASE("Apple unified memory: the default wired limit", "[estimate][apple][reference]") {
+  // Reference: recommendedMaxWorkingSetSize 21,845 MB on 32 GB (two thirds),
+  // 73,728 MB on 96 GB (three quarters); the figures are MiB.
+  const UsableMemory m32 = usable_memory(device_of("mac-m1-pro-32gb"));
+  const UsableMemory m96 = usable_memory(device_of("mac-m2-max-96gb"));
+  CHECK(m32.capacity_bytes / static_cast<std::int64_t>(kMiB) == 21845);
+  CHECK(m96.capacity_bytes == 73728LL * static_cast<std::int64_t>(kMiB));
+  CHECK(std::string(m96.basis) == "apple-wired-limit");
+}
+
+TEST_CASE("more GPUs never put more weight bytes on one GPU", "[estimate][property]") {
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("a100-80gb-sxm");
+  for (const char* id : {"llama-3.1-70b", "qwen3-235b-a22b", "deepseek-v3"}) {
+    std::int64_t previous = std::numeric_limits<std::int64_t>::max();
+    for (int n = 1; n <= 8; ++n) {
+      s.gpu_count = n;
+      const Estimate e = run(catalog_arch(id), s);
+      std::int64_t most = 0;
+      for (const auto& g : e.memory.per_gpu) most = std::max(most, g.weights_bytes);
+      INFO(id << " x" << n);
+      CHECK(most <= previous);
+      previous = most;
+    }
+  }
+}
+
+TEST_CASE("out-of-range inputs are refused with a message", "[estimate][errors]") {
+  const Architecture a = catalog_arch("llama-3.1-8b");
+  Scenario s = scenario("Q4_K_M", 0);
+  CHECK(estimate(a, s).error().id == "scenario.bad_value");
+  s.context_tokens = 4096;
+  s.sequences = 100000;
+  CHECK(estimate(a, s).error().message.find("batch") != std::string::npos);
+  s.sequences = 1;
+  s.offload_fraction = 1.5;
+  CHECK_FALSE(estimate(a, s).ok());
+  s.offload_fraction = std::nan("");
+  CHECK_FALSE(estimate(a, s).ok());
+}
+
+TEST_CASE("figures that need a device are absent without one", "[estimate]") {
+  const Estimate e = run(catalog_arch("llama-3.1-8b"), scenario("Q4_K_M", 8192));
+  CHECK_FALSE(e.memory.fits.has_value());
+  CHECK_FALSE(e.memory.usable_bytes.has_value());
+  CHECK_FALSE(e.speed.has_value());
+  CHECK(e.memory.required_bytes > e.memory.kv_cache_bytes);
+}

@@ -1,0 +1,113 @@
+// KV cache and recurrent state per attention kind and engine. Expected bytes
+// are computed by hand in the comments.
+#include "llmsizer/kv_cache.hpp"
+
+#include "llmsizer/units.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using test::catalog_arch;
+
+namespace {
+
+KvBreakdown kv(const Architecture& arch, std::int64_t ctx, KvType type = KvType::f16,
+               InferenceEngine engine = InferenceEngine::llama_cpp, std::int64_t seqs = 1) {
+  KvRequest r;
+  r.context_tokens = ctx;
+  r.type = type;
+  r.engine = engine;
+  r.sequences = seqs;
+  return compute_kv_cache(arch, r);
+}
+
+}  // namespace
+
+TEST_CASE("Llama-3.1-8B at 131072 tokens in f16 is the 16384 MiB llama.cpp prints", "[kv][reference]") {
+  // 2 (K,V) x 32 layers x 8 KV heads x 128 x 131072 x 2 B = 16384 MiB
+  // (reference README: "KV 16384.00 MiB (K 8192 + V 8192, f16)").
+  const Architecture a = catalog_arch("llama-3.1-8b");
+  CHECK(kv(a, 131072).total_bytes == 16384LL * static_cast<std::int64_t>(kMiB));
+  // q8_0 stores 34 bytes per 32 elements: 16384 MiB x 34/64 = 8704 MiB.
+  CHECK(kv(a, 131072, KvType::q8_0).total_bytes == 8704LL * static_cast<std::int64_t>(kMiB));
+  // q4_0: 18 bytes per 32 -> 16384 x 18/64 = 4608 MiB.
+  CHECK(kv(a, 131072, KvType::q4_0).total_bytes == 4608LL * static_cast<std::int64_t>(kMiB));
+}
+
+TEST_CASE("llama.cpp pads the context to 256 and -np slots share it", "[kv][llama.cpp]") {
+  const Architecture a = catalog_arch("llama-3.1-8b");
+  // 131072 bytes per token (2 x 32 x 8 x 128 x 2 B); 1000 tokens pad to 1024.
+  CHECK(kv(a, 1000).total_bytes == 1024LL * 131072);
+  // Four sequences of 8192: one cache of 32768 cells.
+  CHECK(kv(a, 8192, KvType::f16, InferenceEngine::llama_cpp, 4).total_bytes == 32768LL * 131072);
+  // vLLM pages in 16-token blocks per sequence: 1000 -> 1008.
+  CHECK(kv(a, 1000, KvType::f16, InferenceEngine::vllm).total_bytes == 1008LL * 131072);
+}
+
+TEST_CASE("Mistral-Small-22B with q8_0 at 49152 tokens: the 5712 MiB Ollama logged", "[kv][reference]") {
+  // Reference README: num_ctx 49152, q8_0 KV -> KV 5712.00 MiB.
+  // 56 layers x 49152 x (8 x 128 x 2) x 34/32 B = 5712 MiB.
+  const nlohmann::json config = {{"model_type", "mistral"}, {"hidden_size", 6144}, {"intermediate_size", 16384},
+                                 {"num_attention_heads", 48}, {"num_hidden_layers", 56}, {"num_key_value_heads", 8},
+                                 {"head_dim", 128}, {"vocab_size", 32768}, {"max_position_embeddings", 131072}};
+  CHECK(kv(test::arch_from(config), 49152, KvType::q8_0, InferenceEngine::ollama).total_bytes ==
+        5712LL * static_cast<std::int64_t>(kMiB));
+}
+
+TEST_CASE("MLA caches the 576-wide latent, not full heads", "[kv][mla]") {
+  // DeepSeek-V3: (kv_lora_rank 512 + rope 64) x 2 B x 61 layers = 70272 B per
+  // token; 32768 tokens -> 2,302,672,896 B. Full heads would be 128 x (192 +
+  // 128) x 2 x 61 = 4,997,120 B per token, 71x more.
+  const KvBreakdown k = kv(catalog_arch("deepseek-v3"), 32768);
+  CHECK(k.total_bytes == 70272LL * 32768);
+  CHECK(k.bytes_per_token == 70272);
+}
+
+TEST_CASE("sliding-window layers hold the window (llama.cpp: window + ubatch, padded)", "[kv][sliding]") {
+  // Gemma-2-9B at 8192: 21 global layers x 8192 cells x 8192 B (8 heads x 256
+  // x 2 x 2 B) = 1,409,286,144; 21 sliding layers x pad(4096 + 512, 256) = 4608
+  // cells x 8192 B = 792,723,456. Total 2,202,009,600.
+  const Architecture g = catalog_arch("gemma-2-9b");
+  CHECK(kv(g, 8192).total_bytes == 2202009600LL);
+  // gpt-oss-20b at 131072: 12 full layers x 131072 x 2048 B (8 x 64 x 2 x 2)
+  // = 3,221,225,472; 12 sliding x pad(128 + 512, 256) = 768 cells x 2048 B.
+  CHECK(kv(catalog_arch("gpt-oss-20b"), 131072).total_bytes == 3221225472LL + 12LL * 768 * 2048);
+  // --swa-full keeps whole contexts on the sliding layers too.
+  KvRequest full;
+  full.context_tokens = 8192;
+  full.swa_full = true;
+  CHECK(compute_kv_cache(g, full).total_bytes == 2LL * 1409286144);
+}
+
+TEST_CASE("linear attention and Mamba hold a fixed state per sequence", "[kv][hybrid]") {
+  // Qwen3-Next linear layer, llama.cpp F32: conv 3 x (2 x 16 x 128 + 32 x 128)
+  // = 24576 floats, state 32 x 128 x 128 = 524288 floats -> 2,195,456 B x 36.
+  const Architecture q = catalog_arch("qwen3-next-80b-a3b-instruct");
+  const KvBreakdown short_ctx = kv(q, 4096);
+  const KvBreakdown long_ctx = kv(q, 65536);
+  CHECK(short_ctx.state_bytes == 2195456LL * 36);
+  CHECK(long_ctx.state_bytes == short_ctx.state_bytes);
+  // Full layers: 12 x 2 KV heads x 256 x 2 x 2 B = 24576 B per token.
+  CHECK(long_ctx.attention_bytes == 24576LL * 65536);
+  // Nemotron-H-56B Mamba2: d_inner 16384; conv 3 x (16384 + 2 x 8 x 256) =
+  // 61440 floats; state 16384 x 256 floats: 17,022,976 B x 54 layers.
+  CHECK(kv(catalog_arch("nemotron-h-56b"), 4096).state_bytes == 17022976LL * 54);
+  // Two sequences hold two states.
+  CHECK(kv(q, 4096, KvType::f16, InferenceEngine::llama_cpp, 2).state_bytes == 2 * short_ctx.state_bytes);
+}
+
+TEST_CASE("more context or more sequences never need less KV", "[kv][property]") {
+  for (const char* id : {"llama-3.1-8b", "gemma-3-27b-it", "gpt-oss-120b", "deepseek-v3", "qwen3.5-27b",
+                         "nemotron-3-nano-30b-a3b", "llama-4-scout-17b-16e"}) {
+    const Architecture a = catalog_arch(id);
+    for (auto engine : {InferenceEngine::llama_cpp, InferenceEngine::vllm, InferenceEngine::mlx}) {
+      std::int64_t previous = 0;
+      for (std::int64_t ctx = 256; ctx <= 262144; ctx *= 2) {
+        INFO(id << " ctx " << ctx);
+        const std::int64_t bytes = kv(a, ctx, KvType::f16, engine).total_bytes;
+        CHECK(bytes >= previous);
+        CHECK(kv(a, ctx, KvType::f16, engine, 2).total_bytes >= bytes);
+        previous = bytes;
+      }
+    }
+  }
+}

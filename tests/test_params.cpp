@@ -1,0 +1,86 @@
+// Parameter counts against hand sums and vendors' stated counts
+// (../shared/reference/models.json official_params_*; copied into data/models.json).
+#include "llmsizer/params.hpp"
+
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using Catch::Matchers::WithinRel;
+using test::catalog_arch;
+
+TEST_CASE("Llama-3.1-8B, counted by hand", "[params]") {
+  // embed + head: 2 x 128256 x 4096 = 1,050,673,152
+  // per layer: q 4096x4096 + k,v 2 x 4096x1024 + o 4096x4096 = 41,943,040
+  //            MLP 3 x 4096 x 14336 = 176,160,768; two norms 8,192
+  //            = 218,112,000 x 32 layers = 6,979,584,000
+  // final norm 4,096  ->  8,030,261,248 (also the count HF shows for the repo)
+  const ParamCounts p = count_params(catalog_arch("llama-3.1-8b"));
+  CHECK(p.total == 8030261248LL);
+  CHECK(p.active == p.total);
+  CHECK(p.embedding == 525336576LL);  // 128256 x 4096
+}
+
+TEST_CASE("Mixtral 8x7B: active = everything but 6 of 8 experts", "[params][moe]") {
+  // experts per layer: 8 x 3 x 4096 x 14336 = 1,409,286,144; 6/8 idle = 1,056,964,608
+  // x 32 layers = 33,822,867,456 idle.  Total 46,702,792,704 (HF count).
+  const ParamCounts p = count_params(catalog_arch("mixtral-8x7b"));
+  CHECK(p.total == 46702792704LL);
+  CHECK(p.active == 46702792704LL - 33822867456LL);
+}
+
+TEST_CASE("vendor counts stated precisely are met within 0.5%", "[params][reference]") {
+  struct Case {
+    const char* id;
+    double total;
+    double active;  // 0: dense
+  };
+  // Source: ../shared/reference/models.json official_params_total / _active
+  // (model cards: Meta llama-models, Qwen, DeepSeek-V3, OpenAI gpt-oss).
+  const Case cases[] = {
+      {"llama-3.2-1b", 1.23e9, 0},   {"llama-3.2-3b", 3.21e9, 0},     {"qwen2.5-7b", 7.61e9, 0},
+      {"qwen3-32b", 32.8e9, 0},      {"qwen3-30b-a3b", 30.5e9, 0},    {"qwen3-235b-a22b", 235e9, 0},
+      {"deepseek-v3", 671e9, 0},     {"gpt-oss-120b", 117e9, 0},      {"gpt-oss-20b", 21e9, 0},
+      {"qwen3-coder-480b-a35b", 480e9, 0}, {"hunyuan-a13b", 80e9, 0}, {"llama-3.1-405b", 405e9, 0},
+      {"llama-4-maverick-17b-128e", 400e9, 0},
+  };
+  for (const Case& c : cases) {
+    INFO(c.id);
+    const ParamCounts p = count_params(catalog_arch(c.id));
+    CHECK_THAT(static_cast<double>(p.total), WithinRel(c.total, 0.005));
+  }
+}
+
+TEST_CASE("active counts of MoE models follow the vendors' figures", "[params][moe][reference]") {
+  // Vendors differ on whether the embedding row is "active"; within 2% holds
+  // for all of these. Source: models.json official_params_active.
+  struct Case {
+    const char* id;
+    double active;
+  };
+  const Case cases[] = {{"deepseek-v3", 37e9},       {"qwen3-235b-a22b", 22e9}, {"qwen3-30b-a3b", 3.3e9},
+                        {"hunyuan-a13b", 13e9},      {"ernie-4.5-300b-a47b", 47e9},
+                        {"qwen3-coder-480b-a35b", 35e9}, {"llama-4-maverick-17b-128e", 17e9}};
+  for (const Case& c : cases) {
+    INFO(c.id);
+    CHECK_THAT(static_cast<double>(count_params(catalog_arch(c.id)).active), WithinRel(c.active, 0.02));
+  }
+}
+
+TEST_CASE("MTP layers are counted apart from the decoder", "[params][mtp]") {
+  // DeepSeek-V3: 671B decoder; the HF checkpoint's 685B adds the MTP module
+  // (reference: "671B (HF checkpoint 685B incl. 14B MTP module)"). The MTP
+  // block is one MoE layer plus eh_proj: about 11.6B without its copies of
+  // the embedding and head.
+  const ParamCounts p = count_params(catalog_arch("deepseek-v3"));
+  CHECK_THAT(static_cast<double>(p.mtp), WithinRel(11.6e9, 0.01));
+  CHECK(count_params(catalog_arch("llama-3.1-8b")).mtp == 0);
+}
+
+TEST_CASE("hybrid stacks count their Mamba and linear-attention layers", "[params][hybrid]") {
+  // Nemotron 3 Super: 120B (per name), latent MoE; Nemotron 3 Ultra 550B.
+  CHECK_THAT(static_cast<double>(count_params(catalog_arch("nemotron-3-super-120b-a12b")).total), WithinRel(120e9, 0.01));
+  CHECK_THAT(static_cast<double>(count_params(catalog_arch("nemotron-3-ultra-550b-a55b")).total), WithinRel(550e9, 0.01));
+  // Qwen3-Next-80B-A3B and Qwen3.5-397B-A17B (per name).
+  CHECK_THAT(static_cast<double>(count_params(catalog_arch("qwen3-next-80b-a3b-instruct")).total), WithinRel(80e9, 0.01));
+  CHECK_THAT(static_cast<double>(count_params(catalog_arch("qwen3.5-397b-a17b")).total), WithinRel(397e9, 0.01));
+}
