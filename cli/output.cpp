@@ -107,7 +107,11 @@ ordered_json estimate_json(const Estimate& e, const Scenario& s, const std::stri
   speed["ttft_s"] = e.speed && e.speed->ttft_s > 0 ? ordered_json(e.speed->ttft_s) : ordered_json(nullptr);
   j["speed"] = speed;
   ordered_json cost;
-  cost["usd_per_million_tokens"] = optional_json(e.usd_per_million_tokens);
+  cost["usd_per_million_tokens"] = optional_json(e.cost.usd_per_million_tokens);
+  cost["usd_per_million_tokens_batch"] = optional_json(e.cost.usd_per_million_tokens_batch);
+  cost["usd_per_hour"] = optional_json(e.cost.usd_per_hour);
+  cost["power_usd_per_month"] = optional_json(e.cost.power_usd_per_month);
+  cost["break_even_months"] = optional_json(e.cost.break_even_months);
   j["cost"] = cost;
   j["warnings"] = e.warnings;
   return j;

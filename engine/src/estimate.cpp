@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "llmsizer/speed.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -58,21 +59,6 @@ OffloadPlan plan_offload(const Architecture& arch, const Scenario& s) {
   if (experts) plan.cpu_expert_layers = std::min(count, n_layers);
   else plan.cpu_layers = std::min(count, n_layers);
   return plan;
-}
-
-// Bytes read per decoded token: the weights a token touches. Routed experts
-// count only the share that is routed to.
-double active_weight_bytes(const Architecture& arch, const WeightBreakdown& w, std::int64_t layer_begin,
-                           std::int64_t layer_end) {
-  double bytes = 0.0;
-  for (std::int64_t i = layer_begin; i < layer_end; ++i) {
-    const auto idx = static_cast<std::size_t>(i);
-    const FfnSpec& f = arch.layers[idx].ffn;
-    const double expert = static_cast<double>(w.layer_expert_bytes[idx]);
-    const double used = f.n_experts > 0 ? static_cast<double>(f.n_experts_used) / static_cast<double>(f.n_experts) : 0.0;
-    bytes += static_cast<double>(w.layer_bytes[idx]) - expert + expert * used;
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -133,6 +119,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
     }
   }
   e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
+  e.memory.offload_experts_only = effective.cpu_expert_layers > 0;
   e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;
   // llama.cpp keeps the input embedding in host memory (its lookup runs on the
   // CPU); with tied embeddings the output head is a copy on the GPU.
@@ -260,48 +247,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
     }
   }
 
-  // Speed: a first roofline (bandwidth-bound decode, compute-bound prefill).
-  // Calibration per backend is issue 4's; until then efficiencies are fixed.
-  if (s.device && s.device->bandwidth_bytes_per_s > 0.0) {
-    const Device& d = *s.device;
-    SpeedEstimate sp;
-    const double bw_eff = 0.7;    // share of peak bandwidth decode kernels reach
-    const double flops_eff = 0.4; // share of dense peak prefill reaches
-    const double step_overhead_s = 0.0008;  // launches + sampling per step
-    const double gpu_bw = d.bandwidth_bytes_per_s * bw_eff * (tp ? n_gpus : 1);
-    const double active_all = active_weight_bytes(arch, e.weights, 0, n_layers) +
-                              static_cast<double>(e.weights.output_bytes);
-    double ram_active = 0.0;
-    if (effective.cpu_layers > 0) ram_active = active_weight_bytes(arch, e.weights, 0, effective.cpu_layers);
-    for (int i = effective.cpu_layers; i < effective.cpu_expert_layers; ++i) {
-      const auto idx = static_cast<std::size_t>(i);
-      const FfnSpec& f = arch.layers[idx].ffn;
-      if (f.n_experts > 0)
-        ram_active += static_cast<double>(e.weights.layer_expert_bytes[idx]) * static_cast<double>(f.n_experts_used) /
-                      static_cast<double>(f.n_experts);
-    }
-    const double gpu_active = std::max(0.0, active_all - ram_active);
-    const double kv_per_seq = static_cast<double>(e.kv.total_bytes) / static_cast<double>(s.sequences);
-    const double t_single = gpu_active / gpu_bw + ram_active / (s.ram_bandwidth_bytes_per_s * 0.7) +
-                            kv_per_seq / gpu_bw + step_overhead_s;
-    sp.decode_tokens_per_s = 1.0 / t_single;
-    const double flops_per_token = 2.0 * static_cast<double>(e.params.active);
-    const double peak_flops = d.fp16_flops * flops_eff * (tp ? n_gpus : 1);
-    const double t_batch_mem = gpu_active / gpu_bw + ram_active / (s.ram_bandwidth_bytes_per_s * 0.7) +
-                               static_cast<double>(e.kv.total_bytes) / gpu_bw + step_overhead_s;
-    const double t_batch_compute =
-        peak_flops > 0.0 ? flops_per_token * static_cast<double>(s.sequences) / peak_flops : 0.0;
-    sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / std::max(t_batch_mem, t_batch_compute);
-    if (peak_flops > 0.0) {
-      const double attention_flops = 2.0 * static_cast<double>(n_layers) * static_cast<double>(arch.hidden_size) *
-                                     static_cast<double>(s.prompt_tokens);
-      const double t_prefill = static_cast<double>(s.prompt_tokens) * (flops_per_token + attention_flops) / peak_flops;
-      sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / t_prefill;
-      sp.ttft_s = t_prefill + t_single;
-    }
-    e.speed = sp;
-    e.warnings.push_back("speed is a first roofline estimate with fixed efficiencies, not yet calibrated on measurements");
-  }
+  e.speed = estimate_speed(arch, s, e);
+  if (e.speed) e.warnings.push_back("speed is a first roofline estimate with fixed efficiencies, not yet calibrated on measurements");
+  e.cost = estimate_cost(s, e);
   return e;
 }
 

@@ -36,6 +36,14 @@ struct Scenario {
   bool flash_attention = true;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
+
+  // Cost inputs. A cloud offer's hourly price for the whole setup (all GPUs), or
+  // owned hardware: purchase price amortized over years plus power at TDP.
+  std::optional<double> hourly_price_usd;
+  std::optional<double> purchase_price_usd;  // defaults to device price x GPU count when known
+  double amortization_years = 3.0;
+  double hours_per_day = 24.0;
+  double electricity_usd_per_kwh = 0.15;
 };
 
 struct GpuShare {
@@ -64,6 +72,7 @@ struct MemoryEstimate {
   std::optional<std::int64_t> kv_pool_bytes;
   std::optional<std::int64_t> kv_pool_tokens;
   int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
+  bool offload_experts_only = false;  // --n-cpu-moe style: only routed experts moved
   std::vector<GpuShare> per_gpu;
 };
 
@@ -74,6 +83,14 @@ struct SpeedEstimate {
   double ttft_s = 0.0;
 };
 
+struct CostEstimate {
+  std::optional<double> usd_per_million_tokens;        // one stream
+  std::optional<double> usd_per_million_tokens_batch;  // all sequences together
+  std::optional<double> usd_per_hour;                  // rent, or owned: amortization + power
+  std::optional<double> power_usd_per_month;           // owned hardware at TDP
+  std::optional<double> break_even_months;             // buying vs renting at the given hourly price
+};
+
 struct Estimate {
   ParamCounts params;
   WeightBreakdown weights;
@@ -81,7 +98,7 @@ struct Estimate {
   RuntimeBreakdown runtime;
   MemoryEstimate memory;
   std::optional<SpeedEstimate> speed;
-  std::optional<double> usd_per_million_tokens;
+  CostEstimate cost;
   std::vector<std::string> warnings;
 };
 
