@@ -2,82 +2,128 @@
 
 #include <algorithm>
 
+#include "llmsizer/speed_calibration.hpp"
+#include "llmsizer/speed_work.hpp"
+
 namespace llmsizer {
 namespace {
 
-// Bytes read per decoded token: the weights a token touches. Routed experts
-// count only the share that is routed to.
-double active_weight_bytes(const Architecture& arch, const WeightBreakdown& w, std::int64_t layer_begin,
-                           std::int64_t layer_end) {
-  double bytes = 0.0;
-  for (std::int64_t i = layer_begin; i < layer_end; ++i) {
-    const auto idx = static_cast<std::size_t>(i);
-    const FfnSpec& f = arch.layers[idx].ffn;
-    const double expert = static_cast<double>(w.layer_expert_bytes[idx]);
-    const double used = f.n_experts > 0 ? static_cast<double>(f.n_experts_used) / static_cast<double>(f.n_experts) : 0.0;
-    bytes += static_cast<double>(w.layer_bytes[idx]) - expert + expert * used;
+// The device as one runtime sees it: rates after the fitted efficiencies.
+struct EffectiveRates {
+  SpeedBasis basis;
+  double weight_bytes_per_s = 0.0;  // GPU memory, weight reads (dequantization included)
+  double kv_bytes_per_s = 0.0;      // GPU memory, KV and state reads
+  double ram_bytes_per_s = 0.0;     // system RAM read by the CPU
+  double matrix_flops = 0.0;        // GEMMs: prefill and batched decode; 0 when unknown
+  double link_bytes_per_s = 0.0;    // one direction of the GPU-to-GPU link
+  double layer_overhead_s = 0.0;
+};
+
+// Dense throughput for the weights' type, as the runtime's kernels see it.
+// Serving engines run FP8 GEMMs (FP4 counted at the FP8 rate) where the device
+// has them. GeForce cards are listed at their FP32-accumulate tensor rate, half
+// their FP16-accumulate and INT8 rate; llama.cpp's kernels accumulate in FP16
+// or INT32 (its quantized MMQ path), so they see twice the listed figure.
+double dense_flops(const Device& d, EngineFamily engine, WeightFamily weights) {
+  // The CPU backend on a GPU's machine: the figures are the GPU's, not the CPU's.
+  if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return 0.0;
+  const bool low_precision = weights == WeightFamily::fp8 || weights == WeightFamily::fp4;
+  if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) return d.fp8_flops;
+  const bool geforce = d.vendor == "nvidia" && d.kind == DeviceKind::consumer;
+  if (engine == EngineFamily::llama_cpp && geforce && d.backend != Backend::cpu) return 2.0 * d.fp16_flops;
+  return d.fp16_flops;
+}
+
+// Unified memory (Apple, DGX Spark, Strix Halo): "offloaded" layers sit in the
+// same memory and the CPU reads them at its share of the device's bandwidth.
+bool shares_memory_with_cpu(const Device& d) {
+  return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu || d.kind == DeviceKind::cpu;
+}
+
+EffectiveRates effective_rates(const Scenario& s, EngineFamily engine, WeightFamily weights) {
+  const Device& d = *s.device;
+  const SpeedConstants& k = speed_constants();
+  const BackendCalibration& hw = backend_calibration(d.backend, d.vendor);
+  const RuntimeCalibration& rt = runtime_calibration(engine, d.backend, d.vendor);
+  const WeightCalibration& w = weight_calibration(weights);
+  // llama.cpp's kernels, tuned on consumer GPUs, reach less of a datacenter
+  // part's HBM bandwidth and tensor throughput.
+  const bool datacenter = engine == EngineFamily::llama_cpp && d.kind == DeviceKind::datacenter;
+  const double ram_peak = shares_memory_with_cpu(d) ? d.bandwidth_bytes_per_s : s.ram_bandwidth_bytes_per_s;
+
+  EffectiveRates r;
+  r.basis.runtime = std::string(engine_family_name(engine)) + "/" + backend_name(rt.backend) +
+                    (rt.vendor.empty() ? "" : "/" + std::string(rt.vendor));
+  r.basis.weight_family = weight_family_name(weights);
+  r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
+  r.basis.peak_flops = dense_flops(d, engine, weights);
+  r.basis.ram_bandwidth_bytes_per_s = ram_peak;
+  r.basis.datacenter = datacenter;
+  r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (datacenter ? k.datacenter_bandwidth_factor : 1.0);
+  r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
+  r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
+  r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (datacenter ? k.datacenter_prefill_factor : 1.0);
+  // NVLink figures are both directions together; a ring all-reduce moves data
+  // one way per link. Without NVLink the GPUs talk over PCIe.
+  r.link_bytes_per_s = d.interconnect_bytes_per_s > 0.0 ? d.interconnect_bytes_per_s / 2.0 : k.pcie_bytes_per_s;
+  r.basis.link_bytes_per_s = r.link_bytes_per_s;
+  r.layer_overhead_s = rt.layer_overhead_s;
+  return r;
+}
+
+double ratio(double numerator, double rate) { return rate > 0.0 && numerator > 0.0 ? numerator / rate : 0.0; }
+
+// Seconds for a pass (see StepTime): weight-type factors scale the GEMM rate
+// for prompts (dequantization inside the kernels), not for batched decode.
+StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor) {
+  const SpeedConstants& k = speed_constants();
+  StepTime t;
+  t.weights_s = ratio(w.gpu_weight_bytes, r.weight_bytes_per_s);
+  t.kv_s = ratio(w.gpu_kv_bytes, r.kv_bytes_per_s);
+  t.ram_s = ratio(w.ram_bytes, r.ram_bytes_per_s);
+  t.host_to_gpu_s = ratio(w.host_to_gpu_bytes, k.pcie_bytes_per_s);
+  t.compute_s = ratio(w.flops, r.matrix_flops * gemm_factor);
+  if (w.tensor_parallel > 1) {
+    // Ring all-reduce: each GPU sends and receives 2 (TP - 1) / TP of the buffer.
+    const double tp = static_cast<double>(w.tensor_parallel);
+    const double moved = w.allreduce_bytes * 2.0 * (tp - 1.0) / tp;
+    t.interconnect_s = static_cast<double>(w.allreduces) * (ratio(moved, r.link_bytes_per_s) + k.allreduce_latency_s);
   }
-  return bytes;
+  if (w.layer_split_gpus > 1)
+    t.interconnect_s += static_cast<double>((w.layer_split_gpus - 1) * w.passes) * k.layer_split_hop_s;
+  t.overhead_s = static_cast<double>(w.layers) * static_cast<double>(w.passes) * r.layer_overhead_s;
+  t.total_s = std::max(t.weights_s + t.kv_s, t.compute_s) + t.ram_s + t.host_to_gpu_s + t.interconnect_s +
+              t.overhead_s;
+  return t;
 }
 
 }  // namespace
 
 std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scenario& s, const Estimate& e) {
-  if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0) return std::nullopt;
-  // A first roofline (bandwidth-bound decode, compute-bound prefill) with fixed
-  // efficiencies; calibration per backend on measurements is issue 4's.
-  const Device& d = *s.device;
-  const int n_layers = arch.decoder_layer_count();
-  const int n_gpus = static_cast<int>(e.memory.per_gpu.size());
-  const bool tp = engine_uses_kv_pool(s.engine) && n_gpus > 1;
-  const int cpu_layers = e.memory.offload_experts_only ? 0 : e.memory.offloaded_layers;
-  const int cpu_expert_layers = e.memory.offload_experts_only ? e.memory.offloaded_layers : 0;
+  if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
+  const EngineFamily engine = engine_family(s.engine);
+  const WeightFamily weights = weight_family(s.quant, arch.native_format);
+  const EffectiveRates rates = effective_rates(s, engine, weights);
 
   SpeedEstimate sp;
-  const double bw_eff = 0.7;              // share of peak bandwidth decode kernels reach
-  const double flops_eff = 0.4;           // share of dense peak prefill reaches
-  const double step_overhead_s = 0.0008;  // launches + sampling per step
-  const double gpu_bw = d.bandwidth_bytes_per_s * bw_eff * (tp ? n_gpus : 1);
-  const double ram_bw = s.ram_bandwidth_bytes_per_s * 0.7;
-  const double active_all = active_weight_bytes(arch, e.weights, 0, n_layers) + static_cast<double>(e.weights.output_bytes);
-  double ram_active = cpu_layers > 0 ? active_weight_bytes(arch, e.weights, 0, cpu_layers) : 0.0;
-  for (int i = cpu_layers; i < cpu_expert_layers; ++i) {
-    const auto idx = static_cast<std::size_t>(i);
-    const FfnSpec& f = arch.layers[idx].ffn;
-    if (f.n_experts > 0)
-      ram_active += static_cast<double>(e.weights.layer_expert_bytes[idx]) * static_cast<double>(f.n_experts_used) /
-                    static_cast<double>(f.n_experts);
-  }
-  const double gpu_active = std::max(0.0, active_all - ram_active);
-  const double kv_per_seq = static_cast<double>(e.kv.total_bytes) / static_cast<double>(s.sequences);
-  const double t_single = gpu_active / gpu_bw + ram_active / ram_bw + kv_per_seq / gpu_bw + step_overhead_s;
-  sp.decode_tokens_per_s = 1.0 / t_single;
-  const double flops_per_token = 2.0 * static_cast<double>(e.params.active);
-  const double peak_flops = d.fp16_flops * flops_eff * (tp ? n_gpus : 1);
-  const double t_batch_mem = gpu_active / gpu_bw + ram_active / ram_bw +
-                             static_cast<double>(e.kv.total_bytes) / gpu_bw + step_overhead_s;
-  const double t_batch_compute = peak_flops > 0.0 ? flops_per_token * static_cast<double>(s.sequences) / peak_flops : 0.0;
-  sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / std::max(t_batch_mem, t_batch_compute);
-  if (peak_flops > 0.0) {
-    const double attention_flops =
-        2.0 * static_cast<double>(n_layers) * static_cast<double>(arch.hidden_size) * static_cast<double>(s.prompt_tokens);
-    const double t_prefill = static_cast<double>(s.prompt_tokens) * (flops_per_token + attention_flops) / peak_flops;
-    sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / t_prefill;
-    sp.ttft_s = t_prefill + t_single;
+  sp.basis = rates.basis;
+  sp.decode_single_work = decode_step_work(arch, s, e, 1);
+  sp.decode_single_time = step_time(sp.decode_single_work, rates, 1.0);
+  sp.decode_batch_work = decode_step_work(arch, s, e, s.sequences);
+  sp.decode_batch_time = step_time(sp.decode_batch_work, rates, 1.0);
+  if (sp.decode_single_time.total_s <= 0.0 || sp.decode_batch_time.total_s <= 0.0) return std::nullopt;
+  sp.decode_tokens_per_s = 1.0 / sp.decode_single_time.total_s;
+  sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / sp.decode_batch_time.total_s;
+
+  sp.prefill_work = prefill_work(arch, s, e);
+  if (rates.matrix_flops > 0.0) {
+    sp.prefill_time = step_time(sp.prefill_work, rates, weight_calibration(weights).prefill_factor);
+    sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
+    // Time to first token: the prompt's passes plus one decode step (sampling,
+    // and the step that streams the first token out).
+    sp.ttft_s = sp.prefill_time.total_s + sp.decode_single_time.total_s;
   }
   return sp;
-}
-
-CostEstimate estimate_cost(const Scenario& s, const Estimate& e) {
-  CostEstimate c;
-  if (!e.speed || e.speed->decode_tokens_per_s <= 0.0) return c;
-  if (s.hourly_price_usd && *s.hourly_price_usd > 0.0) c.usd_per_hour = *s.hourly_price_usd;
-  if (!c.usd_per_hour) return c;
-  // USD per million tokens = hourly price / (tokens per second x 3600) x 1e6.
-  c.usd_per_million_tokens = *c.usd_per_hour / (e.speed->decode_tokens_per_s * 3600.0) * 1e6;
-  if (e.speed->decode_tokens_per_s_total > 0.0)
-    c.usd_per_million_tokens_batch = *c.usd_per_hour / (e.speed->decode_tokens_per_s_total * 3600.0) * 1e6;
-  return c;
 }
 
 }  // namespace llmsizer

@@ -1,0 +1,92 @@
+// Constants of the speed model, fitted on public measurements. The values live
+// in data/speed_calibration.json (with how and on what they were fitted);
+// scripts/speed/fit.py writes that file and engine/src/speed_calibration_data.cpp,
+// which compiles the same numbers in (the engine does no I/O).
+#pragma once
+#include <cstddef>
+#include <string_view>
+
+#include "llmsizer/device.hpp"
+#include "llmsizer/engines.hpp"
+#include "llmsizer/quantization.hpp"
+
+namespace llmsizer {
+
+// Engines sharing kernels and scheduling: llama.cpp and Ollama; vLLM, SGLang and
+// TensorRT-LLM (CUDA graphs, paged attention, fused GEMMs); MLX.
+enum class EngineFamily { llama_cpp, serving, mlx };
+
+// Weight formats whose kernels cost differently per byte read.
+enum class WeightFamily {
+  float16,  // F16/BF16/F32 tensors
+  legacy,   // Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and MLX's affine 4/8-bit: one scale (and bias) per group
+  kquant,   // Q2_K..Q6_K mixes (and the bartowski/unsloth mixes built on them)
+  iquant,   // IQ* and TQ* codebook types
+  mxfp4,    // gpt-oss experts in MXFP4 (GGUF)
+  fp8,      // FP8 checkpoints (block or per-tensor scales)
+  fp4,      // NVFP4 / MXFP4 checkpoints served natively
+  int4      // AWQ, GPTQ, NF4
+};
+
+// How well a backend's decode kernels stream weights from memory. Shared by the
+// engines running on it: bandwidth is the hardware's; what differs per engine
+// is the fixed cost per layer (RuntimeCalibration).
+struct BackendCalibration {
+  Backend backend;
+  std::string_view vendor;     // "" for any vendor; a row for one vendor overrides it
+  double bandwidth_efficiency;  // share of peak memory bandwidth decode reads reach
+  int fitted_records;           // measurements behind the row; 0: borrowed (see the JSON)
+};
+
+struct RuntimeCalibration {
+  EngineFamily engine;
+  Backend backend;
+  std::string_view vendor;    // "" for any vendor
+  double layer_overhead_s;    // per layer and forward pass: launches, synchronisation, sampling
+  double prefill_efficiency;  // share of dense matrix throughput prompt processing (and
+                              // compute-bound batched decode) reaches
+  int fitted_records;
+};
+
+struct WeightCalibration {
+  WeightFamily family;
+  double bandwidth_factor;  // multiplies bandwidth_efficiency for weight reads (dequantization)
+  double prefill_factor;    // multiplies prefill_efficiency
+  int fitted_records;
+};
+
+// Constants outside the per-backend rows.
+struct SpeedConstants {
+  double ram_bandwidth_efficiency;     // share of RAM bandwidth the CPU reaches on offloaded weights
+  double datacenter_bandwidth_factor;  // llama.cpp on datacenter GPUs: share of the bandwidth
+  double datacenter_prefill_factor;    // ... and of the tensor throughput its kernels reach
+  double pcie_bytes_per_s;             // host-to-GPU copies, and all-reduces without NVLink
+  double allreduce_latency_s;          // one small all-reduce across the GPUs
+  double layer_split_hop_s;            // handing activations to the next GPU (layer split)
+};
+
+EngineFamily engine_family(InferenceEngine engine);
+WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format);
+const char* engine_family_name(EngineFamily family);
+const char* weight_family_name(WeightFamily family);
+
+// Rows for a backend (and vendor); backends without measurements fall back to
+// a stated neighbour (sycl -> vulkan, cann/musa/other -> cuda, ...).
+const BackendCalibration& backend_calibration(Backend backend, std::string_view vendor);
+const RuntimeCalibration& runtime_calibration(EngineFamily engine, Backend backend, std::string_view vendor);
+const WeightCalibration& weight_calibration(WeightFamily family);
+const SpeedConstants& speed_constants();
+
+// The compiled tables, for the test that compares them with the JSON.
+struct CalibrationTables {
+  const BackendCalibration* backends;
+  std::size_t backend_count;
+  const RuntimeCalibration* runtimes;
+  std::size_t runtime_count;
+  const WeightCalibration* weights;
+  std::size_t weight_count;
+  const SpeedConstants* constants;
+};
+CalibrationTables calibration_tables();
+
+}  // namespace llmsizer

@@ -1,0 +1,52 @@
+// Plain records of the speed model: the work of one decode step (or of a whole
+// prompt) and the time each part of it takes. Kept apart from speed.hpp so that
+// estimate.hpp can hold them without including the model's functions.
+#pragma once
+#include <string>
+
+namespace llmsizer {
+
+// What the times were computed from: the fitted runtime row, the weight format
+// family, and the device's peak figures before efficiencies.
+struct SpeedBasis {
+  std::string runtime;        // "llama.cpp/cuda", "llama.cpp/vulkan/nvidia", "mlx/metal", ...
+  std::string weight_family;  // "kquant", "legacy", "float16", "fp8", ...
+  double peak_bandwidth_bytes_per_s = 0.0;
+  double peak_flops = 0.0;    // dense throughput for the weights' type; 0 when unknown
+  double link_bytes_per_s = 0.0;
+  double ram_bandwidth_bytes_per_s = 0.0;
+  bool datacenter = false;    // llama.cpp on a datacenter part (its own factors apply)
+};
+
+// What one forward pass has to move and compute, on its critical path: layer
+// split GPUs run one after another, so their bytes add up; tensor-parallel GPUs
+// run side by side, so only one GPU's share counts.
+struct StepWork {
+  double gpu_weight_bytes = 0.0;   // weights read from GPU memory
+  double gpu_kv_bytes = 0.0;       // KV cache read, recurrent state read and written
+  double ram_bytes = 0.0;          // weights and KV the CPU reads from system RAM (offload)
+  double host_to_gpu_bytes = 0.0;  // prefill: offloaded weights llama.cpp copies to the GPU
+  double flops = 0.0;              // matrix products and attention on the GPU(s)
+  int layers = 0;                  // decoder layers run per pass
+  int passes = 1;                  // prefill: micro-batches; weights are read once per pass
+  int tensor_parallel = 1;         // GPUs splitting every layer
+  int layer_split_gpus = 1;        // GPUs running their layers one after another
+  int allreduces = 0;              // tensor parallel: two per layer and pass
+  double allreduce_bytes = 0.0;    // size of each all-reduce
+};
+
+// Seconds per part. GPU memory traffic (weights, KV) and GPU compute overlap:
+// the pass takes the longer of the two (a roofline). RAM reads, host copies,
+// interconnect and the fixed per-layer overhead come on top.
+struct StepTime {
+  double weights_s = 0.0;
+  double kv_s = 0.0;
+  double ram_s = 0.0;
+  double host_to_gpu_s = 0.0;
+  double compute_s = 0.0;
+  double interconnect_s = 0.0;
+  double overhead_s = 0.0;
+  double total_s = 0.0;
+};
+
+}  // namespace llmsizer

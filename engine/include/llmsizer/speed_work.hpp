@@ -1,0 +1,30 @@
+// The work behind decode and prefill, from the memory estimate: the bytes each
+// step reads and where they sit (GPU memory, system RAM), and the FLOPs it
+// costs. Physics only; efficiencies are applied in speed.cpp.
+#pragma once
+#include <cstdint>
+
+#include "llmsizer/estimate.hpp"
+
+namespace llmsizer {
+
+// Expected share of a layer's n routed experts that `batch` tokens touch when
+// each picks k of them: 1 - (1 - k/n)^batch. k/n at batch 1, towards 1 as the
+// batch grows (n = 128, k = 8: 6.25% at batch 1, 98.4% at batch 64).
+double expert_touched_share(std::int64_t n_experts, std::int64_t n_used, std::int64_t batch);
+
+// Multiply-accumulate weights a token runs through, counted once per use:
+// active parameters without the embedding lookup, with the output head (a tied
+// head is the embedding matrix used a second time).
+double matmul_params_per_token(const Architecture& arch, const ParamCounts& params);
+
+// One decode step of `batch` sequences, each holding s.context_tokens in its
+// cache (KV read scales with the batch's share of the estimate's cache).
+StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch);
+
+// A prompt of s.prompt_tokens tokens into an empty cache, in micro-batches of
+// s.prefill_ubatch_tokens (default: llama.cpp's -ub 512; chunks of 2048 for
+// vLLM/SGLang/TensorRT-LLM and MLX), logits for its last token only.
+StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimate& e);
+
+}  // namespace llmsizer

@@ -1,0 +1,86 @@
+#include "llmsizer/speed_json.hpp"
+
+namespace llmsizer {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json positive_or_null(double v) { return v > 0.0 ? ordered_json(v) : ordered_json(nullptr); }
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+ordered_json step_json(const StepWork& w, const StepTime& t) {
+  ordered_json work;
+  work["weight_bytes"] = w.gpu_weight_bytes;
+  work["kv_bytes"] = w.gpu_kv_bytes;
+  work["ram_bytes"] = w.ram_bytes;
+  work["host_to_gpu_bytes"] = w.host_to_gpu_bytes;
+  work["flops"] = w.flops;
+  work["layers"] = w.layers;
+  work["passes"] = w.passes;
+  work["tensor_parallel"] = w.tensor_parallel;
+  work["layer_split_gpus"] = w.layer_split_gpus;
+  work["allreduces"] = w.allreduces;
+  work["allreduce_bytes"] = w.allreduce_bytes;
+  ordered_json time;
+  time["weights_s"] = t.weights_s;
+  time["kv_s"] = t.kv_s;
+  time["ram_s"] = t.ram_s;
+  time["host_to_gpu_s"] = t.host_to_gpu_s;
+  time["compute_s"] = t.compute_s;
+  time["interconnect_s"] = t.interconnect_s;
+  time["overhead_s"] = t.overhead_s;
+  time["total_s"] = t.total_s;
+  ordered_json j;
+  j["work"] = work;
+  j["time"] = time;
+  return j;
+}
+
+}  // namespace
+
+ordered_json speed_to_json(const std::optional<SpeedEstimate>& speed) {
+  ordered_json j;
+  j["decode_tokens_per_s"] = speed ? ordered_json(speed->decode_tokens_per_s) : ordered_json(nullptr);
+  j["decode_tokens_per_s_total"] = speed ? ordered_json(speed->decode_tokens_per_s_total) : ordered_json(nullptr);
+  j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : ordered_json(nullptr);
+  j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : ordered_json(nullptr);
+  if (speed) {
+    const SpeedBasis& b = speed->basis;
+    ordered_json basis;
+    basis["runtime"] = b.runtime;
+    basis["weight_family"] = b.weight_family;
+    basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
+    basis["peak_flops"] = positive_or_null(b.peak_flops);
+    basis["link_bytes_per_s"] = b.link_bytes_per_s;
+    basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
+    basis["datacenter"] = b.datacenter;
+    j["basis"] = basis;
+    ordered_json breakdown;
+    breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);
+    breakdown["decode_batch"] = step_json(speed->decode_batch_work, speed->decode_batch_time);
+    breakdown["prefill"] = step_json(speed->prefill_work, speed->prefill_time);
+    j["breakdown"] = breakdown;
+  } else {
+    j["basis"] = nullptr;
+    j["breakdown"] = nullptr;
+  }
+  return j;
+}
+
+ordered_json cost_to_json(const CostEstimate& c) {
+  ordered_json j;
+  j["usd_per_million_tokens"] = optional_json(c.usd_per_million_tokens);
+  j["usd_per_million_tokens_batch"] = optional_json(c.usd_per_million_tokens_batch);
+  j["usd_per_hour"] = optional_json(c.usd_per_hour);
+  j["power_usd_per_month"] = optional_json(c.power_usd_per_month);
+  j["break_even_months"] = optional_json(c.break_even_months);
+  j["purchase_usd"] = optional_json(c.purchase_usd);
+  j["basis"] = c.basis.empty() ? ordered_json(nullptr) : ordered_json(c.basis);
+  return j;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,225 @@
+#include "llmsizer/speed_work.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace llmsizer {
+namespace {
+
+// Prompt tokens per forward pass: as asked, or llama.cpp's default micro-batch
+// (-ub 512); vLLM's chunked-prefill budget, SGLang's chunk and mlx-lm's prefill
+// step are 2048 tokens.
+std::int64_t prefill_chunk_tokens(const Scenario& s) {
+  if (s.prefill_ubatch_tokens > 0) return s.prefill_ubatch_tokens;
+  return engine_is_llama_cpp_based(s.engine) ? 512 : 2048;
+}
+
+// Activations cross the interconnect in 16 bits.
+constexpr double kActivationBytes = 2.0;
+
+bool is_tensor_parallel(const Scenario& s, const Estimate& e) {
+  return engine_uses_kv_pool(s.engine) && e.memory.per_gpu.size() > 1;
+}
+
+// Attention widths per head as the kernels see them: q.k over head_dim_k and
+// p.v over head_dim_v; MLA decode attends over the 512-wide latent plus the
+// 64-wide rope part (weights absorbed), MLA prefill over the expanded heads.
+double attention_width(const AttentionSpec& a, bool decode) {
+  if (a.mla && decode) return static_cast<double>(2 * a.kv_lora_rank + a.qk_rope_dim);
+  return static_cast<double>(a.head_dim_k + a.head_dim_v);
+}
+
+bool attends(const AttentionSpec& a) {
+  return a.kind == AttentionKind::full || a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked;
+}
+
+// Tokens one query attends to at position `pos` (1-based).
+double attended_tokens(const AttentionSpec& a, double pos) {
+  if ((a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) && a.window_tokens > 0)
+    return std::min(pos, static_cast<double>(a.window_tokens));
+  return pos;
+}
+
+// Sum of attended tokens over positions 1..P: P(P+1)/2 under a causal mask,
+// limited by the window on sliding layers.
+double attended_tokens_sum(const AttentionSpec& a, double prompt) {
+  const double w = (a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) && a.window_tokens > 0
+                       ? static_cast<double>(a.window_tokens)
+                       : prompt;
+  if (prompt <= w) return prompt * (prompt + 1.0) / 2.0;
+  return w * (w + 1.0) / 2.0 + (prompt - w) * w;
+}
+
+// Where a layer's weights sit under the offload setting.
+struct LayerPlacement {
+  int cpu_layers = 0;         // whole layers in RAM (-ngl)
+  int cpu_expert_layers = 0;  // routed experts of these first layers in RAM (--n-cpu-moe)
+};
+
+LayerPlacement placement(const Estimate& e) {
+  LayerPlacement p;
+  if (e.memory.offload_experts_only) p.cpu_expert_layers = e.memory.offloaded_layers;
+  else p.cpu_layers = e.memory.offloaded_layers;
+  return p;
+}
+
+// Weight bytes a pass of `tokens` tokens reads, split between GPU memory and RAM.
+struct WeightReads {
+  double gpu_bytes = 0.0;
+  double ram_bytes = 0.0;
+};
+
+WeightReads weight_reads(const Architecture& arch, const Estimate& e, std::int64_t tokens) {
+  const LayerPlacement p = placement(e);
+  const int n_layers = arch.decoder_layer_count();
+  WeightReads r;
+  // Layers share their expert counts: one pow() per distinct (n, k), not per layer.
+  std::int64_t last_n = -1;
+  std::int64_t last_k = -1;
+  double share = 0.0;
+  for (int i = 0; i < n_layers; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    const FfnSpec& f = arch.layers[idx].ffn;
+    const double experts = static_cast<double>(e.weights.layer_expert_bytes[idx]);
+    const double dense = static_cast<double>(e.weights.layer_bytes[idx]) - experts;
+    if (f.n_experts != last_n || f.n_experts_used != last_k) {
+      last_n = f.n_experts;
+      last_k = f.n_experts_used;
+      share = expert_touched_share(f.n_experts, f.n_experts_used, tokens);
+    }
+    const double touched = experts * share;
+    if (i < p.cpu_layers) {
+      r.ram_bytes += dense + touched;
+    } else if (i < p.cpu_expert_layers) {
+      r.gpu_bytes += dense;
+      r.ram_bytes += touched;
+    } else {
+      r.gpu_bytes += dense + touched;
+    }
+  }
+  // The output head runs on the last GPU (on the CPU only when no layer is on a GPU).
+  const double head = static_cast<double>(e.weights.output_bytes);
+  if (p.cpu_layers >= n_layers) r.ram_bytes += head;
+  else r.gpu_bytes += head;
+  return r;
+}
+
+}  // namespace
+
+double expert_touched_share(std::int64_t n_experts, std::int64_t n_used, std::int64_t batch) {
+  if (n_experts <= 0 || n_used <= 0) return 0.0;
+  if (n_used >= n_experts) return 1.0;
+  const double miss = 1.0 - static_cast<double>(n_used) / static_cast<double>(n_experts);
+  return 1.0 - std::pow(miss, static_cast<double>(std::max<std::int64_t>(batch, 1)));
+}
+
+double matmul_params_per_token(const Architecture& arch, const ParamCounts& params) {
+  const double head = static_cast<double>(arch.vocab_size) * static_cast<double>(arch.hidden_size);
+  return static_cast<double>(params.active - params.embedding) + (arch.tied_embeddings ? head : 0.0);
+}
+
+StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch) {
+  StepWork w;
+  const int n_layers = arch.decoder_layer_count();
+  const double b = static_cast<double>(batch);
+  const bool tp = is_tensor_parallel(s, e);
+  const int n_gpus = static_cast<int>(std::max<std::size_t>(e.memory.per_gpu.size(), 1));
+  w.layers = n_layers;
+  w.tensor_parallel = tp ? n_gpus : 1;
+  w.layer_split_gpus = tp ? 1 : n_gpus;
+
+  const WeightReads reads = weight_reads(arch, e, batch);
+  w.ram_bytes = reads.ram_bytes;
+
+  // KV read per step: this batch's share of the cache the estimate sized for
+  // s.sequences sequences; recurrent state is read and written back.
+  const double batch_share = b / static_cast<double>(s.sequences);
+  const LayerPlacement p = placement(e);
+  double kv_gpu = 0.0;
+  double kv_ram = 0.0;
+  for (int i = 0; i < n_layers; ++i) {
+    const auto idx = static_cast<std::size_t>(i);
+    const double bytes = static_cast<double>(e.kv.layer_bytes[idx]) * batch_share;
+    if (i < p.cpu_layers) kv_ram += bytes;
+    else kv_gpu += bytes;
+  }
+  const double state = static_cast<double>(e.kv.state_bytes) * batch_share;
+  kv_gpu += state;  // written back after being read
+  w.ram_bytes += kv_ram;
+
+  double attention_flops = 0.0;
+  const double ctx = static_cast<double>(s.context_tokens);
+  for (int i = 0; i < n_layers; ++i) {
+    const AttentionSpec& a = arch.layers[static_cast<std::size_t>(i)].attn;
+    if (!attends(a)) continue;
+    attention_flops += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, true) * attended_tokens(a, ctx);
+  }
+  // Offloaded layers are multiplied on the CPU, inside the time their RAM reads
+  // take; the GPU computes the rest.
+  const double weight_total = reads.gpu_bytes + reads.ram_bytes;
+  const double gpu_share = weight_total > 0.0 ? reads.gpu_bytes / weight_total : 1.0;
+  const double flops = b * (2.0 * matmul_params_per_token(arch, e.params) * gpu_share + attention_flops);
+
+  if (tp) {
+    // Every GPU holds 1/TP of each weight and its share of the KV heads (the
+    // estimate's per-GPU KV, which keeps replicated heads and MLA latents).
+    const double kv_share = e.kv.total_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
+                                                       static_cast<double>(e.kv.total_bytes)
+                                                 : 1.0 / n_gpus;
+    w.gpu_weight_bytes = reads.gpu_bytes / n_gpus;
+    w.gpu_kv_bytes = kv_gpu * kv_share;
+    w.flops = flops / n_gpus;
+    // Attention output and FFN output are summed across GPUs: two per layer.
+    w.allreduces = 2 * n_layers;
+    w.allreduce_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
+  } else {
+    w.gpu_weight_bytes = reads.gpu_bytes;
+    w.gpu_kv_bytes = kv_gpu;
+    w.flops = flops;
+  }
+  return w;
+}
+
+StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimate& e) {
+  StepWork w;
+  const int n_layers = arch.decoder_layer_count();
+  const bool tp = is_tensor_parallel(s, e);
+  const int n_gpus = static_cast<int>(std::max<std::size_t>(e.memory.per_gpu.size(), 1));
+  const double prompt = static_cast<double>(s.prompt_tokens);
+  const std::int64_t chunk = std::min(prefill_chunk_tokens(s), s.prompt_tokens);
+  w.layers = n_layers;
+  w.passes = static_cast<int>((s.prompt_tokens + chunk - 1) / chunk);
+  w.tensor_parallel = tp ? n_gpus : 1;
+  w.layer_split_gpus = tp ? 1 : n_gpus;
+
+  // Each pass reads the weights its tokens touch (nearly every expert at 512
+  // tokens). llama.cpp runs large batches on the GPU, copying offloaded weights
+  // over PCIe for every pass instead of computing them on the CPU.
+  const WeightReads reads = weight_reads(arch, e, chunk);
+  const double passes = static_cast<double>(w.passes);
+
+  // Logits for the last token only: the head runs once.
+  const double head = static_cast<double>(arch.vocab_size) * static_cast<double>(arch.hidden_size);
+  const double matmul = 2.0 * (matmul_params_per_token(arch, e.params) - head) * prompt + 2.0 * head;
+  double attention = 0.0;
+  for (int i = 0; i < n_layers; ++i) {
+    const AttentionSpec& a = arch.layers[static_cast<std::size_t>(i)].attn;
+    if (!attends(a)) continue;
+    attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens_sum(a, prompt);
+  }
+  const double flops = matmul + attention;
+
+  if (tp) {
+    w.gpu_weight_bytes = reads.gpu_bytes / n_gpus * passes;
+    w.flops = flops / n_gpus;
+    w.allreduces = 2 * n_layers * w.passes;
+    w.allreduce_bytes = static_cast<double>(chunk) * static_cast<double>(arch.hidden_size) * kActivationBytes;
+  } else {
+    w.gpu_weight_bytes = reads.gpu_bytes * passes;
+    w.host_to_gpu_bytes = reads.ram_bytes * passes;
+    w.flops = flops;
+  }
+  return w;
+}
+
+}  // namespace llmsizer

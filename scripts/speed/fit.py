@@ -1,0 +1,458 @@
+#!/usr/bin/env python3
+"""Fits the speed model's constants on ../shared/reference/measured_speeds.json.
+
+  python3 scripts/speed/fit.py [--binary build/speed/llm-sizer] [--write]
+
+Maps every record it can (records.py), asks the built CLI for the work of each
+step (bytes, FLOPs: physics without efficiencies), and fits the efficiencies of
+model.py on the fit set by coordinate descent on mean |log(predicted/measured)|.
+Whole devices are held out (every fourth distinct device): the fit never sees
+them. --write stores the constants in data/speed_calibration.json with their
+provenance and regenerates engine/src/speed_calibration_data.cpp from it.
+Python standard library only.
+"""
+import argparse
+import copy
+import datetime
+import json
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model  # noqa: E402
+import records  # noqa: E402
+from runner import DEFAULT_BINARY, Runner  # noqa: E402
+
+CALIBRATION_JSON = os.path.join(records.REPO, "data", "speed_calibration.json")
+GENERATED_CPP = os.path.join(records.REPO, "engine", "src", "speed_calibration_data.cpp")
+
+# Rows the engine knows. Bandwidth efficiency belongs to the hardware backend
+# (shared by the engines on it); overhead and GEMM efficiency to the engine on
+# it. Vulkan on NVIDIA has rows of its own: llama.cpp uses NVIDIA's cooperative
+# matrix extension there, not on AMD or Intel.
+BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "metal", "cpu"]
+RUNTIMES = ["llama.cpp/cuda", "llama.cpp/rocm", "llama.cpp/vulkan", "llama.cpp/vulkan/nvidia", "llama.cpp/metal",
+            "llama.cpp/cpu", "serving/cuda", "serving/rocm", "mlx/metal"]
+WEIGHT_FAMILIES = ["legacy", "float16", "kquant", "iquant", "mxfp4", "fp8", "fp4", "int4"]
+# Rows without enough measurements take a neighbour's values (stated in the JSON).
+BORROW = {
+    ("backends", "cpu", "bandwidth_efficiency"): ("constants", "ram_bandwidth_efficiency"),  # the same CPU reads
+    ("runtimes", "llama.cpp/cpu", "layer_overhead_s"): ("runtimes", "llama.cpp/cuda", "layer_overhead_s"),
+    ("runtimes", "llama.cpp/cpu", "prefill_efficiency"): ("runtimes", "llama.cpp/cuda", "prefill_efficiency"),
+    ("runtimes", "serving/rocm", "layer_overhead_s"): ("runtimes", "serving/cuda", "layer_overhead_s"),
+    ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
+}
+
+# Constants set from physics or documentation, not fitted (the data cannot pin them).
+ASSUMED = {
+    "ram_bandwidth_efficiency": (0.8, "CPU decode from DDR in llama.cpp: about 0.8 of the theoretical bandwidth in "
+                                 "../shared/reference/system_ram.json measured_tokens_per_second (Mixtral 8x7B Q8_0 "
+                                 "3.58 tok/s on dual DDR4-3600 = 0.85; 3.37 on DDR5-3600 = 0.80; Llama 3.1 8B Q4_K_M "
+                                 "16.8 tok/s on 4-channel DDR4-3200 = 0.80)"),
+    "pcie_bytes_per_s": (25e9, "PCIe 4.0 x16: 31.5 GB/s per direction raw, about 25 GB/s in pinned copies"),
+    "allreduce_latency_s": (8e-6, "NCCL small-message all-reduce within one NVLink node, about 5-10 us"),
+    "layer_split_hop_s": (20e-6, "llama.cpp hands activations to the next GPU: one synchronised copy"),
+}
+FITTED_CONSTANTS = ["datacenter_bandwidth_factor", "datacenter_prefill_factor"]
+# Rows the reference has no measurements for, set by assumption (stated in the JSON).
+ASSUMED_ROWS = {
+    ("runtimes", "serving/cuda", "layer_overhead_s"): (
+        3e-5, "two single-stream vLLM measurements only (Nemotron on B200): CUDA-graph replay and sampling "
+              "assumed at 30 us per layer, which puts both within 10-40%"),
+    ("runtimes", "serving/cuda", "prefill_efficiency"): (
+        0.5, "no prompt-processing measurement of vLLM/SGLang/TensorRT-LLM in the reference: half of dense peak"),
+}
+
+
+def starting_calibration():
+    return {
+        "backends": {k: {"bandwidth_efficiency": 0.8} for k in BACKENDS},
+        "runtimes": {k: {"layer_overhead_s": 3e-5, "prefill_efficiency": 0.5} for k in RUNTIMES},
+        "weights": {k: {"bandwidth_factor": 1.0, "prefill_factor": 1.0} for k in WEIGHT_FAMILIES},
+        "constants": {
+            "datacenter_bandwidth_factor": 0.7,
+            "datacenter_prefill_factor": 0.5,
+            **{k: v[0] for k, v in ASSUMED.items()},
+        },
+    }
+
+
+# (path, low, high): the fitted parameters, searched on a log scale.
+def parameter_space():
+    space = [(("backends", b, "bandwidth_efficiency"), 0.2, 1.0) for b in BACKENDS]
+    for r in RUNTIMES:
+        space += [(("runtimes", r, "layer_overhead_s"), 1e-7, 5e-4), (("runtimes", r, "prefill_efficiency"), 0.02, 1.5)]
+    for w in WEIGHT_FAMILIES:
+        if w == "legacy":
+            continue  # the reference: Q4_0/Q8_0 kernels
+        space += [(("weights", w, "bandwidth_factor"), 0.3, 1.5), (("weights", w, "prefill_factor"), 0.2, 3.0)]
+    space += [(("constants", c), 0.1, 1.5) for c in FITTED_CONSTANTS]
+    return space
+
+
+def get(cal, path):
+    v = cal
+    for p in path:
+        v = v[p]
+    return v
+
+
+def put(cal, path, value):
+    v = cal
+    for p in path[:-1]:
+        v = v[p]
+    v[path[-1]] = value
+
+
+def features(runner, cases):
+    out = []
+    for c in cases:
+        j, args = runner.run_case(c)
+        if j is None:
+            c.skip_reason = args
+            continue
+        speed = j["speed"]
+        if speed["decode_tokens_per_s"] is None:
+            continue
+        step = model.FIELD_STEP[c.field]
+        batch = j["scenario"]["batch"]
+        tokens = {"decode_tokens_per_s": 1, "decode_tokens_per_s_total": batch,
+                  "prefill_tokens_per_s": j["scenario"]["prompt"]}[c.field]
+        family, backend = c.group.split(" ")
+        out.append({
+            "index": c.index, "field": c.field, "tokens": tokens, "family": family, "backend": backend,
+            "vendor": c.vendor,
+            "work": speed["breakdown"][step]["work"], "basis": speed["basis"], "measured": c.measured,
+            "cli": speed[c.field], "held_out": records.held_out(c), "group": c.group, "args": args,
+            "case": c,
+        })
+    return out
+
+
+def errors(feats, cal):
+    out = []
+    for f in feats:
+        p = model.predict(f, cal)
+        if p is not None and p > 0:
+            out.append((f, p, math.log(p / f["measured"])))
+    return out
+
+
+def objective(feats, cal):
+    """Mean |log(predicted / measured)|: robust to the few records that disagree
+    with their own neighbours (older builds, odd flags)."""
+    errs = errors(feats, cal)
+    return sum(abs(e) for _, _, e in errs) / len(errs) if errs else 0.0
+
+
+def golden(fn, lo, hi, steps=28):
+    a, b = math.log(lo), math.log(hi)
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = fn(math.exp(c)), fn(math.exp(d))
+    for _ in range(steps):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = fn(math.exp(c))
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = fn(math.exp(d))
+    return math.exp((a + b) / 2)
+
+
+def influential(feats, cal, path):
+    """Fit records whose prediction moves with this parameter."""
+    base = [model.predict(f, cal) for f in feats]
+    trial = copy.deepcopy(cal)
+    put(trial, path, get(cal, path) * 1.3)
+    n = 0
+    for f, b in zip(feats, base):
+        p = model.predict(f, trial)
+        if b and p and abs(p / b - 1) > 1e-6:
+            n += 1
+    return n
+
+
+def nelder_mead(fn, x0, step=0.3, iterations=4000, tolerance=1e-7):
+    """Minimise fn over a list of floats (here: logs of the parameters)."""
+    n = len(x0)
+    points = [list(x0)] + [[x + (step if i == j else 0.0) for j, x in enumerate(x0)] for i in range(n)]
+    values = [fn(p) for p in points]
+    for _ in range(iterations):
+        order = sorted(range(n + 1), key=lambda i: values[i])
+        points, values = [points[i] for i in order], [values[i] for i in order]
+        if values[-1] - values[0] < tolerance:
+            break
+        centre = [sum(p[i] for p in points[:-1]) / n for i in range(n)]
+        worst = points[-1]
+        reflected = [c + (c - w) for c, w in zip(centre, worst)]
+        fr = fn(reflected)
+        if fr < values[0]:
+            expanded = [c + 2 * (c - w) for c, w in zip(centre, worst)]
+            fe = fn(expanded)
+            points[-1], values[-1] = (expanded, fe) if fe < fr else (reflected, fr)
+        elif fr < values[-2]:
+            points[-1], values[-1] = reflected, fr
+        else:
+            contracted = [c + 0.5 * (w - c) for c, w in zip(centre, worst)]
+            fc = fn(contracted)
+            if fc < values[-1]:
+                points[-1], values[-1] = contracted, fc
+            else:
+                for j in range(1, n + 1):
+                    points[j] = [b + 0.5 * (x - b) for b, x in zip(points[0], points[j])]
+                    values[j] = fn(points[j])
+    return points[0], values[0]
+
+
+def fit(feats, cal, sweeps=8, min_records=3):
+    """Coordinate descent (golden section per parameter), then Nelder-Mead over
+    all of them together: efficiencies and overheads trade off against each other."""
+    cal = copy.deepcopy(cal)
+    space = [(p, lo, hi) for p, lo, hi in parameter_space() if influential(feats, cal, p) >= min_records]
+    for sweep in range(sweeps):
+        before = objective(feats, cal)
+        for path, lo, hi in space:
+            def fn(v, path=path):
+                put(cal, path, v)
+                return objective(feats, cal)
+            put(cal, path, golden(fn, lo, hi))
+        after = objective(feats, cal)
+        print("sweep %d: objective %.4f -> %.4f" % (sweep + 1, before, after), file=sys.stderr)
+        if before - after < 1e-5:
+            break
+
+    def joint(x):
+        for (path, lo, hi), v in zip(space, x):
+            put(cal, path, min(hi, max(lo, math.exp(v))))
+        return objective(feats, cal)
+    x = [math.log(get(cal, path)) for path, _, _ in space]
+    for round_ in range(3):
+        x, value = nelder_mead(joint, x)
+        print("simplex %d: objective %.4f" % (round_ + 1, value), file=sys.stderr)
+    joint(x)
+    counts = {path: influential(feats, cal, path) for path, _, _ in space}
+    return cal, counts
+
+
+def summarize(feats, cal, label, out=sys.stdout):
+    errs = errors(feats, cal)
+    groups = {}
+    for f, p, e in errs:
+        groups.setdefault(f["group"], []).append(abs(p / f["measured"] - 1) * 100)
+    allv = [abs(p / f["measured"] - 1) * 100 for f, p, _ in errs]
+    print("%s: n=%d median %.1f%% mean %.1f%%" % (label, len(allv), statistics.median(allv) if allv else 0,
+                                                  statistics.mean(allv) if allv else 0), file=out)
+    for g in sorted(groups):
+        v = groups[g]
+        print("  %-24s n=%3d median %5.1f%% mean %5.1f%%" % (g, len(v), statistics.median(v), statistics.mean(v)),
+              file=out)
+
+
+def round_sig(x, digits=4):
+    return float("%.*g" % (digits, x)) if x else 0.0
+
+
+def rounded(cal):
+    out = copy.deepcopy(cal)
+    for table in ("backends", "runtimes", "weights"):
+        for row in out[table].values():
+            for k in row:
+                row[k] = round_sig(row[k])
+    for k in out["constants"]:
+        out["constants"][k] = round_sig(out["constants"][k])
+    return out
+
+
+def row_records(feats, table, key):
+    """Fit records that use a row (after the engine's fallbacks)."""
+    n = 0
+    for f in feats:
+        if f["held_out"]:
+            continue
+        if table == "backends":
+            hit = _row_key(f, "backends") == key
+        elif table == "runtimes":
+            hit = _row_key(f, "runtimes") == key
+        else:
+            hit = f["basis"]["weight_family"] == key
+        n += 1 if hit else 0
+    return n
+
+
+def _row_key(f, table):
+    backend, vendor = f["backend"], f["vendor"]
+    if table == "runtimes" and f["family"] == "mlx":
+        backend = "metal"
+    prefix = "" if table == "backends" else f["family"] + "/"
+    keys = BACKENDS if table == "backends" else RUNTIMES
+    for b in (backend, model.NEIGHBOUR.get(backend, "cuda"), "cuda"):
+        for k in ("%s%s/%s" % (prefix, b, vendor), "%s%s" % (prefix, b)):
+            if k in keys:
+                return k
+    return None
+
+
+def provenance(feats, counts):
+    return {
+        "fitted_on": "../shared/reference/measured_speeds.json",
+        "method": "scripts/speed/fit.py: records mapped by scripts/speed/records.py onto catalog models and "
+                  "devices (or stated custom devices); the CLI gives each pass's work (bytes, FLOPs, layers); "
+                  "the constants below are fitted on the fit records by coordinate descent (golden section on "
+                  "a log scale) and a Nelder-Mead polish, minimising mean |log(predicted/measured)|. Every "
+                  "fourth distinct device (sorted by key) is held out and never seen by the fit.",
+        "date": datetime.date.today().isoformat(),
+        "fit_records": sorted(f["index"] for f in feats if not f["held_out"]),
+        "held_out_records": sorted(f["index"] for f in feats if f["held_out"]),
+        "held_out_devices": sorted(records.HELD_OUT_DEVICES),
+        "records_moving_each_parameter": {"/".join(p): n for p, n in counts.items()},
+    }
+
+
+def write(cal, feats, counts):
+    cal = rounded(cal)
+    fitted = {path for path in counts}
+    for path, (value, _) in ASSUMED_ROWS.items():
+        if path not in fitted:
+            put(cal, path, value)
+    borrowed = {}
+    for dst, src in BORROW.items():
+        if dst not in fitted:
+            put(cal, dst, get(cal, src))
+            borrowed["/".join(dst)] = "/".join(src)
+    unfitted = ["/".join(p) for p, _, _ in parameter_space()
+                if p not in fitted and "/".join(p) not in borrowed and p not in ASSUMED_ROWS]
+
+    def split(key):
+        parts = key.split("/")
+        return parts + [""] * (3 - len(parts))
+
+    doc = {
+        "schema_version": 1,
+        "description": "Fitted constants of the llm-sizer speed model (engine/src/speed.cpp, "
+                       "docs/accuracy.md). Compiled into engine/src/speed_calibration_data.cpp by "
+                       "scripts/speed/fit.py --write; tests/test_speed.cpp checks the two agree.",
+        "provenance": provenance(feats, counts),
+        "backends": [{"backend": b.split("/")[0], "vendor": (b.split("/") + [""])[1], **cal["backends"][b],
+                      "fitted_records": row_records(feats, "backends", b)} for b in BACKENDS],
+        "runtimes": [{"engine": split(r)[0], "backend": split(r)[1], "vendor": split(r)[2], **cal["runtimes"][r],
+                      "fitted_records": row_records(feats, "runtimes", r)} for r in RUNTIMES],
+        "weights": [{"family": w, **cal["weights"][w], "fitted_records": row_records(feats, "weights", w)}
+                    for w in WEIGHT_FAMILIES],
+        "constants": cal["constants"],
+        "assumed_constants": {k: v[1] for k, v in ASSUMED.items()},
+        "assumed_rows": {"/".join(p): v[1] for p, v in ASSUMED_ROWS.items() if p not in fitted},
+        "borrowed": borrowed,
+        "not_fitted_defaults": unfitted,
+    }
+    with open(CALIBRATION_JSON, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    write_cpp(doc)
+    print("wrote %s and %s" % (os.path.relpath(CALIBRATION_JSON, records.REPO),
+                               os.path.relpath(GENERATED_CPP, records.REPO)))
+
+
+ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
+
+
+def cpp_number(x):
+    return repr(float(x))
+
+
+def write_cpp(doc):
+    k = doc["constants"]
+    lines = [
+        "// Generated by scripts/speed/fit.py from data/speed_calibration.json. Do not edit;",
+        "// tests/test_speed.cpp checks these equal the JSON.",
+        '#include "llmsizer/speed_calibration.hpp"',
+        "",
+        "namespace llmsizer {",
+        "",
+        "// backend, vendor, bandwidth_efficiency, fitted_records",
+        "extern const BackendCalibration kBackendCalibrations[] = {",
+    ]
+    lines += ['    {Backend::%s, "%s", %s, %d},' % (b["backend"], b["vendor"], cpp_number(b["bandwidth_efficiency"]),
+                                                   b["fitted_records"]) for b in doc["backends"]]
+    lines += [
+        "};",
+        "extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);",
+        "",
+        "// engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records",
+        "extern const RuntimeCalibration kRuntimeCalibrations[] = {",
+    ]
+    lines += ['    {%s, Backend::%s, "%s", %s, %s, %d},' % (
+        ENGINE_ENUM[r["engine"]], r["backend"], r["vendor"], cpp_number(r["layer_overhead_s"]),
+        cpp_number(r["prefill_efficiency"]), r["fitted_records"]) for r in doc["runtimes"]]
+    lines += [
+        "};",
+        "extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);",
+        "",
+        "// family, bandwidth_factor, prefill_factor, fitted_records",
+        "extern const WeightCalibration kWeightCalibrations[] = {",
+    ]
+    lines += ["    {WeightFamily::%s, %s, %s, %d}," % (w["family"], cpp_number(w["bandwidth_factor"]),
+                                                     cpp_number(w["prefill_factor"]), w["fitted_records"])
+              for w in doc["weights"]]
+    lines += [
+        "};",
+        "extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);",
+        "",
+        "// ram_bandwidth_efficiency, datacenter_bandwidth_factor, datacenter_prefill_factor,",
+        "// pcie_bytes_per_s, allreduce_latency_s, layer_split_hop_s",
+        "extern const SpeedConstants kSpeedConstants = {%s, %s, %s, %s, %s, %s};" % tuple(
+            cpp_number(k[name]) for name in ("ram_bandwidth_efficiency", "datacenter_bandwidth_factor",
+                                             "datacenter_prefill_factor", "pcie_bytes_per_s",
+                                             "allreduce_latency_s", "layer_split_hop_s")),
+        "",
+        "}  // namespace llmsizer",
+        "",
+    ]
+    with open(GENERATED_CPP, "w") as f:
+        f.write("\n".join(lines))
+
+
+def load_calibration(path=CALIBRATION_JSON):
+    """data/speed_calibration.json in model.py's form."""
+    with open(path) as f:
+        doc = json.load(f)
+
+    def key(*parts):
+        return "/".join(p for p in parts if p)
+    return {
+        "backends": {key(b["backend"], b["vendor"]): b for b in doc["backends"]},
+        "runtimes": {key(r["engine"], r["backend"], r["vendor"]): r for r in doc["runtimes"]},
+        "weights": {w["family"]: w for w in doc["weights"]},
+        "constants": doc["constants"],
+    }
+
+
+def collect(binary):
+    mapped = records.map_all()
+    cases = [m for m in mapped if isinstance(m, records.Case)]
+    records.choose_held_out(cases)
+    return features(Runner(binary), cases), mapped
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binary", default=DEFAULT_BINARY)
+    ap.add_argument("--write", action="store_true", help="write data/speed_calibration.json and the generated C++")
+    args = ap.parse_args()
+    feats, _ = collect(args.binary)
+    fit_set = [f for f in feats if not f["held_out"]]
+    held = [f for f in feats if f["held_out"]]
+    cal, counts = fit(fit_set, starting_calibration())
+    summarize(fit_set, cal, "fit")
+    summarize(held, cal, "held-out")
+    print(json.dumps(rounded(cal), indent=1))
+    if args.write:
+        write(cal, feats, counts)
+
+
+if __name__ == "__main__":
+    main()

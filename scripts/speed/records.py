@@ -1,0 +1,438 @@
+"""Maps ../shared/reference/measured_speeds.json records onto llm-sizer scenarios.
+
+Each record becomes a Case (CLI arguments plus which speed field it measures) or a
+Skip with the reason. Python standard library only; used by fit.py and validate.py.
+"""
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+REFERENCE = os.path.normpath(os.path.join(REPO, "..", "shared", "reference", "measured_speeds.json"))
+
+# Models of the reference set that the catalog does not carry. Configs copied
+# from the Hugging Face repositories named in "source" (fields the engine reads).
+HAND_CONFIGS = {
+    "llama-2-7b": {
+        "source": "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        "config": {
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+            "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+            "num_key_value_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096,
+            "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "float16",
+            "hidden_act": "silu", "rope_theta": 10000.0,
+        },
+    },
+    "llama-2-13b": {
+        "source": "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+        "config": {
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 5120,
+            "intermediate_size": 13824, "num_hidden_layers": 40, "num_attention_heads": 40,
+            "num_key_value_heads": 40, "vocab_size": 32000, "max_position_embeddings": 4096,
+            "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "float16",
+            "hidden_act": "silu", "rope_theta": 10000.0,
+        },
+    },
+}
+
+# Record model names (lowercased, matched in order) -> catalog id or hand config.
+# Fine-tunes and renamed releases map to the base architecture they share.
+MODEL_RULES = [
+    (r"llama-?2 7b", "llama-2-7b"),
+    (r"llama-?2 13b", "llama-2-13b"),
+    (r"gpt-?oss[- :]?120b", "gpt-oss-120b"),
+    (r"gpt[- ]?oss[- :]?20b", "gpt-oss-20b"),
+    (r"qwen3-coder-30b-a3b", "qwen3-30b-a3b"),
+    (r"qwen3-omni-30b-a3b", "qwen3-30b-a3b"),            # the thinker is Qwen3-30B-A3B's MoE
+    (r"qwen3-vl-30b-a3b", "qwen3-30b-a3b"),
+    (r"qwen.?qwen3-30b-a3b", "qwen3-30b-a3b"),
+    (r"qwen3[- ]30b[- ]a3b", "qwen3-30b-a3b"),
+    (r"qwen3-235b-a22b", "qwen3-235b-a22b"),
+    (r"qwen3\.6-35b-a3b|qwen3\.6:35b", "qwen3.6-35b-a3b"),
+    (r"qwen3\.5-35b-a3b", "qwen3.5-35b-a3b"),
+    (r"qwen3\.6-27b|qwen3\.6:27b", "qwen3.5-27b"),       # same qwen3_5 architecture as 3.5-27B
+    (r"qwen3[- ]32b", "qwen3-32b"),
+    (r"qwen3-14b", "qwen3-14b"),
+    (r"qwen3-8b|deepseek-r1-0528-qwen3-8b", "qwen3-8b"),
+    (r"qwen3-0\.6b", "qwen3-0.6b"),
+    (r"qwen2\.5-coder-7b", "qwen2.5-7b"),                 # Qwen2.5-7B architecture
+    (r"deepseek r1 14b", "deepseek-r1-distill-qwen-14b"),
+    (r"deepseek[- ]r1 \(671b|deepseek r1 671b", "deepseek-r1"),
+    (r"deepseek-v3\.2", "deepseek-v3.2"),
+    (r"llama 3\.3 70b|shisa v2 70b", "llama-3.3-70b-instruct"),
+    (r"llama 3\.1 70b", "llama-3.1-70b"),
+    (r"llama 3\.1 405b", "llama-3.1-405b"),
+    (r"llama 3\.1 8b|meta-llama-3\.1-8b|shisa v2 8b", "llama-3.1-8b"),
+    (r"llama[- ]3\.2[- ]3b", "llama-3.2-3b"),
+    (r"llama-3\.2-1b", "llama-3.2-1b"),
+    (r"llama 4 maverick", "llama-4-maverick-17b-128e"),
+    (r"llama 4 scout", "llama-4-scout-17b-16e"),
+    (r"glm-4\.7-flash", "glm-4.7-flash"),
+    (r"glm-4\.5-air \(106b", "glm-4.5-air"),
+    (r"gemma-3-4b", "gemma-3-4b"),
+    (r"gemma-3-12b", "gemma-3-12b"),
+    (r"gemma-3-27b|gemma 3 27b", "gemma-3-27b-it"),
+    (r"mistral-7b-instruct-v0\.3", "mistral-7b-v0.3"),
+    (r"mistral small 3\.1 24b", "mistral-small-24b"),  # 3.1 adds vision to the same LM
+    (r"hunyuan-a13b", "hunyuan-a13b"),
+    (r"nemotron-3-nano|nemotron-3\.5-lightning-30b-a3b|nemotron-cascade-2-30b-a3b|nemotron nano 30b",
+     "nemotron-3-nano-30b-a3b"),
+    (r"nemotron super 49b", "llama-3.3-nemotron-super-49b-v1"),
+]
+
+# Apple scoreboard chips: (chip, GPU cores) -> the catalog's full-core sibling
+# with its dense throughput, and the cores that figure is for. Throughput of a
+# binned part scales with its GPU cores at the same clock; an Ultra is two Max
+# dies, so twice the Max's figure where the catalog lacks one.
+APPLE_CHIPS = {
+    "M1": ("mac-m1-16gb", 8, 2.6), "M1 Pro": ("mac-m1-pro-32gb", 16, 5.3),
+    "M1 Max": ("mac-m1-max-64gb", 32, 10.6), "M1 Ultra": ("mac-m1-ultra-128gb", 64, 21.2),
+    "M2": ("mac-m2-24gb", 10, 3.58), "M2 Pro": ("mac-m2-pro-32gb", 19, 6.8),
+    "M2 Max": ("mac-m2-max-96gb", 38, 13.6), "M2 Ultra": ("mac-m2-ultra-192gb", 76, 2 * 13.6),
+    "M3": ("mac-m3-24gb", 10, 4.1), "M3 Pro": ("mac-m3-pro-36gb", 18, 7.4),
+    "M3 Max": ("mac-m3-max-128gb", 40, 16.4), "M3 Ultra": ("mac-m3-ultra-512gb", 80, 2 * 16.4),
+    "M4": ("mac-m4-32gb", 10, 4.3), "M4 Pro": ("mac-m4-pro-64gb", 20, 9.2),
+    "M4 Max": ("mac-m4-max-128gb", 40, 18.4),
+}
+
+# Other record device names (lowercased substring, in order) -> catalog id.
+DEVICE_RULES = [
+    ("rtx 2080 8gb", None),  # handled as a custom device below
+    ("dgx spark", "dgx-spark-gb10"), ("gb10", "dgx-spark-gb10"),
+    ("ryzen ai max+ 395", "ryzen-ai-max-plus-395"),
+    ("radeon rx 7900 xtx", "rx-7900-xtx"), ("radeon rx 7900 xt", "rx-7900-xt"),
+    ("radeon rx 9070 xt", "rx-9070-xt"), ("radeon ai pro r9700", "radeon-ai-pro-r9700"),
+    ("instinct mi210", "mi210"), ("instinct mi300x", "mi300x"), ("instinct mi100", "mi100"),
+    ("arc a770", "arc-a770"), ("arc b580", "arc-b580"),
+    ("rtx pro 6000 blackwell max-q", "rtx-pro-6000-blackwell-maxq"),
+    # The Server Edition is the same 600 W GB202 board with the same 1792 GB/s.
+    ("rtx pro 6000 blackwell", "rtx-pro-6000-blackwell"),
+    ("rtx 6000 ada", "rtx-6000-ada"), ("rtx a6000", "rtx-a6000"), ("rtx a5000", "rtx-a5000"),
+    ("rtx 4090 d", "rtx-4090-d"), ("rtx 4090", "rtx-4090"), ("rtx 5090", "rtx-5090"),
+    ("rtx 5080", "rtx-5080"), ("rtx 5070 ti", "rtx-5070-ti"), ("rtx 5070", "rtx-5070"),
+    ("rtx 5060 ti", "rtx-5060-ti-16gb"), ("rtx 4080 super", "rtx-4080-super"), ("rtx 4080", "rtx-4080"),
+    ("rtx 4070 ti super", "rtx-4070-ti-super"), ("rtx 4070 ti", "rtx-4070-ti"),
+    ("rtx 4070 super", None), ("rtx 4070", "rtx-4070"),
+    ("rtx 3090 ti", "rtx-3090-ti"), ("rtx 3090", "rtx-3090"), ("rtx 3080", "rtx-3080-10gb"),
+    ("rtx 3060 12gb", "rtx-3060-12gb"), ("rtx 3060", "rtx-3060-12gb"),
+    # nvidia-smi calls the SXM5 part "H100 80GB HBM3" and the PCIe card "H100 PCIe".
+    ("h100 80gb", "h100-sxm"), ("h100 sxm", "h100-sxm"),
+    ("a100 80gb", "a100-80gb-pcie"), ("tesla v100", "tesla-v100"), ("nvidia a40", "a40"),
+    ("h200 sxm", "h200-sxm"), ("b200", "b200"), ("gb200", "gb200-per-gpu"), ("h20 ", "h20-96gb"),
+    ("m3 ultra 512gb", "mac-m3-ultra-512gb"), ("m3 ultra 256gb", "mac-m3-ultra-256gb"),
+    ("m1 max (32.0 gb", "mac-m1-max-32gb"), ("m1 max 32gb", "mac-m1-max-32gb"),
+    ("m1 ultra (48 gpu core) 64gb", "mac-m1-ultra-64gb"),
+    ("m4 pro (24.0 gb", "mac-m4-pro-24gb"), ("m5 max", "mac-m5-max-128gb"),
+    ("m4 max", "mac-m4-max-128gb"), ("mac mini m4 16gb", "mac-m4-16gb"),
+    ("m4 mac mini (10 core, 32gb)", "mac-m4-32gb"),
+    # A 35B-A3B model at 108 tokens/s needs far more than a base M4's 120 GB/s.
+    ("apple m4 (variant", None),
+]
+
+
+@dataclass
+class Case:
+    index: int
+    record: dict
+    model: str               # catalog id or HAND_CONFIGS key
+    args: list               # CLI arguments after "estimate"
+    field: str               # speed field compared: decode_tokens_per_s, decode_tokens_per_s_total, prefill_tokens_per_s
+    group: str               # backend group for the tables: "llama.cpp cuda", "mlx metal", ...
+    device_key: str          # for held-out selection
+    vendor: str = ""         # the device's vendor (nvidia, amd, apple, intel)
+    notes: list = field(default_factory=list)
+    auto_offload: bool = False  # find the smallest offload that fits, as Ollama does
+    must_fit: bool = False      # skip when the model does not fit (offload split unknown)
+
+    @property
+    def measured(self):
+        # Serving benchmarks that state TPOT: its inverse is the decode rate; their
+        # "output tok/s" also counts the prompt's time.
+        m = re.search(r"TPOT ([0-9.]+) ms", self.record.get("notes") or "")
+        if m and self.field == "decode_tokens_per_s":
+            return 1000.0 / float(m.group(1))
+        return float(self.record["tokens_per_s"])
+
+
+@dataclass
+class Skip:
+    index: int
+    record: dict
+    reason: str
+
+
+def load_records():
+    with open(REFERENCE) as f:
+        return json.load(f)
+
+
+def load_devices():
+    with open(os.path.join(REPO, "data", "devices.json")) as f:
+        return {d["id"]: d for d in json.load(f)["devices"]}
+
+
+def map_model(name):
+    low = name.lower()
+    for pattern, target in MODEL_RULES:
+        if re.search(pattern, low):
+            return target
+    return None
+
+
+def engine_of(backend):
+    b = backend.lower()
+    if b.startswith("llama.cpp") or "ollama" in b:
+        return "ollama" if b.startswith("ollama") else "llama.cpp"
+    if "mlx" in b:
+        return "mlx"
+    if b.startswith("vllm"):
+        return "vllm"
+    if b.startswith("sglang"):
+        return "sglang"
+    if b.startswith("tensorrt-llm"):
+        return "tensorrt-llm"
+    return None
+
+
+def backend_override(backend):
+    b = backend.lower()
+    if "vulkan" in b:
+        return "vulkan"
+    if "rocm" in b or "hip" in b:
+        return "rocm"
+    if "llama.cpp cpu" in b:
+        return "cpu"
+    return None
+
+
+def quant_of(record, model, engine):
+    q = record["quant"].strip()
+    name = record["model"].lower()
+    low = q.lower()
+    if engine == "mlx":
+        if "mxfp4" in low or "mxfp4" in name:
+            return "MXFP4"
+        if "8bit" in low or "8bit" in name:
+            return "MLX-8bit"
+        if "4bit" in low or "4-bit" in low or "q4" in low:
+            return "MLX-4bit"
+        return None
+    if low.startswith("unspecified (see issue)") or low == "see model name":
+        # Ollama's default tags: Q4_K_M, gpt-oss in MXFP4; "-mlx" tags are another engine.
+        if "mlx" in name:
+            return None
+        return "MXFP4_MOE" if model.startswith("gpt-oss") else "Q4_K_M"
+    if low == "mxfp4":
+        return "MXFP4_MOE" if engine in ("llama.cpp", "ollama") else "MXFP4"
+    if low.startswith("i1-"):
+        return q[3:]
+    if low.startswith("q4_k_m"):
+        return "Q4_K_M"
+    if low in ("fp8", "fp8 (native)"):
+        return "FP8"
+    if low == "fp4":
+        return "NVFP4"
+    if low.startswith("bf16"):
+        return "BF16-native"
+    if low == "awq-int4":
+        return "AWQ"
+    if re.fullmatch(r"(ud-)?(q|iq|f|bf)[0-9a-z_]*", low):
+        return q.upper().replace("UD-", "UD-")
+    return None
+
+
+def apple_device(name):
+    """(catalog id, custom flags or None) for an Apple scoreboard chip string."""
+    m = re.match(r"Apple (M\d)( Pro| Max| Ultra)? \((\d+)-core GPU(?:, (\d+) GB/s)?", name)
+    if not m:
+        return None
+    chip = m.group(1) + (m.group(2) or "")
+    cores = int(m.group(3))
+    listed_bw = float(m.group(4)) if m.group(4) else None
+    sibling, full_cores, full_tflops = APPLE_CHIPS[chip]
+    return sibling, cores, full_cores, full_tflops, listed_bw
+
+
+def device_args(record, devices, notes):
+    """CLI device flags and a key for held-out grouping, or a reason string."""
+    name = record["device"]
+    low = name.lower()
+    if "rtx 2080 8gb" in low:
+        # Not in the catalog: TU104, 8 GB GDDR6 at 448 GB/s, 40.3 TFLOPS dense FP16
+        # tensor (FP32 accumulate); NVIDIA Turing whitepaper, Appendix A.
+        notes.append("custom device: RTX 2080 8 GB, 448 GB/s, 40.3 TFLOPS")
+        return ["--gpu-memory-gib", "8", "--gpu-bandwidth-gbs", "448", "--gpu-tflops", "40.3",
+                "--gpu-vendor", "nvidia"], "rtx-2080"
+    apple = apple_device(name)
+    if apple:
+        sibling, cores, full_cores, full_tflops, listed_bw = apple
+        d = devices[sibling]
+        bw = listed_bw or d["bandwidth_gb_per_s"]
+        if cores == full_cores and d["fp16_tflops"] and (listed_bw is None or listed_bw == d["bandwidth_gb_per_s"]):
+            return ["--gpu", sibling], sibling
+        tflops = full_tflops * cores / full_cores
+        notes.append("custom device: %s with %d of %d GPU cores: %.2f TFLOPS, %g GB/s" %
+                     (sibling, cores, full_cores, tflops, bw))
+        return ["--gpu-memory-gib", str(d["memory_gb_marketed"]), "--gpu-bandwidth-gbs", "%g" % bw,
+                "--gpu-tflops", "%.4f" % tflops, "--gpu-vendor", "apple"], "%s-%dc" % (sibling, cores)
+    if low.startswith("apple m2 ultra") or low.startswith("apple m2 ultra (mac studio)"):
+        # llama.cpp's benches/mac-m2-ultra: the 76-core M2 Ultra, 192 GB.
+        d = devices["mac-m2-ultra-192gb"]
+        notes.append("custom device: M2 Ultra 76-core, two M2 Max dies: 27.2 TFLOPS")
+        return ["--gpu-memory-gib", "192", "--gpu-bandwidth-gbs", "%g" % d["bandwidth_gb_per_s"],
+                "--gpu-tflops", "27.2", "--gpu-vendor", "apple"], "mac-m2-ultra-192gb"
+    if "m4 max section" in low:
+        return ["--gpu", "mac-m4-max-128gb"], "mac-m4-max-128gb"
+    for needle, target in DEVICE_RULES:
+        if needle in low:
+            if target is None:
+                return "device not in the catalog"
+            d = devices[target]
+            if not d.get("bandwidth_gb_per_s"):
+                return "catalog device %s has no bandwidth figure" % target
+            return ["--gpu", target], target
+    return "device not in the catalog"
+
+
+def parse_test(test):
+    """(field, ctx, batch, prompt) or a reason string."""
+    t = test.lower()
+    m = re.fullmatch(r"tg(\d+)(?: @ d(\d+))?", t)
+    if m:
+        return "decode_tokens_per_s", int(m.group(1)) + int(m.group(2) or 0), 1, None
+    m = re.fullmatch(r"pp(\d+)", t)
+    if m:
+        return "prefill_tokens_per_s", None, 1, int(m.group(1))
+    if re.fullmatch(r"pp\d+ @ d\d+", t):
+        return "a prompt on top of a filled cache (the model prefills from an empty one)"
+    if t.startswith("pp (llama-bench default pp512)"):
+        return "prefill_tokens_per_s", None, 1, 512
+    if t.startswith("tg (llama-bench default tg128)"):
+        return "decode_tokens_per_s", 128, 1, None
+    m = re.search(r"aggregate decode s_tg, batch=(\d+), pp=(\d+), tg=(\d+)", t)
+    if m:
+        b, pp, tg = (int(x) for x in m.groups())
+        return "decode_tokens_per_s_total", pp + tg // 2, b, None
+    m = re.search(r"prompt tok/s, prompt length (\d+)", t) or re.search(r"prompt tok/s \((\d+) prompt tokens\)", t)
+    if m:
+        return "prefill_tokens_per_s", None, 1, int(m.group(1))
+    m = re.search(r"aggregate tok/s, (\d+) concurrent", t)
+    if m:
+        return "decode_tokens_per_s_total", 512, int(m.group(1)), None
+    if "max-throughput" in t or "max online" in t or "max offline" in t or "concurrency 1024" in t:
+        return "maximum-throughput runs: batch size and scheduling are the benchmark's own"
+    if "concurrency 1 " in t or t.startswith("output tok/s at concurrency 1 "):
+        return "decode_tokens_per_s", 2048 + 256, 1, None
+    if "~3000-token prompt" in t:
+        return "decode_tokens_per_s", 3000 + 128, 1, None
+    if any(k in t for k in ("tg (eval rate)", "decode tok/s", "generation tok/s", "server-measured generation",
+                            "end-to-end generation")):
+        return "decode_tokens_per_s", 512, 1, None
+    return "test not understood"
+
+
+def ubatch_of(record):
+    """Prompt tokens per pass when the record states them: llama.cpp's bench files
+    (benches/dgx-spark.md, benches/mac-m2-ultra.md) run llama-bench -ub 2048;
+    "b=256" in the Strix Halo tables is -b 256, which caps the micro-batch."""
+    text = " ".join([record.get("notes") or "", record["source"], record["backend"]]).lower()
+    if "-ub 2048" in text or "benches/dgx-spark" in text or "benches/mac-m2-ultra" in text:
+        return 2048
+    if "b=256" in text:
+        return 256
+    return None
+
+
+def group_of(engine, backend_flag, device_backend):
+    family = "llama.cpp" if engine in ("llama.cpp", "ollama") else ("mlx" if engine == "mlx" else "serving")
+    return "%s %s" % (family, backend_flag or device_backend)
+
+
+def map_record(index, r, devices):
+    engine = engine_of(r["backend"])
+    if engine is None:
+        return Skip(index, r, "engine not modelled (%s)" % r["backend"])
+    model = map_model(r["model"])
+    if model is None:
+        return Skip(index, r, "model not in the catalog (%s)" % r["model"])
+    quant = quant_of(r, model, engine)
+    if quant is None:
+        return Skip(index, r, "quantization not modelled (%s)" % r["quant"])
+    if "slower than expected" in (r.get("notes") or ""):
+        return Skip(index, r, "reported as a performance bug")
+    test = parse_test(r["test"])
+    if isinstance(test, str):
+        return Skip(index, r, test)
+    field_name, ctx, batch, prompt = test
+    notes = []
+    dev = device_args(r, devices, notes)
+    if isinstance(dev, str):
+        return Skip(index, r, dev)
+    dev_flags, device_key = dev
+    args = ["--model" if model not in HAND_CONFIGS else "--config", model, "--quant", quant, "--engine", engine]
+    args += dev_flags
+    n_gpu = int(r.get("n_gpu") or 1)
+    if n_gpu > 1:
+        args += ["--gpus", str(n_gpu)]
+    override = backend_override(r["backend"])
+    if override:
+        args += ["--backend", override]
+    if ctx is not None:
+        args += ["--ctx", str(ctx)]
+    else:
+        args += ["--ctx", str(max(prompt, 512))]
+    if batch > 1:
+        args += ["--batch", str(batch)]
+    if prompt is not None:
+        args += ["--prompt", str(prompt)]
+        ub = ubatch_of(r)
+        if ub:
+            args += ["--ubatch", str(ub)]
+    if dev_flags[0] == "--gpu":
+        vendor = devices[dev_flags[1]]["vendor"]
+        device_backend = devices[dev_flags[1]]["backend"]
+    else:
+        vendor = dev_flags[dev_flags.index("--gpu-vendor") + 1]
+        device_backend = {"nvidia": "cuda", "amd": "rocm", "apple": "metal", "intel": "sycl"}.get(vendor, "cpu")
+    case = Case(index, r, model, args, field_name, group_of(engine, override, device_backend), device_key, vendor,
+                notes)
+    low = r["device"].lower() + " " + (r.get("notes") or "").lower() + " " + r["quant"].lower()
+    if "n-cpu-moe 36" in low:
+        # 36 of Qwen3-30B-A3B's 48 layers keep their experts in RAM; quad-channel DDR4.
+        case.args += ["--offload", "0.75", "--offload-mode", "experts", "--ram-bandwidth-gbs", "102"]
+    elif engine in ("llama.cpp", "ollama") and ("partial cpu offload" in low or "tg (eval rate)" in r["test"].lower()):
+        # Ollama fills the GPU with whole layers and runs the rest on the CPU.
+        case.auto_offload = True
+    elif "partially offloaded" in low:
+        # llmfit's llama-server runs: the context and split used are not stated, so a
+        # run that does not fit the GPU cannot be reproduced (checked in runner.py).
+        case.must_fit = True
+    return case
+
+
+def map_all():
+    devices = load_devices()
+    out = []
+    for i, r in enumerate(load_records()):
+        try:
+            out.append(map_record(i, r, devices))
+        except KeyError as e:
+            out.append(Skip(i, r, "mapping error %s" % e))
+    return out
+
+
+def held_out(case):
+    """Held-out set: every fourth distinct device (sorted), so whole devices stay unseen by the fit."""
+    return case.device_key in HELD_OUT_DEVICES
+
+
+HELD_OUT_DEVICES = set()
+
+
+def choose_held_out(cases):
+    keys = sorted({c.device_key for c in cases})
+    HELD_OUT_DEVICES.clear()
+    HELD_OUT_DEVICES.update(k for i, k in enumerate(keys) if i % 4 == 3)
+    return HELD_OUT_DEVICES
