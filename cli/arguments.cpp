@@ -33,14 +33,18 @@ std::optional<double> parse_number(const std::string& text) {
 
 const char* usage_text() {
   return "usage:\n"
-         "  llm-sizer estimate (--model ID | --config config.json) [--quant Q4_K_M] [--ctx 8192]\n"
+         "  llm-sizer estimate (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
+         "                      --safetensors FILE [--config config.json]) [--quant Q4_K_M] [--ctx 8192]\n"
          "                     [--batch 1] [--kv-type f16|bf16|fp8|q8_0|q4_0|q4_1|q5_0|q5_1]\n"
          "                     [--engine llama.cpp|ollama|vllm|sglang|mlx|tensorrt-llm]\n"
          "                     [--gpu ID | --gpu-memory-gib X --gpu-bandwidth-gbs X --gpu-tflops X\n"
          "                      --gpu-vendor nvidia|amd|apple|intel|cpu] [--gpus N]\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
-         "                     [--prompt 4096] [--no-flash-attn] [--json]\n"
-         "  llm-sizer params   (--model ID | --config config.json) [--json]\n"
+         "                     [--prompt 4096] [--no-flash-attn] [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
+         "                     [--ram-bandwidth-gbs 89.6] [--ubatch 512] [--hourly-price USD | --purchase-price USD]\n"
+         "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
+         "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
+         "                      --safetensors FILE [--config config.json]) [--json]\n"
          "  llm-sizer list     models|gpus|quants|engines [--json]\n";
 }
 
@@ -80,7 +84,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   const std::map<std::string, Setter> with_value = {
       {"--model", text(c.model_id)},
       {"--config", text(c.config_path)},
-      {"--gguf", text(c.gguf_path)},
+      {"--safetensors", text(c.safetensors_path)},
       {"--quant", text(c.quant)},
       {"--ctx", integer(c.ctx, "--ctx")},
       {"--batch", integer(c.batch, "--batch")},
@@ -95,6 +99,14 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--offload", number(c.offload, "--offload")},
       {"--offload-mode", text(c.offload_mode)},
       {"--prompt", integer(c.prompt, "--prompt")},
+      {"--backend", text(c.backend)},
+      {"--ram-bandwidth-gbs", number(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs")},
+      {"--ubatch", integer(c.ubatch, "--ubatch")},
+      {"--hourly-price", number(c.hourly_price_usd, "--hourly-price")},
+      {"--purchase-price", number(c.purchase_price_usd, "--purchase-price")},
+      {"--years", number(c.amortization_years, "--years")},
+      {"--hours-per-day", number(c.hours_per_day, "--hours-per-day")},
+      {"--electricity", number(c.electricity_usd_per_kwh, "--electricity")},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -104,6 +116,13 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     }
     if (arg == "--no-flash-attn") {
       c.no_flash_attention = true;
+      continue;
+    }
+    if (arg == "--gguf") {  // --gguf FILE [MORE PARTS...]: the parts of a split set follow
+      if (i + 1 >= args.size()) return bad("--gguf needs a value");
+      if (c.gguf_path) c.gguf_more_paths.push_back(args[++i]);  // --gguf A --gguf B: parts too
+      else c.gguf_path = args[++i];
+      while (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') c.gguf_more_paths.push_back(args[++i]);
       continue;
     }
     auto it = with_value.find(arg);
@@ -124,8 +143,11 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, quants or engines");
     return c;
   }
-  const int sources = (c.model_id ? 1 : 0) + (c.config_path ? 1 : 0) + (c.gguf_path ? 1 : 0);
-  if (sources != 1) return bad("give exactly one of --model ID, --config FILE or --gguf FILE");
+  // --config may go with --safetensors: the checkpoint's architecture.
+  const int sources = (c.model_id ? 1 : 0) + (c.config_path && !c.safetensors_path ? 1 : 0) + (c.gguf_path ? 1 : 0) +
+                      (c.safetensors_path ? 1 : 0);
+  if (sources != 1)
+    return bad("give exactly one of --model ID, --config FILE, --gguf FILE or --safetensors FILE (with --config)");
   const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor;
   if (custom && c.gpu_id) return bad("give either --gpu ID or the --gpu-* flags of a custom device, not both");
   if (custom && !c.gpu_memory_gib) return bad("a custom device needs --gpu-memory-gib");

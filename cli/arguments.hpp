@@ -17,6 +17,8 @@ struct Command {
   std::optional<std::string> model_id;
   std::optional<std::string> config_path;
   std::optional<std::string> gguf_path;
+  std::vector<std::string> gguf_more_paths;     // further parts of a split set
+  std::optional<std::string> safetensors_path;  // a .safetensors file or model.safetensors.index.json
   std::optional<std::string> list_what;  // models|gpus|quants|engines
   std::optional<std::string> quant;
   std::optional<long long> ctx;
@@ -33,6 +35,15 @@ struct Command {
   std::optional<std::string> offload_mode;
   std::optional<long long> prompt;
   bool no_flash_attention = false;
+  // Speed and cost inputs.
+  std::optional<std::string> backend;  // runtime backend on the device: cuda, rocm, metal, vulkan, sycl, cpu
+  std::optional<double> ram_bandwidth_gbs;
+  std::optional<long long> ubatch;  // prompt tokens per pass (llama.cpp -ub)
+  std::optional<double> hourly_price_usd;
+  std::optional<double> purchase_price_usd;
+  std::optional<double> amortization_years;
+  std::optional<double> hours_per_day;
+  std::optional<double> electricity_usd_per_kwh;
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "model_files.hpp"
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/estimate.hpp"
@@ -43,11 +44,17 @@ Result<std::string> read_small_file(const std::string& path) {
 struct LoadedModel {
   Architecture arch;
   std::string label;
+  std::optional<ModelWeights> weights = std::nullopt;  // measured from --gguf / --safetensors files
+  std::optional<QuantScheme> quant = std::nullopt;     // the files' format
 };
 
 Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
-  if (c.gguf_path)
-    return Error{"cli.gguf", "--gguf is not supported yet (the GGUF reader is tracked in issue 7); use --config"};
+  if (c.gguf_path || c.safetensors_path) {
+    auto files = cli::load_model_files(c);
+    if (!files) return files.error();
+    cli::FileModel& f = files.value();
+    return LoadedModel{std::move(f.arch), f.label, std::move(f.weights), f.quant};
+  }
   if (c.config_path) {
     auto text = read_small_file(*c.config_path);
     if (!text) return text.error();
@@ -64,6 +71,44 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
   return LoadedModel{std::move(arch).value(), m->id};
 }
 
+// A number flag in [low, high], or the error naming it.
+std::optional<Error> check_range(const std::optional<double>& v, const char* flag, double low, double high) {
+  if (v && !(*v >= low && *v <= high)) {
+    char text[120];
+    std::snprintf(text, sizeof text, "%s must be between %g and %g", flag, low, high);
+    return Error{"cli.bad_argument", text};
+  }
+  return std::nullopt;
+}
+
+// --backend, --ram-bandwidth-gbs and the cost inputs (prices, years, hours, electricity).
+std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario& s) {
+  if (c.backend) {
+    if (!s.device) return Error{"cli.bad_argument", "--backend needs a device (--gpu or the --gpu-* flags)"};
+    const Backend b = backend_from_name(*c.backend);
+    if (b == Backend::other || b == Backend::cann || b == Backend::musa)
+      return Error{"cli.bad_argument", "--backend must be cuda, rocm, metal, vulkan, sycl or cpu"};
+    s.device->backend = b;
+  }
+  if (auto e = check_range(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs", 0.001, 100000.0)) return e;
+  if (auto e = check_range(c.hourly_price_usd, "--hourly-price", 0.0, 1e6)) return e;
+  if (auto e = check_range(c.purchase_price_usd, "--purchase-price", 0.0, 1e9)) return e;
+  if (auto e = check_range(c.amortization_years, "--years", 0.01, 100.0)) return e;
+  if (auto e = check_range(c.hours_per_day, "--hours-per-day", 0.01, 24.0)) return e;
+  if (auto e = check_range(c.electricity_usd_per_kwh, "--electricity", 0.0, 100.0)) return e;
+  if (c.ram_bandwidth_gbs) s.ram_bandwidth_bytes_per_s = *c.ram_bandwidth_gbs * kGB;
+  if (c.ubatch) {
+    if (*c.ubatch < 1 || *c.ubatch > 1048576) return Error{"cli.bad_argument", "--ubatch must be between 1 and 1048576"};
+    s.prefill_ubatch_tokens = *c.ubatch;
+  }
+  s.hourly_price_usd = c.hourly_price_usd;
+  s.purchase_price_usd = c.purchase_price_usd;
+  if (c.amortization_years) s.amortization_years = *c.amortization_years;
+  if (c.hours_per_day) s.hours_per_day = *c.hours_per_day;
+  if (c.electricity_usd_per_kwh) s.electricity_usd_per_kwh = *c.electricity_usd_per_kwh;
+  return std::nullopt;
+}
+
 Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   Scenario s;
   if (c.engine) {
@@ -71,6 +116,8 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
     if (!e) return Error{"cli.bad_argument", "unknown engine '" + c.engine->substr(0, 40) +
                                                  "'; expected llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm"};
     s.engine = *e;
+  } else if (c.safetensors_path) {
+    s.engine = InferenceEngine::vllm;  // checkpoints are served by the paged engines
   }
   const char* default_quant = engine_is_llama_cpp_based(s.engine) ? "Q4_K_M"
                               : s.engine == InferenceEngine::mlx  ? "MLX-4bit"
@@ -126,6 +173,7 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
     d.fp16_flops = tflops * 1e12;
     s.device = d;
   }
+  if (auto error = apply_speed_and_cost_flags(c, s)) return *error;
   return s;
 }
 
@@ -154,14 +202,18 @@ int main(int argc, char** argv) {
   auto model = load_model(c, catalog.value());
   if (!model) return fail(model.error());
   if (c.verb == cli::Verb::params) {
-    const ParamCounts p = count_params(model.value().arch);
+    const ParamCounts p = model.value().weights ? model.value().weights->params : count_params(model.value().arch);
     if (c.json) std::cout << cli::params_json(p).dump(1) << "\n";
     else std::cout << cli::params_table(p);
     return 0;
   }
   auto scenario = build_scenario(c, catalog.value());
   if (!scenario) return fail(scenario.error());
-  auto result = estimate(model.value().arch, scenario.value());
+  // The files' own bytes, unless --quant asks for the model at another quantization.
+  const bool measured = model.value().weights && !c.quant;
+  if (measured) scenario.value().quant = *model.value().quant;
+  auto result = measured ? estimate(model.value().arch, scenario.value(), *model.value().weights)
+                         : estimate(model.value().arch, scenario.value());
   if (!result) return fail(result.error());
   if (c.json) std::cout << cli::estimate_json(result.value(), scenario.value(), model.value().label).dump(1) << "\n";
   else std::cout << cli::estimate_table(result.value(), scenario.value(), model.value().label);

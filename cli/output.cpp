@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "llmsizer/config_reader.hpp"
+#include "llmsizer/speed_json.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer::cli {
@@ -99,20 +100,8 @@ ordered_json estimate_json(const Estimate& e, const Scenario& s, const std::stri
   mem["per_gpu"] = per_gpu;
   j["memory"] = mem;
 
-  ordered_json speed;
-  speed["decode_tokens_per_s"] = e.speed ? ordered_json(e.speed->decode_tokens_per_s) : ordered_json(nullptr);
-  speed["decode_tokens_per_s_total"] = e.speed ? ordered_json(e.speed->decode_tokens_per_s_total) : ordered_json(nullptr);
-  speed["prefill_tokens_per_s"] =
-      e.speed && e.speed->prefill_tokens_per_s > 0 ? ordered_json(e.speed->prefill_tokens_per_s) : ordered_json(nullptr);
-  speed["ttft_s"] = e.speed && e.speed->ttft_s > 0 ? ordered_json(e.speed->ttft_s) : ordered_json(nullptr);
-  j["speed"] = speed;
-  ordered_json cost;
-  cost["usd_per_million_tokens"] = optional_json(e.cost.usd_per_million_tokens);
-  cost["usd_per_million_tokens_batch"] = optional_json(e.cost.usd_per_million_tokens_batch);
-  cost["usd_per_hour"] = optional_json(e.cost.usd_per_hour);
-  cost["power_usd_per_month"] = optional_json(e.cost.power_usd_per_month);
-  cost["break_even_months"] = optional_json(e.cost.break_even_months);
-  j["cost"] = cost;
+  j["speed"] = speed_to_json(e.speed);
+  j["cost"] = cost_to_json(e.cost);
   j["warnings"] = e.warnings;
   return j;
 }
@@ -155,9 +144,39 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     out << line;
   }
   if (e.speed) {
-    std::snprintf(line, sizeof line, "speed\n  %-22s %.1f tokens/s (total %.1f)\n  %-22s %.0f tokens/s, TTFT %.2f s\n",
-                  "decode", e.speed->decode_tokens_per_s, e.speed->decode_tokens_per_s_total, "prefill",
-                  e.speed->prefill_tokens_per_s, e.speed->ttft_s);
+    const SpeedEstimate& sp = *e.speed;
+    out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
+    std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
+                  sp.decode_tokens_per_s, static_cast<long long>(s.context_tokens));
+    out << line;
+    if (s.sequences > 1) {
+      std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s for %lld sequences\n", "decode, whole batch",
+                    sp.decode_tokens_per_s_total, static_cast<long long>(s.sequences));
+      out << line;
+    }
+    if (sp.prefill_tokens_per_s > 0.0) {
+      std::snprintf(line, sizeof line, "  %-22s %.0f tokens/s; time to first token %.2f s for %lld tokens\n",
+                    "prefill", sp.prefill_tokens_per_s, sp.ttft_s, static_cast<long long>(s.prompt_tokens));
+    } else {
+      std::snprintf(line, sizeof line, "  %-22s unknown (no dense throughput figure for the device)\n", "prefill");
+    }
+    out << line;
+  }
+  const CostEstimate& c = e.cost;
+  if (c.usd_per_hour || c.power_usd_per_month) out << "cost (" << (c.basis.empty() ? "power only" : c.basis) << ")\n";
+  if (c.usd_per_million_tokens) {
+    std::snprintf(line, sizeof line, "  %-22s %.3f USD one stream, %.3f USD whole batch (%.3f USD/h)\n",
+                  "per million tokens", *c.usd_per_million_tokens,
+                  c.usd_per_million_tokens_batch.value_or(*c.usd_per_million_tokens), *c.usd_per_hour);
+    out << line;
+  }
+  if (c.power_usd_per_month) {
+    std::snprintf(line, sizeof line, "  %-22s %.2f USD at TDP\n", "power per month", *c.power_usd_per_month);
+    out << line;
+  }
+  if (c.break_even_months) {
+    std::snprintf(line, sizeof line, "  %-22s %.1f months (buying at %.0f USD vs renting)\n", "break-even",
+                  *c.break_even_months, c.purchase_usd.value_or(0.0));
     out << line;
   }
   for (const auto& w : e.warnings) out << "warning: " << w << "\n";

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing llm-sizer needs on a fresh Debian machine,
-# skipping what is already there.
+# skipping what is already there. `setup.sh native`: the C++ toolchain;
+# `setup.sh site`: adds Emscripten and Node.js (to build and serve the page);
+# `setup.sh web` (the default): adds Chromium and the npm test packages.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-web}
 
 need=()
 command -v cmake >/dev/null || need+=(cmake)
@@ -9,6 +13,14 @@ command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 [[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
 [[ -f /usr/include/catch2/catch.hpp ]] || need+=(catch2)
+if [[ $what == site || $what == web ]]; then
+  command -v emcc >/dev/null || need+=(emscripten)
+  command -v node >/dev/null || need+=(nodejs)
+fi
+if [[ $what == web ]]; then
+  command -v npm >/dev/null || need+=(npm)
+  [[ -x /usr/bin/chromium ]] || need+=(chromium)
+fi
 
 if ((${#need[@]})); then
   echo "setup: installing ${need[*]}"
@@ -16,4 +28,9 @@ if ((${#need[@]})); then
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [[ $what == web && ! -d node_modules/playwright-core ]]; then
+  echo "setup: installing npm test packages"
+  npm ci --no-audit --no-fund --loglevel=error
 fi

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of llm-sizer from a fresh clone: installs what is missing,
-# checks the catalog, builds natively and runs the Catch2 and CLI suites.
+# checks the catalog, builds natively and runs the Catch2 and CLI suites, builds
+# the WebAssembly module and runs its Node tests, then the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/setup.sh
+./scripts/setup.sh web
 
 echo "== catalog checks"
 python3 scripts/catalog/check_catalog.py
@@ -13,3 +14,10 @@ echo "== native build and tests"
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release
 ctest --preset native-release
+./scripts/fuzz.sh  # readers of hostile files under libFuzzer, 20 s per target; fails on any finding
+
+echo "== WebAssembly build and site"
+./scripts/build-web.sh
+
+echo "== wasm tests (Node) and browser tests (Chromium)"
+node --test tests/wasm/ tests/browser/

@@ -111,3 +111,16 @@ TEST_CASE("more context or more sequences never need less KV", "[kv][property]")
     }
   }
 }
+
+TEST_CASE("pricing the same cache in another KV type equals computing it", "[kv][types]") {
+  for (const char* id : {"llama-3.1-8b", "gemma-2-9b", "deepseek-v3", "qwen3-next-80b-a3b-instruct", "deepseek-v3.2"}) {
+    const Architecture a = catalog_arch(id);
+    for (auto engine : {InferenceEngine::llama_cpp, InferenceEngine::vllm}) {
+      const KvBreakdown base = kv(a, 10000, KvType::f16, engine, 3);
+      for (KvType t : {KvType::f16, KvType::bf16, KvType::fp8, KvType::q8_0, KvType::q4_0, KvType::q5_1}) {
+        INFO(id << " " << kv_type_name(t));
+        CHECK(kv_bytes_as(base, t) == kv(a, 10000, t, engine, 3).total_bytes);
+      }
+    }
+  }
+}

@@ -54,13 +54,22 @@ Result<CatalogModel> parse_model(const json& entry, const std::string& path) {
   else return Error{"catalog.bad_entry", path + "/config must be an object"};
   if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
   if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
-  m.official_params_precise = entry.value("official_params_precise", false);
+  m.official_params_precise = entry.contains("official_params_precise") && entry["official_params_precise"].is_boolean() && entry["official_params_precise"].get<bool>();
   if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
     for (const auto& a : *it)
       if (a.is_string()) m.aliases.push_back(a.get<std::string>());
   if (auto it = entry.find("estimated_fields"); it != entry.end() && it->is_array())
     for (const auto& a : *it)
       if (a.is_string()) m.estimated_fields.push_back(a.get<std::string>());
+  m.license = string_or(entry, "license", "");
+  m.native_dtype = string_or(entry, "native_dtype", "");
+  m.config_provenance = string_or(entry, "config_provenance", "");
+  for (const char* key : {"gguf_repos", "ollama_tags"}) {
+    auto& target = std::string(key) == "gguf_repos" ? m.gguf_repos : m.ollama_tags;
+    if (auto it = entry.find(key); it != entry.end() && it->is_array())
+      for (const auto& a : *it)
+        if (a.is_string()) target.push_back(a.get<std::string>());
+  }
   return m;
 }
 
@@ -76,7 +85,7 @@ Result<Device> parse_device(const json& entry, const std::string& path) {
   d.vendor = string_or(entry, "vendor", "");
   d.backend = backend_from_name(string_or(entry, "backend", "other"));
   d.kind = kind_from_name(string_or(entry, "kind", "consumer"));
-  d.unified_memory = entry.value("unified_memory", false);
+  d.unified_memory = entry.contains("unified_memory") && entry["unified_memory"].is_boolean() && entry["unified_memory"].get<bool>();
   const auto memory_gb = positive_number(entry, "memory_gb_marketed");
   if (!memory_gb) return Error{"catalog.bad_entry", path + "/memory_gb_marketed must be a positive number"};
   // Marketed "GB" of DRAM is binary: 80 GB of HBM is 80 GiB (DESIGN.md, Units).

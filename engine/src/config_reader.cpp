@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "architecture_checks.hpp"
 #include "config_view.hpp"
 
 namespace llmsizer {
@@ -151,14 +152,14 @@ AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const st
 NativeFormat read_native_format(const ConfigView& v) {
   const json* q = v.json_field({"quantization_config"});
   if (q != nullptr && q->is_object()) {
-    const std::string method = q->value("quant_method", "");
-    const std::string fmt = q->value("fmt", "");
+    const std::string method = json_string_or(*q, "quant_method", "");
+    const std::string fmt = json_string_or(*q, "fmt", "");
     if (method == "mxfp4") return NativeFormat::mxfp4_experts;
     if (method == "fp8" || fmt.find("e4m3") != std::string::npos) {
       const std::string expert = v.string_field({"expert_dtype"}).value_or("");
       return expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
     }
-    if (method == "modelopt" || q->value("quant_algo", "").find("NVFP4") != std::string::npos)
+    if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos)
       return NativeFormat::nvfp4;
   }
   const std::string dtype = v.string_field({"torch_dtype", "dtype"}).value_or("bfloat16");
@@ -439,29 +440,30 @@ void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) 
   }
   for (const json& block : *blocks) {
     LayerSpec layer;
-    const json attn = block.value("attention", json::object());
-    const json ffn = block.value("ffn", json::object());
-    if (attn.value("no_op", false)) {
+    const json& attn = json_object_or_empty(block, "attention");
+    const json& ffn = json_object_or_empty(block, "ffn");
+    if (json_bool_or(attn, "no_op", false)) {
       layer.attn.kind = AttentionKind::none;
       layer.n_hidden_norms -= 1;
-    } else if (attn.value("replace_with_linear", false)) {
+    } else if (json_bool_or(attn, "replace_with_linear", false)) {
       layer.attn.kind = AttentionKind::none;
       layer.ffn.kind = FfnKind::none;  // placeholder, set below; linear counted as extra params
       arch.extra_params += s.hidden * s.hidden;
     } else {
       layer.attn = standard_attention(s);
-      const std::int64_t group = attn.value("n_heads_in_group", std::int64_t{1});
-      layer.attn.n_kv_heads = s.n_heads / std::max<std::int64_t>(1, group);
+      const std::int64_t group = json_int_or(attn, "n_heads_in_group", 1);
+      layer.attn.n_kv_heads = std::max<std::int64_t>(1, s.n_heads / std::max<std::int64_t>(1, group));
     }
-    if (ffn.value("no_op", false)) {
+    if (json_bool_or(ffn, "no_op", false)) {
       layer.ffn.kind = FfnKind::none;
       layer.n_hidden_norms -= 1;
-    } else if (ffn.value("replace_with_linear", false)) {
+    } else if (json_bool_or(ffn, "replace_with_linear", false)) {
       layer.ffn.kind = FfnKind::none;
       arch.extra_params += s.hidden * s.hidden;
     } else {
       // DeciLM: intermediate = multiple of 256 above 2/3 * ffn_mult * hidden.
-      const double mult = ffn.value("ffn_mult", 1.0);
+      // Bounded: ffn_mult is a small ratio (1.0 to 5.25 in Nemotron Super).
+      const double mult = std::min(64.0, std::max(0.0, json_number_or(ffn, "ffn_mult", 1.0)));
       const auto raw = static_cast<std::int64_t>(2.0 * mult * static_cast<double>(s.hidden) / 3.0);
       layer.ffn = dense_ffn((raw + 255) / 256 * 256);
     }
@@ -582,11 +584,11 @@ void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   mla.head_dim_k = mla.qk_nope_dim + mla.qk_rope_dim;
   AttentionSpec kda;
   kda.kind = AttentionKind::linear;
-  const std::int64_t heads = linear_cfg->value("num_heads", s.n_heads);
-  const std::int64_t dim = linear_cfg->value("head_dim", std::int64_t{128});
+  const std::int64_t heads = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "num_heads", s.n_heads), 1, 1 << 16);
+  const std::int64_t dim = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "head_dim", 128), 1, 1 << 16);
   kda.linear_k_heads = kda.linear_v_heads = heads;
   kda.linear_k_dim = kda.linear_v_dim = dim;
-  kda.conv_kernel = linear_cfg->value("short_conv_kernel_size", std::int64_t{4});
+  kda.conv_kernel = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "short_conv_kernel_size", 4), 1, 64);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = is_listed("kda_layers", i + 1) ? kda : mla;
@@ -720,6 +722,7 @@ Result<Architecture> read_hf_config(const json& config) {
     arch.tied_embeddings = tied.value_or(true);  // these families default to tied heads
   }
   if (arch.layers.empty()) return Error{"config.bad_field", "config.json describes a model with no layers"};
+  if (auto problem = check_architecture(arch)) return *problem;
   return arch;
 }
 

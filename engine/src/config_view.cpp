@@ -1,6 +1,7 @@
 #include "config_view.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace llmsizer {
@@ -39,10 +40,63 @@ std::string ConfigView::path_of(const char* name) const {
   return std::string("/") + name;
 }
 
+namespace {
+// Integers beyond this are not model dimensions; refusing them keeps every later
+// product of dimensions inside 64 bits.
+constexpr std::int64_t kMaxConfigInteger = std::int64_t{1} << 31;
+}  // namespace
+
+bool json_bool_or(const nlohmann::json& obj, const char* key, bool fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+std::int64_t json_int_or(const nlohmann::json& obj, const char* key, std::int64_t fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  const double d = it->get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > static_cast<double>(kMaxConfigInteger)) return fallback;
+  return static_cast<std::int64_t>(d);
+}
+
+double json_number_or(const nlohmann::json& obj, const char* key, double fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return fallback;
+  const double d = it->get<double>();
+  return std::isfinite(d) ? d : fallback;
+}
+
+std::string json_string_or(const nlohmann::json& obj, const char* key, const std::string& fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+const nlohmann::json& json_object_or_empty(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!obj.is_object()) return empty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? *it : empty;
+}
+
+void ConfigView::fail_const(std::string id, std::string message) const {
+  if (!error_) error_ = Error{std::move(id), std::move(message)};
+}
+
 std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
     const nlohmann::json* v = find(name);
     if (v == nullptr) continue;
+    if (v->is_number()) {
+      const double magnitude = std::fabs(v->get<double>());
+      if (!(magnitude <= static_cast<double>(kMaxConfigInteger))) {
+        fail_const("config.bad_field", "config.json field " + path_of(name) + " is out of range");
+        return std::nullopt;
+      }
+    }
     if (v->is_number_integer()) return v->get<std::int64_t>();
     if (v->is_number_float()) {
       const double d = v->get<double>();
@@ -53,9 +107,11 @@ std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const ch
     if (v->is_object() && v->contains("value")) {
       // Reference copies summarise uniform per-layer lists as {"value": v, "length": n}.
       const auto& inner = (*v)["value"];
-      if (inner.is_number_integer()) return inner.get<std::int64_t>();
+      if (inner.is_number_integer() && std::llabs(inner.get<std::int64_t>()) <= kMaxConfigInteger)
+        return inner.get<std::int64_t>();
     }
-    if (v->is_array() && !v->empty() && (*v)[0].is_number_integer()) {
+    if (v->is_array() && !v->empty() && (*v)[0].is_number_integer() &&
+        std::llabs((*v)[0].get<std::int64_t>()) <= kMaxConfigInteger) {
       return (*v)[0].get<std::int64_t>();  // per-layer list: first layer's value
     }
   }
@@ -93,9 +149,7 @@ const nlohmann::json* ConfigView::json_field(std::initializer_list<const char*> 
   return nullptr;
 }
 
-void ConfigView::fail(std::string id, std::string message) {
-  if (!error_) error_ = Error{std::move(id), std::move(message)};
-}
+void ConfigView::fail(std::string id, std::string message) { fail_const(std::move(id), std::move(message)); }
 
 std::int64_t ConfigView::require_positive(std::initializer_list<const char*> names) {
   // Bounds keep later products (layers x heads x dims x tokens) inside 64 bits.
@@ -107,7 +161,7 @@ std::int64_t ConfigView::require_positive(std::initializer_list<const char*> nam
     if (!value || *value <= 0 || *value > kMaxDimension) {
       fail("config.bad_field", "config.json field " + path_of(name) +
                                    " must be a positive integer of at most 16777216, got " +
-                                   v->dump().substr(0, 40));
+                                   v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40));
       return 1;
     }
     return *value;

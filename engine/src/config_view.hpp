@@ -13,6 +13,14 @@
 
 namespace llmsizer {
 
+// Reads obj[key] as T when obj is an object holding that key with a value of
+// T's JSON kind; anything else gives the fallback. Never throws.
+bool json_bool_or(const nlohmann::json& obj, const char* key, bool fallback);
+std::int64_t json_int_or(const nlohmann::json& obj, const char* key, std::int64_t fallback);
+double json_number_or(const nlohmann::json& obj, const char* key, double fallback);
+std::string json_string_or(const nlohmann::json& obj, const char* key, const std::string& fallback);
+const nlohmann::json& json_object_or_empty(const nlohmann::json& obj, const char* key);
+
 class ConfigView {
  public:
   explicit ConfigView(const nlohmann::json& root);
@@ -44,11 +52,12 @@ class ConfigView {
 
  private:
   const nlohmann::json* find(const char* name) const;
+  void fail_const(std::string id, std::string message) const;
 
   const nlohmann::json& root_;
   const nlohmann::json* text_;  // text_config / llm_config when present
   const nlohmann::json* defaults_ = nullptr;
-  std::optional<Error> error_;
+  mutable std::optional<Error> error_;  // first problem found, also by const readers
 };
 
 }  // namespace llmsizer

@@ -28,6 +28,19 @@ std::optional<Error> validate(const Scenario& s) {
     return bad("offload must be a fraction between 0 and 1");
   if (s.prompt_tokens < 1 || s.prompt_tokens > kMaxContextTokens)
     return bad("prompt must be between 1 and 16777216 tokens, got " + std::to_string(s.prompt_tokens));
+  if (s.prefill_ubatch_tokens < 0 || s.prefill_ubatch_tokens > kMaxContextTokens)
+    return bad("micro-batch must be between 0 (engine default) and 16777216 tokens");
+  if (s.hourly_price_usd && !(*s.hourly_price_usd >= 0.0 && std::isfinite(*s.hourly_price_usd)))
+    return bad("hourly price must be a finite, non-negative number of USD");
+  if (s.purchase_price_usd && !(*s.purchase_price_usd >= 0.0 && std::isfinite(*s.purchase_price_usd)))
+    return bad("purchase price must be a finite, non-negative number of USD");
+  if (!(s.amortization_years > 0.0 && s.amortization_years <= 100.0))
+    return bad("amortization must be between 0 and 100 years");
+  if (!(s.hours_per_day > 0.0 && s.hours_per_day <= 24.0)) return bad("hours per day must be in (0, 24]");
+  if (!(s.electricity_usd_per_kwh >= 0.0 && s.electricity_usd_per_kwh <= 100.0))
+    return bad("electricity price must be between 0 and 100 USD per kWh");
+  if (!(s.ram_bandwidth_bytes_per_s > 0.0 && std::isfinite(s.ram_bandwidth_bytes_per_s)))
+    return bad("RAM bandwidth must be a positive, finite number");
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
     return bad("GPU memory utilization must be in (0, 1]");
   if (s.device) {
@@ -61,13 +74,35 @@ OffloadPlan plan_offload(const Architecture& arch, const Scenario& s) {
   return plan;
 }
 
+// KV bytes of the request in floating point, before any 64-bit integer product.
+double kv_bytes_bound(const Architecture& arch, const Scenario& s) {
+  double per_token = 0.0;
+  for (const auto& layer : arch.layers) {
+    const AttentionSpec& a = layer.attn;
+    per_token += a.mla ? static_cast<double>(a.kv_lora_rank + a.qk_rope_dim)
+                       : static_cast<double>(a.n_kv_heads) * static_cast<double>(a.head_dim_k + a.head_dim_v);
+  }
+  return per_token * 4.0 * static_cast<double>(s.context_tokens + 512) * static_cast<double>(s.sequences);
+}
+
 }  // namespace
 
 Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
+  return estimate(arch, s, ModelWeights{compute_weights(arch, s.quant), count_params(arch)});
+}
+
+Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const ModelWeights& weights) {
   if (auto error = validate(s)) return *error;
+  if (!(kv_bytes_bound(arch, s) < 1e18))
+    return Error{"scenario.bad_value", "this context and batch would need more than an exabyte of KV cache"};
+  // Every per-layer figure below indexes these by layer.
+  if (weights.weights.layer_bytes.size() != arch.layers.size() ||
+      weights.weights.layer_expert_bytes.size() != arch.layers.size())
+    return Error{"scenario.bad_value", "the weights list " + std::to_string(weights.weights.layer_bytes.size()) +
+                                           " layers but the architecture has " + std::to_string(arch.layers.size())};
   Estimate e;
-  e.params = count_params(arch);
-  e.weights = compute_weights(arch, s.quant);
+  e.params = weights.params;
+  e.weights = weights.weights;
   e.warnings = arch.warnings;
   if (s.quant.approximate)
     e.warnings.push_back(s.quant.name + " is a third-party mix; its size is an approximation of the recipe");
@@ -93,6 +128,10 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
   kv_request.engine = s.engine;
   kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
   e.kv = compute_kv_cache(arch, kv_request);
+  for (KvType type : {KvType::f16, KvType::bf16, KvType::fp8, KvType::q8_0, KvType::q4_0}) {
+    if (!engine_supports_kv_type(s.engine, type)) continue;
+    e.memory.kv_cache_bytes_by_type.emplace_back(type, kv_bytes_as(e.kv, type));
+  }
 
   const int n_gpus = s.gpu_count;
   const int n_layers = arch.decoder_layer_count();
@@ -233,6 +272,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
       all_fit = all_fit && g.fits;
     }
     e.memory.usable_bytes = per_gpu_usable * devices;
+    e.memory.headroom_bytes = *e.memory.usable_bytes - e.memory.required_bytes;
     e.memory.utilization = *e.memory.usable_bytes > 0
                                ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
                                : 0.0;
@@ -248,7 +288,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
   }
 
   e.speed = estimate_speed(arch, s, e);
-  if (e.speed) e.warnings.push_back("speed is a first roofline estimate with fixed efficiencies, not yet calibrated on measurements");
+  if (e.speed && e.speed->prefill_tokens_per_s <= 0.0)
+    e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
+                         "batched decode are not estimated");
   e.cost = estimate_cost(s, e);
   return e;
 }

@@ -64,6 +64,8 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
   kv.cells = full_cells;
 
   kv.layer_bytes.assign(arch.layers.size(), 0);
+  kv.layer_elements.assign(arch.layers.size(), 0);
+  kv.layer_fixed_bytes.assign(arch.layers.size(), 0);
   for (std::size_t i = 0; i < arch.layers.size(); ++i) {
     const LayerSpec& layer = arch.layers[i];
     if (layer.is_mtp) continue;  // MTP layers are not run unless speculative decoding is on
@@ -74,6 +76,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
       case AttentionKind::mamba2:
         bytes = state_bytes_per_sequence(a, request.engine) * seqs;
         kv.state_bytes += bytes;
+        kv.layer_fixed_bytes[i] = bytes;
         break;
       case AttentionKind::none: break;
       case AttentionKind::full:
@@ -100,6 +103,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           }
         }
         bytes = elements * cells * elem.num / elem.den;
+        kv.layer_elements[i] = elements * cells;
         kv.attention_bytes += bytes;
         if (a.kind == AttentionKind::full) kv.bytes_per_token += elements * elem.num / elem.den;
         // DSA indexer keys (DeepSeek V3.2, GLM-5): fp8 plus an fp32 scale per token
@@ -108,6 +112,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           const std::int64_t index_bytes = (a.index_head_dim + 4) * cells;
           bytes += index_bytes;
           kv.attention_bytes += index_bytes;
+          kv.layer_fixed_bytes[i] = index_bytes;
         }
         break;
       }
@@ -116,6 +121,14 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
     kv.total_bytes += bytes;
   }
   return kv;
+}
+
+std::int64_t kv_bytes_as(const KvBreakdown& kv, KvType type) {
+  const KvElementSize elem = kv_element_size(type);
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < kv.layer_elements.size(); ++i)
+    total += kv.layer_elements[i] * elem.num / elem.den + kv.layer_fixed_bytes[i];
+  return total;
 }
 
 }  // namespace llmsizer

@@ -92,9 +92,166 @@ expect_error "missing field" params --config "$work/partial.json"
 if grep -q 'num_hidden_layers' "$work/err"; then ok; else bad "missing field not named: $(cat "$work/err")"; fi
 truncate -s 64M "$work/huge.json"
 expect_error "huge file" params --config "$work/huge.json"
-expect_error "gguf not yet" params --gguf "$work/model.gguf"
+expect_error "missing gguf" params --gguf "$work/model.gguf"
 expect_error "list nothing" list
 expect_error "list unknown" list widgets
+
+# --gguf and --safetensors (issue 7): full-size sparse files whose headers a
+# second, independent writer (Python) makes; only the headers are read.
+python3 - "$work" <<'PY'
+import json, os, struct, sys
+work = sys.argv[1]
+def s(x):
+    b = x.encode()
+    return struct.pack('<Q', len(b)) + b
+def u32(k, v): return s(k) + struct.pack('<II', 4, v)
+def u16(k, v): return s(k) + struct.pack('<IH', 2, v)
+def string(k, v): return s(k) + struct.pack('<I', 8) + s(v)
+def strings(k, items): return s(k) + struct.pack('<IIQ', 9, 8, len(items)) + b''.join(s(i) for i in items)
+BLOCK = {0: (1, 4), 8: (32, 34)}  # F32, Q8_0
+def nbytes(t, dims):
+    e, b = BLOCK[t]
+    n = dims[0] // e * b
+    for d in dims[1:]: n *= d
+    return n
+def gguf(path, kvs, tensors):
+    head = b'GGUF' + struct.pack('<IQQ', 3, len(tensors), len(kvs)) + b''.join(kvs)
+    off = 0
+    for name, t, dims in tensors:
+        head += s(name) + struct.pack('<I', len(dims)) + b''.join(struct.pack('<Q', d) for d in dims) + struct.pack('<IQ', t, off)
+        off += (nbytes(t, dims) + 31) // 32 * 32
+    head += b'\0' * (-len(head) % 32)
+    with open(path, 'wb') as f:
+        f.write(head)
+        f.truncate(len(head) + off)
+# Llama-3.1-8B at Q8_0 (norms F32).
+h, ff, v = 4096, 14336, 128256
+kvs = [string('general.architecture', 'llama'), u32('general.file_type', 7), u32('llama.block_count', 32),
+       u32('llama.embedding_length', h), u32('llama.attention.head_count', 32), u32('llama.attention.head_count_kv', 8),
+       u32('llama.context_length', 131072), strings('tokenizer.ggml.tokens', ['t%d' % i for i in range(v)])]
+tensors = [('token_embd.weight', 8, [h, v])]
+for i in range(32):
+    p = 'blk.%d.' % i
+    tensors += [(p + 'attn_norm.weight', 0, [h]), (p + 'attn_q.weight', 8, [h, h]), (p + 'attn_k.weight', 8, [h, 1024]),
+                (p + 'attn_v.weight', 8, [h, 1024]), (p + 'attn_output.weight', 8, [h, h]), (p + 'ffn_norm.weight', 0, [h]),
+                (p + 'ffn_gate.weight', 8, [h, ff]), (p + 'ffn_up.weight', 8, [h, ff]), (p + 'ffn_down.weight', 8, [ff, h])]
+tensors += [('output_norm.weight', 0, [h]), ('output.weight', 8, [h, v])]
+gguf(work + '/llama.gguf', kvs, tensors)
+os.makedirs(work + '/split', exist_ok=True)
+for k in range(3):
+    part = tensors[len(tensors) * k // 3: len(tensors) * (k + 1) // 3]
+    keys = (kvs if k == 0 else []) + [u16('split.no', k), u16('split.count', 3)]
+    gguf(work + '/split/llama-%05d-of-00003.gguf' % (k + 1), keys, part)
+with open(work + '/bad-magic.gguf', 'wb') as f: f.write(b'GGML' + b'\0' * 60)
+head = open(work + '/llama.gguf', 'rb').read(4096)
+with open(work + '/cut.gguf', 'wb') as f: f.write(head)  # ends inside the token list
+# The same model as a BF16 safetensors checkpoint of two shards, its index and config.
+os.makedirs(work + '/st', exist_ok=True)
+names = [('model.embed_tokens.weight', [v, h])]
+for i in range(32):
+    p = 'model.layers.%d.' % i
+    names += [(p + 'input_layernorm.weight', [h]), (p + 'self_attn.q_proj.weight', [h, h]), (p + 'self_attn.k_proj.weight', [1024, h]),
+              (p + 'self_attn.v_proj.weight', [1024, h]), (p + 'self_attn.o_proj.weight', [h, h]),
+              (p + 'post_attention_layernorm.weight', [h]), (p + 'mlp.gate_proj.weight', [ff, h]),
+              (p + 'mlp.up_proj.weight', [ff, h]), (p + 'mlp.down_proj.weight', [h, ff])]
+names += [('model.norm.weight', [h]), ('lm_head.weight', [v, h])]
+weight_map = {}
+for k, chunk in enumerate([names[:150], names[150:]]):
+    header, off = {}, 0
+    shard = 'model-%05d-of-00002.safetensors' % (k + 1)
+    for name, shape in chunk:
+        n = 2
+        for d in shape: n *= d
+        header[name] = {'dtype': 'BF16', 'shape': shape, 'data_offsets': [off, off + n]}
+        off += n
+        weight_map[name] = shard
+    text = json.dumps(header).encode()
+    with open(work + '/st/' + shard, 'wb') as f:
+        f.write(struct.pack('<Q', len(text)) + text)
+        f.truncate(8 + len(text) + off)
+json.dump({'metadata': {'total_size': 16060522496}, 'weight_map': weight_map}, open(work + '/st/model.safetensors.index.json', 'w'))
+json.dump({'model_type': 'llama', 'hidden_size': h, 'intermediate_size': ff, 'num_attention_heads': 32,
+           'num_hidden_layers': 32, 'num_key_value_heads': 8, 'vocab_size': v}, open(work + '/st/config.json', 'w'))
+os.makedirs(work + '/index-only', exist_ok=True)
+os.link(work + '/st/model.safetensors.index.json', work + '/index-only/model.safetensors.index.json')
+os.link(work + '/st/config.json', work + '/index-only/config.json')
+os.makedirs(work + '/no-config', exist_ok=True)
+os.link(work + '/st/model-00001-of-00002.safetensors', work + '/no-config/model.safetensors')
+PY
+gguf_size=$(stat -c %s "$work/llama.gguf")
+# Q8_0 Llama-3.1-8B: 8,029,995,008 weights x 34/32 + 266,240 F32 norm weights x 4 = 8,532,934,656 bytes.
+json_check "gguf params" "j['total'] == 8030261248 and j['active'] == 8030261248 and j['embedding'] == 525336576" \
+  params --gguf "$work/llama.gguf"
+json_check "gguf estimate: the file's bytes" "j['memory']['weights_bytes'] == $gguf_size and j['weights']['tensor_bytes'] == 8532934656 and j['scenario']['quant'] == 'Q8_0' and j['memory']['kv_cache_bytes'] == 1024 * 2**20" \
+  estimate --gguf "$work/llama.gguf" --ctx 8192 --gpu rtx-4090
+json_check "gguf at another quant" "j['scenario']['quant'] == 'Q4_K_M' and j['memory']['weights_bytes'] < 5.5e9" \
+  estimate --gguf "$work/llama.gguf" --quant Q4_K_M
+split_size=$(( $(stat -c %s "$work/split/llama-00001-of-00003.gguf") + $(stat -c %s "$work/split/llama-00002-of-00003.gguf") + $(stat -c %s "$work/split/llama-00003-of-00003.gguf") ))
+json_check "gguf split: one part finds the others" "j['memory']['weights_bytes'] == $split_size and j['weights']['tensor_bytes'] == 8532934656" \
+  estimate --gguf "$work/split/llama-00002-of-00003.gguf"
+json_check "gguf split: parts listed" "j['total'] == 8030261248" \
+  params --gguf "$work/split/llama-00003-of-00003.gguf" "$work/split/llama-00001-of-00003.gguf" "$work/split/llama-00002-of-00003.gguf"
+json_check "safetensors shards via the index" "j['memory']['weights_bytes'] == 16060522496 and j['scenario']['engine'] == 'vllm'" \
+  estimate --safetensors "$work/st/model.safetensors.index.json"
+json_check "safetensors index alone: its total_size" "j['memory']['weights_bytes'] == 16060522496" \
+  estimate --safetensors "$work/index-only/model.safetensors.index.json"
+json_check "safetensors one file with --config" "j['total'] == 8030261248" \
+  params --safetensors "$work/no-config/model.safetensors" --config "$work/st/config.json"
+expect_error "gguf bad magic" params --gguf "$work/bad-magic.gguf"
+if grep -q "GGUF" "$work/err"; then ok; else bad "bad magic not explained: $(cat "$work/err")"; fi
+expect_error "gguf header cut short" params --gguf "$work/cut.gguf"
+if grep -q "inside its GGUF header" "$work/err"; then ok; else bad "truncation not explained: $(cat "$work/err")"; fi
+truncate -s 100000000 "$work/llama.gguf"
+expect_error "gguf tensors cut short" estimate --gguf "$work/llama.gguf"
+expect_error "gguf directory" params --gguf "$work/split"
+rm "$work/split/llama-00003-of-00003.gguf"
+expect_error "gguf split part missing" params --gguf "$work/split/llama-00001-of-00003.gguf"
+expect_error "gguf split part missing, listed" params --gguf "$work/split/llama-00001-of-00003.gguf" "$work/split/llama-00002-of-00003.gguf"
+expect_error "safetensors without config" params --safetensors "$work/no-config/model.safetensors"
+expect_error "gguf and config" params --gguf "$work/llama.gguf" --config "$work/st/config.json"
+expect_error "gguf without value" params --gguf
+
+# Issue 4: speed and cost.
+json_check "speed fields on a catalog device" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['ttft_s'] > j['speed']['breakdown']['decode']['time']['total_s'] and j['speed']['basis']['runtime'] == 'llama.cpp/cuda'" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --ctx 4096
+json_check "batch: total above one stream, below batch x one stream" "j['speed']['decode_tokens_per_s'] < j['speed']['decode_tokens_per_s_total'] < 16 * j['speed']['decode_tokens_per_s']" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --ctx 4096 --batch 16
+json_check "speed on a custom device" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['basis']['runtime'] == 'llama.cpp/rocm'" \
+  estimate --model llama-3.1-8b --gpu-memory-gib 48 --gpu-bandwidth-gbs 960 --gpu-tflops 150 --gpu-vendor amd
+json_check "custom device without throughput: prefill null" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] is None and j['speed']['ttft_s'] is None" \
+  estimate --model llama-3.1-8b --gpu-memory-gib 24 --gpu-bandwidth-gbs 1000
+json_check "--backend vulkan on NVIDIA uses its own row" "j['speed']['basis']['runtime'] == 'llama.cpp/vulkan/nvidia'" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --backend vulkan
+json_check "--ubatch changes prefill passes" "j['speed']['breakdown']['prefill']['work']['passes'] == 2" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --prompt 4096 --ubatch 2048
+json_check "owned hardware: cost from the device price" "j['cost']['basis'] == 'owned' and j['cost']['purchase_usd'] == 1599 and j['cost']['usd_per_million_tokens'] > 0 and j['cost']['power_usd_per_month'] > 0" \
+  estimate --model llama-3.1-8b --gpu rtx-4090
+json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price 2.0
+json_check "no price known: cost null" "j['cost']['usd_per_million_tokens'] is None and j['cost']['basis'] is None" \
+  estimate --model llama-3.1-8b --gpu h100-sxm
+json_check "purchase price and years" "abs(j['cost']['usd_per_hour'] - (8766.0 / (3 * 365.25 * 8) + 0.45 * 0.2)) < 1e-9" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --purchase-price 8766 --years 3 --hours-per-day 8 --electricity 0.2
+json_check "tensor parallel reports all-reduces" "j['speed']['breakdown']['decode']['work']['allreduces'] == 160 and j['speed']['breakdown']['decode']['work']['tensor_parallel'] == 2" \
+  estimate --model llama-3.1-70b --engine vllm --gpu h100-sxm --gpus 2
+expect_error "negative hourly price" estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price -1
+expect_error "unknown backend" estimate --model llama-3.1-8b --gpu rtx-4090 --backend opencl
+expect_error "backend without a device" estimate --model llama-3.1-8b --backend vulkan
+expect_error "zero micro-batch" estimate --model llama-3.1-8b --gpu rtx-4090 --ubatch 0
+expect_error "zero years" estimate --model llama-3.1-8b --gpu rtx-4090 --years 0
+expect_error "hours per day above 24" estimate --model llama-3.1-8b --gpu rtx-4090 --hours-per-day 25
+# Every catalog device with a bandwidth figure gets a decode speed.
+"$bin" list gpus --json >"$work/gpus.json"
+mkdir -p "$work/devices"
+for id in $(python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(open(sys.argv[1])) if d['bandwidth_bytes_per_s'] > 0))" "$work/gpus.json"); do
+  "$bin" estimate --model llama-3.1-8b --gpu "$id" --json >"$work/devices/$id.json" 2>/dev/null || echo '{}' >"$work/devices/$id.json"
+done
+missing=$(python3 -c "
+import json, os, sys
+d = sys.argv[1]
+bad = [f[:-5] for f in sorted(os.listdir(d)) if not (json.load(open(os.path.join(d, f))).get('speed') or {}).get('decode_tokens_per_s')]
+print(' '.join(bad))" "$work/devices")
+if [[ -z $missing ]]; then ok; else bad "no decode speed for: $missing"; fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

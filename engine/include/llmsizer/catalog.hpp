@@ -25,6 +25,11 @@ struct CatalogModel {
   std::optional<std::int64_t> official_params_active;
   bool official_params_precise = false;
   std::vector<std::string> estimated_fields;
+  std::string license;
+  std::string native_dtype;
+  std::string config_provenance;  // "verbatim_copy" or "derived"
+  std::vector<std::string> gguf_repos;
+  std::vector<std::string> ollama_tags;
 };
 
 struct Catalog {

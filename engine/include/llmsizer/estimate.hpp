@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llmsizer/architecture.hpp"
@@ -12,6 +13,7 @@
 #include "llmsizer/quantization.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/runtime.hpp"
+#include "llmsizer/speed_types.hpp"
 #include "llmsizer/weights.hpp"
 
 namespace llmsizer {
@@ -33,6 +35,10 @@ struct Scenario {
   double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
   OffloadMode offload_mode = OffloadMode::automatic;
   std::int64_t prompt_tokens = 4096;
+  // Prompt tokens per forward pass for the speed model (llama.cpp -ub, the serving
+  // engines' chunked-prefill budget); 0: the engine's default (512 for llama.cpp,
+  // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
+  std::int64_t prefill_ubatch_tokens = 0;
   bool flash_attention = true;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
@@ -66,11 +72,15 @@ struct MemoryEstimate {
   std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
   std::int64_t required_bytes = 0;  // on the GPUs, summed
   std::optional<std::int64_t> usable_bytes;
+  std::optional<std::int64_t> headroom_bytes;  // usable - required (negative: short by that much)
   std::optional<double> utilization;
   std::optional<bool> fits;
   // Paged engines reserve a pool: its size and how many tokens it holds.
   std::optional<std::int64_t> kv_pool_bytes;
   std::optional<std::int64_t> kv_pool_tokens;
+  // The same request's KV cache in each element type the engine offers, for
+  // tuning notes ("8-bit KV saves ... here").
+  std::vector<std::pair<KvType, std::int64_t>> kv_cache_bytes_by_type;
   int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
   bool offload_experts_only = false;  // --n-cpu-moe style: only routed experts moved
   std::vector<GpuShare> per_gpu;
@@ -79,8 +89,17 @@ struct MemoryEstimate {
 struct SpeedEstimate {
   double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached
   double decode_tokens_per_s_total = 0.0;  // all sequences together
-  double prefill_tokens_per_s = 0.0;
-  double ttft_s = 0.0;
+  double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure
+  double ttft_s = 0.0;                     // 0 likewise
+  // Where the time goes (speed_types.hpp): one decode step of one sequence, of
+  // the whole batch, and the whole prompt.
+  StepWork decode_single_work;
+  StepTime decode_single_time;
+  StepWork decode_batch_work;
+  StepTime decode_batch_time;
+  StepWork prefill_work;
+  StepTime prefill_time;
+  SpeedBasis basis;  // the runtime row, weight family and peak figures used
 };
 
 struct CostEstimate {
@@ -89,6 +108,8 @@ struct CostEstimate {
   std::optional<double> usd_per_hour;                  // rent, or owned: amortization + power
   std::optional<double> power_usd_per_month;           // owned hardware at TDP
   std::optional<double> break_even_months;             // buying vs renting at the given hourly price
+  std::optional<double> purchase_usd;                  // owned hardware: given, or device price x GPUs
+  std::string basis;                                   // "rent", "owned" or "" (no price known)
 };
 
 struct Estimate {
@@ -104,5 +125,18 @@ struct Estimate {
 
 // Error ids: "scenario.bad_value" (message names the input and its range).
 Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario);
+
+// The model's weights: bytes and parameter counts, either computed from the
+// architecture at scenario.quant (the overload above) or measured from the
+// tensors of model files (gguf.hpp, safetensors.hpp). weights.layer_bytes and
+// layer_expert_bytes hold one entry per layer of arch.
+struct ModelWeights {
+  WeightBreakdown weights;
+  ParamCounts params;
+};
+// The same estimate with the given weights in place of computed ones; scenario.quant
+// should name the files' format (GgufModel::quant). Error id "scenario.bad_value"
+// also when the weights do not have one entry per layer of arch.
+Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario, const ModelWeights& weights);
 
 }  // namespace llmsizer

@@ -24,6 +24,11 @@ struct KvBreakdown {
   std::int64_t cells = 0;            // token slots of a full-attention layer (padded)
   std::int64_t bytes_per_token = 0;  // full-attention bytes per cached token, all layers
   std::vector<std::int64_t> layer_bytes;  // per decoder layer
+  // Per layer: cached elements (per-token width x cells) and bytes that do not
+  // depend on the element type (recurrent state, indexer keys), so the same
+  // request can be priced in another KV type without redoing the layout.
+  std::vector<std::int64_t> layer_elements;
+  std::vector<std::int64_t> layer_fixed_bytes;
 };
 
 // Bytes per element of a KV type, as a ratio: bytes = elements * num / den.
@@ -34,5 +39,8 @@ struct KvElementSize {
 KvElementSize kv_element_size(KvType type);
 
 KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request);
+
+// The breakdown's total had its elements been stored as `type` (same layout).
+std::int64_t kv_bytes_as(const KvBreakdown& kv, KvType type);
 
 }  // namespace llmsizer

@@ -1,0 +1,100 @@
+// Embind layer: one Sizer made from the embedded catalog. `estimate` takes and
+// returns JSON text (the contract of engine/include/llmsizer/json_contract.hpp,
+// the same the CLI prints); `figures` returns a plain value object of the few
+// numbers the page's tables and charts draw, without building any JSON. No
+// logic here: conversion only. Nothing throws across.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <emscripten/bind.h>
+
+#include "llmsizer/catalog.hpp"
+#include "llmsizer/json_contract.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace {
+
+constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();  // JS NaN: no figure
+
+// Numbers for one scenario; bytes as doubles (exact below 2^53).
+struct Figures {
+  bool ok = false;
+  std::string error_id;
+  std::string error_message;
+  double weights_bytes = kAbsent;
+  double kv_cache_bytes = kAbsent;
+  double runtime_bytes = kAbsent;
+  double required_bytes = kAbsent;
+  double usable_bytes = kAbsent;
+  double utilization = kAbsent;
+  int fits = -1;  // -1 unknown (no device), 0 no, 1 yes
+  double decode_tokens_per_s = kAbsent;
+};
+
+llmsizer::Catalog embedded_or_empty(std::string& load_error) {
+  auto parsed = llmsizer::embedded_catalog();
+  if (parsed) return std::move(parsed).value();
+  load_error = parsed.error().message;
+  return llmsizer::Catalog{};
+}
+
+class WasmSizer {
+ public:
+  WasmSizer() : sizer_(embedded_or_empty(load_error_)) {
+    catalog_json_ = llmsizer::catalog_to_json(sizer_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  std::string estimate(const std::string& request_json) const {
+    return llmsizer::estimate_response(sizer_, request_json);
+  }
+  Figures figures(const std::string& request_json) const {
+    Figures f;
+    auto e = llmsizer::estimate_request(sizer_, request_json);
+    if (!e) {
+      f.error_id = e.error().id;
+      f.error_message = e.error().message;
+      return f;
+    }
+    const llmsizer::Estimate& x = e.value();
+    f.ok = true;
+    f.weights_bytes = static_cast<double>(x.memory.weights_bytes);
+    f.kv_cache_bytes = static_cast<double>(x.memory.kv_cache_bytes);
+    f.runtime_bytes = static_cast<double>(x.memory.runtime_bytes);
+    f.required_bytes = static_cast<double>(x.memory.required_bytes);
+    if (x.memory.usable_bytes) f.usable_bytes = static_cast<double>(*x.memory.usable_bytes);
+    if (x.memory.utilization) f.utilization = *x.memory.utilization;
+    if (x.memory.fits) f.fits = *x.memory.fits ? 1 : 0;
+    if (x.speed) f.decode_tokens_per_s = x.speed->decode_tokens_per_s;
+    return f;
+  }
+  std::string catalog() const { return catalog_json_; }
+  std::string load_error() const { return load_error_; }
+
+ private:
+  std::string load_error_;
+  llmsizer::Sizer sizer_;
+  std::string catalog_json_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(llmsizer) {
+  emscripten::value_object<Figures>("Figures")
+      .field("ok", &Figures::ok)
+      .field("errorId", &Figures::error_id)
+      .field("errorMessage", &Figures::error_message)
+      .field("weightsBytes", &Figures::weights_bytes)
+      .field("kvCacheBytes", &Figures::kv_cache_bytes)
+      .field("runtimeBytes", &Figures::runtime_bytes)
+      .field("requiredBytes", &Figures::required_bytes)
+      .field("usableBytes", &Figures::usable_bytes)
+      .field("utilization", &Figures::utilization)
+      .field("fits", &Figures::fits)
+      .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
+  emscripten::class_<WasmSizer>("Sizer")
+      .constructor<>()
+      .function("estimate", &WasmSizer::estimate)
+      .function("figures", &WasmSizer::figures)
+      .function("catalog", &WasmSizer::catalog)
+      .function("loadError", &WasmSizer::load_error);
+}

@@ -1,0 +1,38 @@
+// The JSON contract of DESIGN.md, in one place: the CLI prints it and the
+// WebAssembly module returns it, so both show the same figures to the last digit.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "llmsizer/estimate.hpp"
+#include "llmsizer/launch_commands.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace llmsizer {
+
+// Keys as in the page's URL hash: model | config, quant, ctx, batch, kv, engine,
+// gpu | custom_gpu {memory_gib, bandwidth_gbs, tflops, vendor}, gpus, offload,
+// offload_mode, prompt, flash_attention, hourly_price_usd, purchase_price_usd,
+// years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs. Absent keys take the
+// defaults of SizerRequest; a key of the wrong type or range is an error naming it.
+Result<SizerRequest> request_from_json(const nlohmann::json& request);
+
+nlohmann::ordered_json params_to_json(const ParamCounts& params);
+nlohmann::ordered_json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
+                                        const std::vector<LaunchCommand>& commands = {});
+
+// Everything the page lists: models with their badges and counts, devices with
+// their usable memory, quantizations and engines.
+nlohmann::ordered_json catalog_to_json(const Sizer& sizer);
+
+// Request text in, the estimate out, without the JSON of the answer: for callers
+// that need a few figures of many scenarios (the page's matrix and chart).
+Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json);
+
+// Request text in, response text out: {"ok": true, ...estimate} or
+// {"ok": false, "error": {"id", "message"}}. Never throws.
+std::string estimate_response(const Sizer& sizer, std::string_view request_json);
+
+}  // namespace llmsizer

@@ -1,0 +1,88 @@
+// The front door shared by the CLI and the WebAssembly bindings: a request in
+// the vocabulary people use (model id, quant name, engine name, GPU id), resolved
+// against the catalog into a Scenario, estimated, and returned. Architectures of
+// the catalog are read once, when the Sizer is made.
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/catalog.hpp"
+#include "llmsizer/estimate.hpp"
+#include "llmsizer/result.hpp"
+
+namespace llmsizer {
+
+struct CustomDevice {
+  double memory_gib = 0.0;
+  double bandwidth_gb_per_s = 0.0;
+  double fp16_tflops = 0.0;
+  std::string vendor = "nvidia";  // nvidia | amd | apple | intel | cpu
+};
+
+struct SizerRequest {
+  std::string model_id;     // a catalog id or alias, or
+  std::string config_json;  // an HF config.json as text
+  std::string quant;        // empty: the engine's usual format (Q4_K_M, native, MLX-4bit)
+  std::int64_t context_tokens = 8192;
+  std::int64_t sequences = 1;
+  std::string kv_type;  // empty: f16 for llama.cpp/MLX, bf16 for paged engines
+  std::string engine = "llama.cpp";
+  std::string gpu_id;  // a catalog device, or
+  std::optional<CustomDevice> custom_gpu;
+  int gpu_count = 1;
+  double offload_fraction = 0.0;
+  std::string offload_mode = "auto";  // auto | layers | experts
+  std::int64_t prompt_tokens = 4096;
+  bool flash_attention = true;
+  std::optional<double> hourly_price_usd;
+  std::optional<double> purchase_price_usd;
+  double amortization_years = 3.0;
+  double hours_per_day = 24.0;
+  double electricity_usd_per_kwh = 0.15;
+  double ram_bandwidth_gb_per_s = 89.6;  // dual-channel DDR5-5600
+};
+
+struct SizedModel {
+  const CatalogModel* entry = nullptr;       // null for a config given as text
+  std::shared_ptr<const Architecture> owned;  // that config's architecture
+  const Architecture* architecture = nullptr; // the catalog's, or owned
+  std::string label;
+
+  const Architecture& arch() const { return *architecture; }
+};
+
+class Sizer {
+ public:
+  explicit Sizer(Catalog catalog);
+
+  const Catalog& catalog() const { return catalog_; }
+  // The architecture of catalog model i, or the error that kept it out.
+  const Result<Architecture>& catalog_architecture(std::size_t index) const { return architectures_[index]; }
+
+  // Error ids: "request.unknown_model", "request.unknown_gpu", "request.bad_value",
+  // plus those of read_hf_config and quant_scheme_from_name.
+  Result<SizedModel> model_for(const SizerRequest& request) const;
+  Result<Scenario> scenario_for(const SizerRequest& request) const;
+  Result<Estimate> estimate(const SizerRequest& request) const;
+  // The same, for a model and scenario already resolved (the page's many calls).
+  Result<Estimate> estimate(const SizedModel& model, const Scenario& scenario) const;
+
+ private:
+  // Weights depend only on the model and the quantization: a page that redraws
+  // twenty scenarios per slider move computes each (model, quant) once.
+  const ModelWeights& weights_for(const SizedModel& model, const QuantScheme& quant) const;
+
+  Catalog catalog_;
+  std::vector<Result<Architecture>> architectures_;
+  std::unordered_map<std::string, std::size_t> model_index_;   // ids and aliases
+  std::unordered_map<std::string, std::size_t> device_index_;  // ids and aliases
+  mutable std::map<std::pair<const CatalogModel*, std::string>, ModelWeights> weights_cache_;
+};
+
+}  // namespace llmsizer

@@ -1,0 +1,332 @@
+#include "llmsizer/json_contract.hpp"
+
+#include <cmath>
+
+#include "llmsizer/config_reader.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/speed_json.hpp"
+
+namespace llmsizer {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+template <typename T>
+ordered_json optional_json(const std::optional<T>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+Error bad_key(const std::string& key, const std::string& what) {
+  return Error{"request.bad_value", "request field '" + key + "' " + what};
+}
+
+// Reads an optional field; records a typed error in `error` when it is present but wrong.
+struct FieldReader {
+  const json& object;
+  std::optional<Error> error;
+
+  const json* find(const char* key) {
+    auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
+  }
+  void text(const char* key, std::string& out, std::size_t max_length) {
+    const json* v = find(key);
+    if (v == nullptr || error) return;
+    if (!v->is_string()) return fail(key, "must be a string");
+    const auto& s = v->get_ref<const std::string&>();
+    if (s.size() > max_length) return fail(key, "is longer than " + std::to_string(max_length) + " characters");
+    out = s;
+  }
+  void number(const char* key, double& out, double low, double high) {
+    const json* v = find(key);
+    if (v == nullptr || error) return;
+    if (!v->is_number()) return fail(key, "must be a number");
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || d < low || d > high)
+      return fail(key, "must be between " + trim(low) + " and " + trim(high));
+    out = d;
+  }
+  template <typename Int>
+  void integer(const char* key, Int& out, double low, double high) {
+    double d = static_cast<double>(out);
+    number(key, d, low, high);
+    if (error) return;
+    if (d != std::floor(d)) return fail(key, "must be a whole number");
+    out = static_cast<Int>(d);
+  }
+  void boolean(const char* key, bool& out) {
+    const json* v = find(key);
+    if (v == nullptr || error) return;
+    if (!v->is_boolean()) return fail(key, "must be true or false");
+    out = v->get<bool>();
+  }
+  void fail(const char* key, const std::string& what) {
+    if (!error) error = bad_key(key, what);
+  }
+  static std::string trim(double d) {
+    std::string s = std::to_string(d);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.') s.pop_back();
+    return s;
+  }
+};
+
+}  // namespace
+
+Result<SizerRequest> request_from_json(const json& request) {
+  if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
+  SizerRequest r;
+  FieldReader f{request, std::nullopt};
+  f.text("model", r.model_id, 200);
+  f.text("config", r.config_json, 1u << 20);
+  f.text("quant", r.quant, 64);
+  f.integer("ctx", r.context_tokens, 1, 16777216);
+  f.integer("batch", r.sequences, 1, 4096);
+  f.text("kv", r.kv_type, 16);
+  f.text("engine", r.engine, 32);
+  f.text("gpu", r.gpu_id, 200);
+  f.integer("gpus", r.gpu_count, 1, 1024);
+  f.number("offload", r.offload_fraction, 0.0, 1.0);
+  f.text("offload_mode", r.offload_mode, 16);
+  f.integer("prompt", r.prompt_tokens, 1, 16777216);
+  f.boolean("flash_attention", r.flash_attention);
+  double price = -1.0;
+  f.number("hourly_price_usd", price, 0.0, 1e6);
+  if (price >= 0.0) r.hourly_price_usd = price;
+  double purchase = -1.0;
+  f.number("purchase_price_usd", purchase, 0.0, 1e9);
+  if (purchase >= 0.0) r.purchase_price_usd = purchase;
+  f.number("years", r.amortization_years, 0.1, 50.0);
+  f.number("hours_per_day", r.hours_per_day, 0.0, 24.0);
+  f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
+  f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
+  if (const json* custom = f.find("custom_gpu"); custom != nullptr && !f.error) {
+    if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
+    CustomDevice c;
+    FieldReader g{*custom, std::nullopt};
+    g.number("memory_gib", c.memory_gib, 0.0, 1048576.0);
+    g.number("bandwidth_gbs", c.bandwidth_gb_per_s, 0.0, 1e6);
+    g.number("tflops", c.fp16_tflops, 0.0, 1e6);
+    g.text("vendor", c.vendor, 16);
+    if (g.error) return Error{g.error->id, "custom_gpu: " + g.error->message};
+    r.custom_gpu = c;
+  }
+  if (f.error) return *f.error;
+  if (r.model_id.empty() == r.config_json.empty())
+    return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
+  return r;
+}
+
+ordered_json params_to_json(const ParamCounts& p) {
+  ordered_json j;
+  j["total"] = p.total;
+  j["active"] = p.active;
+  j["embedding"] = p.embedding;
+  j["mtp"] = p.mtp;
+  j["routed_expert"] = p.routed_expert;
+  return j;
+}
+
+ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
+                              const std::vector<LaunchCommand>& commands) {
+  ordered_json j;
+  j["model"] = model_label;
+  ordered_json scenario;
+  scenario["quant"] = s.quant.name;
+  scenario["ctx"] = s.context_tokens;
+  scenario["batch"] = s.sequences;
+  scenario["kv_type"] = std::string(kv_type_name(s.kv_type));
+  scenario["engine"] = std::string(engine_name(s.engine));
+  scenario["gpu"] = s.device ? ordered_json(s.device->id) : ordered_json(nullptr);
+  scenario["gpus"] = s.gpu_count;
+  scenario["offload"] = s.offload_fraction;
+  scenario["prompt"] = s.prompt_tokens;
+  j["scenario"] = scenario;
+  j["params"] = params_to_json(e.params);
+
+  ordered_json weights;
+  weights["bits_per_weight"] = e.weights.bits_per_weight;
+  weights["tensor_bytes"] = e.weights.tensor_bytes;
+  weights["metadata_bytes"] = e.weights.metadata_bytes;
+  weights["token_embd_bytes"] = e.weights.token_embd_bytes;
+  weights["routed_expert_bytes"] = e.weights.routed_expert_bytes;
+  weights["mtp_bytes"] = e.weights.mtp_bytes;
+  weights["approximate_mix"] = s.quant.approximate;
+  j["weights"] = weights;
+
+  const MemoryEstimate& m = e.memory;
+  ordered_json mem;
+  mem["weights_bytes"] = m.weights_bytes;
+  mem["kv_cache_bytes"] = m.kv_cache_bytes;
+  mem["kv_state_bytes"] = m.kv_state_bytes;
+  mem["runtime_bytes"] = m.runtime_bytes;
+  mem["offload_bytes"] = m.offload_bytes;
+  mem["host_bytes"] = m.host_bytes;
+  mem["required_bytes"] = m.required_bytes;
+  mem["usable_bytes"] = optional_json(m.usable_bytes);
+  mem["headroom_bytes"] = optional_json(m.headroom_bytes);
+  mem["utilization"] = optional_json(m.utilization);
+  mem["fits"] = optional_json(m.fits);
+  mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
+  mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
+  mem["offloaded_layers"] = m.offloaded_layers;
+  ordered_json by_type = ordered_json::object();
+  for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
+  mem["kv_cache_bytes_by_type"] = by_type;
+  ordered_json per_gpu = ordered_json::array();
+  for (const GpuShare& g : m.per_gpu) {
+    ordered_json share;
+    share["weights_bytes"] = g.weights_bytes;
+    share["kv_cache_bytes"] = g.kv_cache_bytes;
+    share["runtime_bytes"] = g.runtime_bytes;
+    share["required_bytes"] = g.required_bytes;
+    share["usable_bytes"] = m.usable_bytes ? ordered_json(g.usable_bytes) : ordered_json(nullptr);
+    share["fits"] = m.fits ? ordered_json(g.fits) : ordered_json(nullptr);
+    share["first_layer"] = g.first_layer;
+    share["last_layer"] = g.last_layer;
+    per_gpu.push_back(share);
+  }
+  mem["per_gpu"] = per_gpu;
+  j["memory"] = mem;
+
+  j["speed"] = speed_to_json(e.speed);
+  j["cost"] = cost_to_json(e.cost);
+  if (!commands.empty()) {
+    ordered_json cmds = ordered_json::object();
+    for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
+    j["commands"] = cmds;
+  }
+  j["warnings"] = e.warnings;
+  return j;
+}
+
+ordered_json catalog_to_json(const Sizer& sizer) {
+  const Catalog& c = sizer.catalog();
+  ordered_json models = ordered_json::array();
+  for (std::size_t i = 0; i < c.models.size(); ++i) {
+    const CatalogModel& m = c.models[i];
+    const Result<Architecture>& arch = sizer.catalog_architecture(i);
+    ordered_json j;
+    j["id"] = m.id;
+    j["name"] = m.name;
+    j["family"] = m.family;
+    j["hf_repo"] = m.hf_repo;
+    j["license"] = m.license;
+    j["native_dtype"] = m.native_dtype;
+    j["gguf_repos"] = m.gguf_repos;
+    j["ollama_tags"] = m.ollama_tags;
+    j["official_params_total"] = optional_json(m.official_params_total);
+    j["official_params_active"] = optional_json(m.official_params_active);
+    j["sizable"] = arch.ok();
+    bool estimated = !m.estimated_fields.empty() || m.config_provenance == "derived";
+    if (arch) {
+      const Architecture& a = arch.value();
+      const ParamCounts p = count_params(a);
+      j["params_total"] = p.total;
+      j["params_active"] = p.active;
+      bool mla = false, windowed = false, hybrid = false;
+      for (const auto& layer : a.layers) {
+        mla = mla || layer.attn.mla;
+        windowed = windowed || layer.attn.kind == AttentionKind::sliding || layer.attn.kind == AttentionKind::chunked;
+        hybrid = hybrid || layer.attn.kind == AttentionKind::linear || layer.attn.kind == AttentionKind::mamba2;
+      }
+      j["moe"] = a.is_moe();
+      j["mla"] = mla;
+      j["swa"] = windowed;
+      j["hybrid"] = hybrid;
+      j["max_context_tokens"] = a.max_context_tokens;
+      estimated = estimated || !a.warnings.empty();
+    } else {
+      j["error"] = arch.error().message;
+    }
+    j["estimated"] = estimated;
+    models.push_back(j);
+  }
+  ordered_json devices = ordered_json::array();
+  for (const Device& d : c.devices) {
+    const UsableMemory u = usable_memory(d);
+    ordered_json j;
+    j["id"] = d.id;
+    j["name"] = d.name;
+    j["vendor"] = d.vendor;
+    j["backend"] = backend_name(d.backend);
+    j["unified_memory"] = d.unified_memory;
+    j["memory_bytes"] = d.memory_bytes;
+    j["usable_bytes"] = u.usable_bytes;
+    j["usable_basis"] = u.basis;
+    j["bandwidth_bytes_per_s"] = d.bandwidth_bytes_per_s;
+    j["fp16_flops"] = d.fp16_flops;
+    j["tdp_w"] = d.tdp_w;
+    j["price_usd"] = optional_json(d.price_usd);
+    devices.push_back(j);
+  }
+  ordered_json quants = ordered_json::array();
+  for (const std::string& name : quant_scheme_names()) {
+    const QuantScheme q = quant_scheme_from_name(name).value();
+    ordered_json j;
+    j["name"] = q.name;
+    j["gguf"] = q.is_gguf();
+    j["approximate"] = q.approximate;
+    quants.push_back(j);
+  }
+  ordered_json engines = ordered_json::array();
+  for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
+  ordered_json out;
+  out["models"] = models;
+  out["devices"] = devices;
+  out["quants"] = quants;
+  out["engines"] = engines;
+  out["kv_types"] = {"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};
+  return out;
+}
+
+namespace {
+
+struct ResolvedRequest {
+  SizedModel model;
+  Scenario scenario;
+};
+
+Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
+  const json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
+  auto request = request_from_json(parsed);
+  if (!request) return request.error();
+  auto model = sizer.model_for(request.value());
+  if (!model) return model.error();
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return scenario.error();
+  return ResolvedRequest{std::move(model).value(), std::move(scenario).value()};
+}
+
+}  // namespace
+
+Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json) {
+  auto resolved = resolve_request(sizer, request_json);
+  if (!resolved) return resolved.error();
+  return sizer.estimate(resolved.value().model, resolved.value().scenario);
+}
+
+std::string estimate_response(const Sizer& sizer, std::string_view request_json) {
+  auto fail = [](const Error& e) {
+    ordered_json j;
+    j["ok"] = false;
+    j["error"] = {{"id", e.id}, {"message", e.message}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  auto resolved = resolve_request(sizer, request_json);
+  if (!resolved) return fail(resolved.error());
+  const ResolvedRequest& r = resolved.value();
+  auto result = sizer.estimate(r.model, r.scenario);
+  if (!result) return fail(result.error());
+  ordered_json j;
+  j["ok"] = true;
+  const ordered_json body = estimate_to_json(result.value(), r.scenario, r.model.label,
+                                            launch_commands(r.model, r.scenario, result.value()));
+  for (const auto& item : body.items()) j[item.key()] = item.value();
+  // error_handler_t::replace: strings from a config never make dump() throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace llmsizer

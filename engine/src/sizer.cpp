@@ -1,0 +1,147 @@
+#include "llmsizer/sizer.hpp"
+
+#include <cmath>
+
+#include "llmsizer/config_reader.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/weights.hpp"
+#include "llmsizer/units.hpp"
+
+namespace llmsizer {
+namespace {
+
+Error bad_value(const std::string& message) { return Error{"request.bad_value", message}; }
+
+Result<Device> custom_device(const CustomDevice& c) {
+  if (!(c.memory_gib > 0.0 && c.memory_gib <= 1048576.0))
+    return bad_value("custom GPU memory must be between 0 and 1048576 GiB");
+  if (!(c.bandwidth_gb_per_s >= 0.0 && c.bandwidth_gb_per_s < 1e6) || !(c.fp16_tflops >= 0.0 && c.fp16_tflops < 1e6))
+    return bad_value("custom GPU bandwidth and TFLOPS must be non-negative and below 1e6");
+  Device d;
+  d.id = "custom";
+  d.name = "custom device";
+  d.vendor = c.vendor;
+  if (c.vendor == "nvidia") d.backend = Backend::cuda;
+  else if (c.vendor == "amd") d.backend = Backend::rocm;
+  else if (c.vendor == "apple") d.backend = Backend::metal;
+  else if (c.vendor == "intel") d.backend = Backend::sycl;
+  else if (c.vendor == "cpu") d.backend = Backend::cpu;
+  else return bad_value("custom GPU vendor must be nvidia, amd, apple, intel or cpu");
+  d.unified_memory = c.vendor == "apple";
+  d.kind = d.unified_memory ? DeviceKind::unified : DeviceKind::consumer;
+  d.memory_bytes = static_cast<std::int64_t>(c.memory_gib * static_cast<double>(kGiB));
+  d.bandwidth_bytes_per_s = c.bandwidth_gb_per_s * kGB;
+  d.fp16_flops = c.fp16_tflops * 1e12;
+  return d;
+}
+
+}  // namespace
+
+Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
+  architectures_.reserve(catalog_.models.size());
+  for (const CatalogModel& m : catalog_.models) architectures_.push_back(read_hf_config(m.config));
+  // First entry wins, as in Catalog::find_model / find_device.
+  for (std::size_t i = 0; i < catalog_.models.size(); ++i) {
+    model_index_.emplace(catalog_.models[i].id, i);
+    for (const auto& alias : catalog_.models[i].aliases) model_index_.emplace(alias, i);
+  }
+  for (std::size_t i = 0; i < catalog_.devices.size(); ++i) {
+    device_index_.emplace(catalog_.devices[i].id, i);
+    for (const auto& alias : catalog_.devices[i].aliases) device_index_.emplace(alias, i);
+  }
+}
+
+Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
+  if (!r.config_json.empty()) {
+    auto arch = read_hf_config_text(r.config_json);
+    if (!arch) return arch.error();
+    SizedModel sized;
+    sized.owned = std::make_shared<const Architecture>(std::move(arch).value());
+    sized.architecture = sized.owned.get();
+    sized.label = "config.json";
+    return sized;
+  }
+  if (auto found = model_index_.find(r.model_id); found != model_index_.end()) {
+    const std::size_t i = found->second;
+    const CatalogModel& m = catalog_.models[i];
+    if (!architectures_[i]) return Error{architectures_[i].error().id, "catalog model " + m.id + ": " + architectures_[i].error().message};
+    SizedModel sized;
+    sized.entry = &m;
+    sized.architecture = &architectures_[i].value();
+    sized.label = m.id;
+    return sized;
+  }
+  return Error{"request.unknown_model", "unknown model '" + r.model_id.substr(0, 80) + "'"};
+}
+
+Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
+  Scenario s;
+  auto engine = engine_from_name(r.engine);
+  if (!engine)
+    return Error{"request.bad_value", "unknown engine '" + r.engine.substr(0, 40) +
+                                          "'; expected llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm"};
+  s.engine = *engine;
+  const char* default_quant = engine_is_llama_cpp_based(s.engine) ? "Q4_K_M"
+                              : s.engine == InferenceEngine::mlx  ? "MLX-4bit"
+                                                                  : "native";
+  auto quant = quant_scheme_from_name(r.quant.empty() ? default_quant : r.quant);
+  if (!quant) return quant.error();
+  s.quant = quant.value();
+  if (!r.kv_type.empty()) {
+    auto kv = kv_type_from_name(r.kv_type);
+    if (!kv) return bad_value("unknown KV type '" + r.kv_type.substr(0, 40) +
+                              "'; expected f16, bf16, fp8, q8_0, q4_0, q4_1, q5_0 or q5_1");
+    s.kv_type = *kv;
+  } else if (engine_uses_kv_pool(s.engine)) {
+    s.kv_type = KvType::bf16;  // paged engines default to the model dtype
+  }
+  s.context_tokens = r.context_tokens;
+  s.sequences = r.sequences;
+  s.prompt_tokens = r.prompt_tokens;
+  s.gpu_count = r.gpu_count;
+  s.offload_fraction = r.offload_fraction;
+  s.flash_attention = r.flash_attention;
+  s.hourly_price_usd = r.hourly_price_usd;
+  s.purchase_price_usd = r.purchase_price_usd;
+  s.amortization_years = r.amortization_years;
+  s.hours_per_day = r.hours_per_day;
+  s.electricity_usd_per_kwh = r.electricity_usd_per_kwh;
+  s.ram_bandwidth_bytes_per_s = r.ram_bandwidth_gb_per_s * kGB;
+  if (r.offload_mode == "auto") s.offload_mode = OffloadMode::automatic;
+  else if (r.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
+  else if (r.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
+  else return bad_value("offload mode must be auto, layers or experts");
+  if (!r.gpu_id.empty()) {
+    auto found = device_index_.find(r.gpu_id);
+    if (found == device_index_.end()) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
+    s.device = catalog_.devices[found->second];
+  } else if (r.custom_gpu) {
+    auto d = custom_device(*r.custom_gpu);
+    if (!d) return d.error();
+    s.device = d.value();
+  }
+  return s;
+}
+
+Result<Estimate> Sizer::estimate(const SizerRequest& r) const {
+  auto model = model_for(r);
+  if (!model) return model.error();
+  auto s = scenario_for(r);
+  if (!s) return s.error();
+  return estimate(model.value(), s.value());
+}
+
+Result<Estimate> Sizer::estimate(const SizedModel& model, const Scenario& scenario) const {
+  if (model.entry == nullptr) return llmsizer::estimate(model.arch(), scenario);  // a pasted config: not cached
+  return llmsizer::estimate(model.arch(), scenario, weights_for(model, scenario.quant));
+}
+
+const ModelWeights& Sizer::weights_for(const SizedModel& model, const QuantScheme& quant) const {
+  const auto key = std::make_pair(model.entry, quant.name);
+  auto it = weights_cache_.find(key);
+  if (it == weights_cache_.end())
+    it = weights_cache_.emplace(key, ModelWeights{compute_weights(model.arch(), quant), count_params(model.arch())}).first;
+  return it->second;
+}
+
+}  // namespace llmsizer

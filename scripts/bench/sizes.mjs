@@ -1,0 +1,38 @@
+// Bytes the page loads: wasm, JS, CSS and the embedded catalog, raw and gzipped.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { extname, join } from 'node:path';
+import { figure } from './report.mjs';
+
+const site = process.argv[2] ?? 'build/site';
+const data = process.argv[3] ?? 'data';
+const kinds = { '.wasm': 'wasm', '.js': 'js', '.mjs': 'js', '.css': 'css', '.html': 'html', '.svg': 'svg' };
+const totals = {};
+// What index.html pulls in: everything but the widget and embed files.
+const pageOnly = (name) => !/^(llm-sizer-widget|widget-styles|embed)/.test(name);
+function walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) { walk(path); continue; }
+    if (!pageOnly(name)) continue;
+    const kind = kinds[extname(name)];
+    if (!kind) continue;
+    const raw = readFileSync(path);
+    totals[kind] ??= { raw: 0, gzip: 0 };
+    totals[kind].raw += raw.length;
+    totals[kind].gzip += gzipSync(raw, { level: 9 }).length;
+  }
+}
+walk(site);
+let all = 0;
+for (const [kind, t] of Object.entries(totals)) {
+  figure(`bytes.${kind}.raw`, t.raw / 1024, 'KiB');
+  figure(`bytes.${kind}.gzip`, t.gzip / 1024, 'KiB');
+  all += t.gzip;
+}
+figure('bytes.page_total.gzip', all / 1024, 'KiB', 120 * 1000 / 1024);
+for (const file of ['models.json', 'devices.json']) {
+  const raw = readFileSync(join(data, file));
+  figure(`bytes.catalog.${file}.raw`, raw.length / 1024, 'KiB');
+  figure(`bytes.catalog.${file}.gzip`, gzipSync(raw, { level: 9 }).length / 1024, 'KiB');
+}

@@ -1,0 +1,49 @@
+// Starts the static server on a free port and a headless Debian Chromium, and
+// keeps screenshots under build/test-artifacts/.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = resolve(new URL('../..', import.meta.url).pathname);
+export const siteDir = process.env.LLMSIZER_SITE_DIR ?? join(root, 'build/site');
+export const artifacts = join(root, 'build/test-artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+export async function startServer({ csp = false } = {}) {
+  const args = [join(root, 'scripts/static-server.mjs'), siteDir, '--port', '0'];
+  if (csp) args.push('--csp');
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((done, fail) => {
+    child.stdout.on('data', (chunk) => {
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(chunk));
+      if (match) done(match[1]);
+    });
+    child.on('exit', (code) => fail(new Error(`server exited ${code}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+export async function startBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // launch() gives every run a fresh, empty profile of its own.
+  });
+}
+
+// A page that records console errors, failed requests and requests to other origins.
+export async function openPage(browser, url, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  const log = { errors: [], foreign: [] };
+  page.on('console', (m) => { if (m.type() === 'error') log.errors.push(m.text()); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('request', (r) => { if (!r.url().startsWith(new URL(url).origin) && !r.url().startsWith('data:')) log.foreign.push(r.url()); });
+  page.on('dialog', (d) => { log.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
+  await page.goto(url);
+  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
+  return { page, log };
+}
+
+export const fieldValue = (page, field) => page.$eval(`[data-field="${field}"]`, (e) => e.dataset.value);

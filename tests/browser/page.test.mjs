@@ -1,0 +1,144 @@
+// End-to-end tests of the page in Debian's Chromium: what a person sees and does.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+
+import { nativeResponses } from '../wasm/load.mjs';
+import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const SEED = '#model=glm-4.5&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=mi300x&gpus=1&offload=0&prompt=4096';
+
+test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes', async () => {
+  const { page, log } = await openPage(browser, server.url + SEED);
+  const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, batch: 1, kv: 'f16', engine: 'llama.cpp', gpu: 'mi300x', gpus: 1, offload: 0, prompt: 4096 }]);
+  const expected = JSON.parse(native);
+  for (const field of ['memory.weights_bytes', 'memory.kv_cache_bytes', 'memory.runtime_bytes', 'memory.required_bytes', 'memory.usable_bytes', 'memory.utilization', 'speed.decode_tokens_per_s', 'speed.prefill_tokens_per_s', 'speed.ttft_s']) {
+    const [group, key] = field.split('.');
+    assert.equal(Number(await fieldValue(page, field)), expected[group][key], field);
+  }
+  assert.equal(await fieldValue(page, 'memory.fits'), String(expected.memory.fits));
+  // Every panel has content.
+  assert.ok((await page.$$('#matrix tbody tr')).length >= 8, 'quantization matrix rows');
+  assert.ok(await page.$('#context-chart svg polyline'), 'context chart');
+  assert.match(await page.textContent('#commands'), /llama-server/);
+  assert.match(await page.textContent('#summary'), /GLM-4\.5/);
+  assert.match(await page.textContent('#kv-notes'), /q8_0/);
+  assert.ok(await page.$('#memory-bar .segment.weights'));
+  await page.screenshot({ path: join(artifacts, 'seed-glm45-mi300x.png'), fullPage: true });
+  assert.deepEqual(log.errors, []);
+  assert.deepEqual(log.foreign, []);
+  await page.close();
+});
+
+test('each control updates the figures and the URL', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
+  const changes = [
+    ['quant', 'Q8_0', 'memory.weights_bytes'],
+    ['kv', 'q8_0', 'memory.kv_cache_bytes'],
+    ['engine', 'vllm', 'memory.runtime_bytes'],
+    ['gpu', 'h100-sxm', 'memory.usable_bytes'],
+  ];
+  for (const [name, value, field] of changes) {
+    const before = await fieldValue(page, field);
+    await page.selectOption(`select[name="${name}"]`, value);
+    await page.waitForFunction(([f, b]) => document.querySelector(`[data-field="${f}"]`).dataset.value !== b, [field, before]);
+    assert.match(await page.evaluate(() => location.hash), new RegExp(`${name}=${value.replace('.', '\\.')}`));
+  }
+  for (const [name, key, field] of [['batch', 'ArrowRight', 'memory.kv_cache_bytes'], ['gpus', 'ArrowRight', 'memory.usable_bytes'],
+    ['prompt', 'ArrowRight', 'speed.ttft_s']]) {
+    const before = await fieldValue(page, field);
+    await page.focus(`input[name="${name}"]`);
+    await page.keyboard.press(key);
+    await page.waitForFunction(([f, b]) => document.querySelector(`[data-field="${f}"]`).dataset.value !== b, [field, before]);
+  }
+  const model = await page.$eval('select[name="model"]', (s) => s.value);
+  await page.fill('#model-search', 'qwen3 30b');
+  await page.waitForFunction((m) => document.querySelector('select[name="model"]').value !== m, model);
+  assert.match(await page.evaluate(() => location.hash), /model=qwen3-30b/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('dragging the context slider recomputes on every input event', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=4096`);
+  const slider = await page.$('input[name="ctx"]');
+  const box = await slider.boundingBox();
+  const seen = new Set();
+  await page.mouse.move(box.x + 4, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 0; i <= 10; i += 1) {
+    await page.mouse.move(box.x + 4 + ((box.width - 8) * i) / 10, box.y + box.height / 2);
+    seen.add(await fieldValue(page, 'memory.kv_cache_bytes'));
+  }
+  await page.mouse.up();
+  assert.ok(seen.size >= 5, `${seen.size} distinct KV figures while dragging`);
+  // 128K tokens of Llama-3.1-8B at f16: 16384 MiB.
+  await page.evaluate(() => { const s = document.querySelector('input[name="ctx"]'); s.value = '17'; s.dispatchEvent(new Event('input', { bubbles: true })); });
+  assert.equal(Number(await fieldValue(page, 'memory.kv_cache_bytes')), 16384 * 2 ** 20);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a link reproduces the view; back and forward work', async () => {
+  const hash = '#model=qwen3-30b-a3b&quant=Q6_K&ctx=32768&batch=4&kv=q8_0&engine=llama.cpp&gpu=rtx-3090&gpus=2&offload=0.25&prompt=2048';
+  const { page, log } = await openPage(browser, server.url + hash);
+  assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'Q6_K');
+  assert.equal(await page.$eval('select[name="kv"]', (s) => s.value), 'q8_0');
+  assert.equal(await page.$eval('input[name="gpus"]', (s) => s.value), '2');
+  assert.equal(await page.$eval('input[name="ctx"]', (s) => s.dataset.value), '32768');
+  assert.equal((await page.$$('#per-gpu .gpu-row')).length, 2);
+  const first = await fieldValue(page, 'memory.weights_bytes');
+  await page.selectOption('select[name="quant"]', 'Q2_K');
+  await page.waitForFunction((b) => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value !== b, first);
+  await page.goBack();
+  await page.waitForFunction((b) => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value === b, first);
+  assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'Q6_K');
+  await page.goForward();
+  await page.waitForFunction(() => document.querySelector('select[name="quant"]').value === 'Q2_K');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a hostile hash is ignored with a notice, nothing is injected', async () => {
+  const evil = encodeURIComponent('<img src=x onerror="window.pwned=1">');
+  const { page, log } = await openPage(browser, `${server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>`);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.equal(await page.$('img[src="x"]'), null);
+  assert.match(await page.textContent('#summary'), /Ignored from the link/);
+  assert.equal(await page.$eval('select[name="model"]', (s) => s.value), 'glm-4.5');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('narrow screens: 360 px wide, no sideways scrolling, controls labelled', async () => {
+  const { page, log } = await openPage(browser, server.url + SEED, { width: 360, height: 780 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360);
+  const unlabelled = await page.$$eval('input, select', (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name || e.id));
+  assert.deepEqual(unlabelled, []);
+  await page.screenshot({ path: join(artifacts, 'narrow-360.png'), fullPage: true });
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('the page works under a strict Content-Security-Policy', async () => {
+  const strict = await startServer({ csp: true });
+  try {
+    const { page, log } = await openPage(browser, strict.url + SEED);
+    assert.ok(Number(await fieldValue(page, 'memory.weights_bytes')) > 0);
+    assert.deepEqual(log.errors, []);
+    await page.close();
+  } finally {
+    strict.stop();
+  }
+});

@@ -1,0 +1,116 @@
+// The embeddable widget: two on a hostile page, attributes observed, events,
+// no style leaks, the iframe embed, and the README snippet from another origin.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+
+import { artifacts, startBrowser, startServer } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// Reads a figure inside a widget's shadow root.
+const widgetField = (page, id, field) =>
+  page.evaluate(([i, f]) => document.getElementById(i).shadowRoot.querySelector(`[data-field="${f}"]`)?.dataset.value, [id, field]);
+
+async function waitForWidget(page, id) {
+  await page.waitForFunction((i) => {
+    const el = document.getElementById(i)?.shadowRoot?.querySelector('[data-field="memory.required_bytes"]');
+    return el && el.dataset.value;
+  }, id, { timeout: 20000 });
+}
+
+test('two widgets render on a page with aggressive CSS and update independently', async () => {
+  const page = await browser.newPage({ viewport: { width: 900, height: 1200 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${server.url}embed-example.html`);
+  await waitForWidget(page, 'first');
+  await waitForWidget(page, 'second');
+  const firstBefore = await widgetField(page, 'first', 'memory.kv_cache_bytes') ?? await widgetField(page, 'first', 'memory.required_bytes');
+  const secondBefore = await widgetField(page, 'second', 'memory.kv_cache_bytes');
+  // 32768 tokens of Llama-3.1-8B at f16: 4 GiB of KV (131072 B per token).
+  assert.equal(Number(secondBefore), 4 * 2 ** 30);
+
+  // Changing an attribute re-renders that widget only.
+  await page.evaluate(() => document.getElementById('second').setAttribute('ctx', '65536'));
+  await page.waitForFunction(() => document.getElementById('second').shadowRoot.querySelector('[data-field="memory.kv_cache_bytes"]').dataset.value === String(8 * 2 ** 30));
+  assert.equal(await widgetField(page, 'first', 'memory.kv_cache_bytes') ?? await widgetField(page, 'first', 'memory.required_bytes'), firstBefore);
+
+  // A control inside the widget changes its attribute.
+  const required = await widgetField(page, 'first', 'memory.required_bytes');
+  await page.evaluate(() => {
+    const s = document.getElementById('first').shadowRoot.querySelector('select[name="quant"]');
+    s.value = 'Q2_K';
+    s.dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction((r) => document.getElementById('first').shadowRoot.querySelector('[data-field="memory.required_bytes"]').dataset.value !== r, required);
+  assert.equal(await page.getAttribute('#first', 'quant'), 'Q2_K');
+
+  // The event reaches the host page with the estimate.
+  assert.match(await page.textContent('#last-event'), /first: glm-4\.5 needs \d+ bytes/);
+
+  // No leaks: host rules stop at the shadow root; widget rules stay inside it.
+  const inside = await page.evaluate(() => {
+    const fig = document.getElementById('first').shadowRoot.querySelector('.fig b');
+    const style = getComputedStyle(fig);
+    return { color: style.color, font: style.fontFamily, size: style.fontSize, border: style.borderTopStyle };
+  });
+  assert.notEqual(inside.color, 'rgb(204, 0, 0)');
+  assert.ok(!/comic/i.test(inside.font), inside.font);
+  assert.notEqual(inside.size, '22px');
+  assert.equal(inside.border, 'none');
+  const hostCard = await page.evaluate(() => getComputedStyle(document.querySelector('h1.card')).borderTopWidth);
+  assert.equal(hostCard, '6px');
+  await page.screenshot({ path: join(artifacts, 'embed-example.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the iframe embed renders from its hash and reports its height', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}embed-example.html`);
+  const frame = page.frameLocator('#frame');
+  await frame.locator('llm-sizer').waitFor();
+  await page.waitForFunction(() => parseInt(document.getElementById('frame').style.height, 10) > 100, null, { timeout: 20000 });
+  const weights = await page.frame({ url: /embed\.html/ }).evaluate(() =>
+    document.getElementById('widget').shadowRoot.querySelector('[data-field="memory.weights_bytes"]').dataset.value);
+  assert.ok(Number(weights) > 15e9, `qwen3-30b-a3b Q4_K_M weights ${weights}`);
+  await page.close();
+});
+
+test('the README snippet works in a blank page served from another origin', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'llmsizer-host-'));
+  writeFileSync(join(dir, 'index.html'), `<!doctype html>
+<script type="module" src="${server.url}llm-sizer-widget.js"></script>
+<llm-sizer model="glm-4.5" gpu="mi300x" quant="Q4_K_M" ctx="8192"></llm-sizer>
+`);
+  const other = spawn(process.execPath, [new URL('../../scripts/static-server.mjs', import.meta.url).pathname, dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise((done) => other.stdout.on('data', (c) => { const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(c)); if (m) done(m[1]); }));
+    assert.notEqual(new URL(url).port, new URL(server.url).port);
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(url);
+    await page.waitForFunction(() => document.querySelector('llm-sizer')?.shadowRoot?.querySelector('[data-field="memory.required_bytes"]')?.dataset.value, null, { timeout: 20000 });
+    const fits = await page.evaluate(() => document.querySelector('llm-sizer').shadowRoot.querySelector('[data-field="memory.fits"]').dataset.value);
+    assert.ok(fits === 'true' || fits === 'false');
+    assert.deepEqual(errors, []);
+    await page.close();
+  } finally {
+    other.kill();
+  }
+});

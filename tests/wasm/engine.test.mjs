@@ -1,0 +1,128 @@
+// Contract, errors and native parity of the WebAssembly engine, in Node.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { loadModule, nativeResponses } from './load.mjs';
+
+const module = await loadModule();
+const sizer = new module.Sizer();
+const ask = (request) => JSON.parse(sizer.estimate(typeof request === 'string' ? request : JSON.stringify(request)));
+
+test('the embedded catalog loads and lists models, devices, quants and engines', () => {
+  assert.equal(sizer.loadError(), '');
+  const catalog = JSON.parse(sizer.catalog());
+  assert.ok(catalog.models.length >= 90, `${catalog.models.length} models`);
+  assert.ok(catalog.devices.length >= 60, `${catalog.devices.length} devices`);
+  assert.ok(catalog.quants.some((q) => q.name === 'Q4_K_M'));
+  assert.deepEqual(catalog.engines, ['llama.cpp', 'ollama', 'vllm', 'sglang', 'mlx', 'tensorrt-llm']);
+  const glm = catalog.models.find((m) => m.id === 'glm-4.5');
+  assert.equal(glm.moe, true);
+  // Llama-3.1-8B: 8,030,261,248 parameters by hand (tests/test_params.cpp).
+  assert.equal(catalog.models.find((m) => m.id === 'llama-3.1-8b').params_total, 8030261248);
+});
+
+test('an estimate has the CLI contract fields', () => {
+  const r = ask({ model: 'llama-3.1-8b', ctx: 131072, kv: 'f16', gpu: 'rtx-4090' });
+  assert.equal(r.ok, true);
+  // Issue 2: Llama-3.1-8B at 131072 tokens in f16 is 16384 MiB of KV, exactly.
+  assert.equal(r.memory.kv_cache_bytes, 16384 * 2 ** 20);
+  for (const key of ['weights_bytes', 'kv_cache_bytes', 'runtime_bytes', 'offload_bytes', 'required_bytes', 'usable_bytes', 'utilization', 'fits', 'per_gpu']) {
+    assert.ok(key in r.memory, key);
+  }
+  for (const key of ['decode_tokens_per_s', 'decode_tokens_per_s_total', 'prefill_tokens_per_s', 'ttft_s']) assert.ok(key in r.speed, key);
+  assert.ok('usd_per_million_tokens' in r.cost);
+  assert.ok(Array.isArray(r.warnings));
+  assert.ok(typeof r.commands['llama.cpp'] === 'string');
+});
+
+test('bad requests get an error value, never an exception', () => {
+  const cases = [
+    ['{not json', 'request.not_json'],
+    ['[1,2]', 'request.not_object'],
+    [{ model: 'no-such-model' }, 'request.unknown_model'],
+    [{ model: 'llama-3.1-8b', gpu: 'no-such-gpu' }, 'request.unknown_gpu'],
+    [{ model: 'llama-3.1-8b', quant: 'Q9_Z' }, 'quant.unknown'],
+    [{ model: 'llama-3.1-8b', ctx: 'abc' }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', ctx: -1 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', ctx: 1e300 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', ctx: 8192.5 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', batch: 1e9 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', offload: 2 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', engine: '<script>' }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', custom_gpu: { memory_gib: -5 } }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', custom_gpu: 'big' }, 'request.bad_value'],
+    [{ config: '{"hidden_size": 1e300}' }, 'config.bad_field'],
+    [{ config: '{"model_type": "llama", "hidden_size": 4096}' }, 'config.missing_field'],
+    [{ config: 'not json' }, 'config.not_json'],
+    [{}, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', config: '{}' }, 'request.bad_value'],
+  ];
+  for (const [request, id] of cases) {
+    const r = ask(request);
+    assert.equal(r.ok, false, JSON.stringify(request));
+    assert.equal(r.error.id, id, `${JSON.stringify(request)}: ${r.error.message}`);
+    assert.ok(r.error.message.length > 10);
+  }
+  // The module still works after all of that.
+  assert.equal(ask({ model: 'llama-3.1-8b' }).ok, true);
+});
+
+test('markup in inputs comes back as plain text in messages', () => {
+  const r = ask({ model: '<img src=x onerror=alert(1)>' });
+  assert.equal(r.ok, false);
+  assert.ok(r.error.message.includes('<img src=x onerror=alert(1)>'), 'echoed verbatim as text, not sanitised into something else');
+});
+
+// A seeded grid of scenarios: wasm and native must agree (bytes equal, rates
+// within 1e-12 relative). Floating-point contraction is off in both builds.
+function grid(count) {
+  const models = ['llama-3.1-8b', 'llama-3.1-70b', 'qwen3-30b-a3b', 'deepseek-v3', 'gpt-oss-120b', 'gemma-3-27b-it',
+    'qwen3-next-80b-a3b-instruct', 'nemotron-h-56b', 'glm-4.5', 'mixtral-8x7b', 'llama-4-scout-17b-16e', 'phi-4'];
+  const quants = ['Q4_K_M', 'Q8_0', 'IQ2_XXS', 'UD-Q4_K_XL', 'F16', 'native', 'FP8', 'MLX-4bit', 'AWQ'];
+  const engines = ['llama.cpp', 'ollama', 'vllm', 'sglang', 'mlx'];
+  const gpus = ['rtx-4090', 'h100-sxm', 'mi300x', 'mac-m2-ultra-128gb', 'rtx-3060-12gb', ''];
+  const kvs = ['f16', 'q8_0', 'q4_0', 'fp8', 'bf16'];
+  let seed = 20261130;
+  const pick = (list) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return list[seed % list.length];
+  };
+  const out = [];
+  for (let i = 0; i < count; i += 1) {
+    const r = { model: pick(models), quant: pick(quants), engine: pick(engines), kv: pick(kvs),
+      ctx: pick([512, 4096, 8192, 32768, 131072, 100000]), batch: pick([1, 1, 2, 8, 32]),
+      gpus: pick([1, 1, 2, 4, 8]), offload: pick([0, 0, 0.25, 0.5]), prompt: pick([512, 4096]) };
+    const gpu = pick(gpus);
+    if (gpu) r.gpu = gpu;
+    out.push(r);
+  }
+  return out;
+}
+
+function compare(path, a, b, problems) {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const same = Number.isInteger(a) && Number.isInteger(b) ? a === b : Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
+    if (!same) problems.push(`${path}: wasm ${a} native ${b}`);
+  } else if (a && b && typeof a === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) compare(`${path}.${k}`, a[k], b[k], problems);
+  } else if (a !== b) {
+    problems.push(`${path}: wasm ${JSON.stringify(a)} native ${JSON.stringify(b)}`);
+  }
+}
+
+test('wasm and native agree over 2000 scenarios', () => {
+  const requests = grid(2000);
+  const native = nativeResponses(requests);
+  assert.equal(native.length, requests.length);
+  const problems = [];
+  let estimated = 0;
+  requests.forEach((request, i) => {
+    const wasm = ask(request);
+    const nat = JSON.parse(native[i]);
+    if (wasm.ok) estimated += 1;
+    compare(`#${i}`, wasm, nat, problems);
+  });
+  assert.deepEqual(problems.slice(0, 10), []);
+  assert.ok(estimated > 1000, `${estimated} of 2000 scenarios estimated`);
+});

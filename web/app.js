@@ -1,0 +1,166 @@
+// The sizing workbench: state in the URL hash, one engine call per input event
+// for the headline figures, then the matrix and the chart on the next frame.
+import { loadEngine } from './js/engine.js';
+import { parseHash, toHash } from './js/state.js';
+import * as controls from './js/controls.js';
+import * as render from './js/render.js';
+import { TokenStream } from './js/simulator.js';
+
+const $ = (id) => document.getElementById(id);
+
+const MATRIX_GGUF = ['F16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'UD-Q2_K_XL', 'IQ2_XXS', 'IQ1_S'];
+const MATRIX_NATIVE = ['BF16-native', 'native', 'FP8', 'NVFP4', 'AWQ', 'GPTQ-INT4', 'NF4'];
+const MATRIX_MLX = ['BF16-native', 'MLX-8bit', 'MLX-4bit'];
+
+class App {
+  constructor(engine) {
+    this.engine = engine;
+    this.catalog = engine.catalog;
+    this.models = new Map(this.catalog.models.map((m) => [m.id, m]));
+    this.devices = new Map(this.catalog.devices.map((d) => [d.id, d]));
+    this.price = null;
+    this.pending = 0;
+    this.stream = new TokenStream($('stream'));
+  }
+
+  start() {
+    controls.fillStatic(this.catalog);
+    const { state, problems } = parseHash(location.hash, this.catalog);
+    this.state = state;
+    controls.fillModels(this.catalog, '', state.model);
+    controls.fillDevices(this.catalog, '', state.gpu);
+    controls.writeControls(state, this.models.get(state.model));
+    this.bind();
+    this.update({ replaceHash: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+    $('status').textContent = '';
+    $('status').hidden = true;
+    $('workbench').hidden = false;
+    performance.mark('llm-sizer:first-figures');
+  }
+
+  bind() {
+    const form = $('controls');
+    form.addEventListener('submit', (e) => e.preventDefault());
+    form.addEventListener('input', (event) => this.onControl(event));
+    form.addEventListener('change', (event) => this.onControl(event));
+    $('model-search').addEventListener('input', (e) => {
+      const count = controls.fillModels(this.catalog, e.target.value, this.state.model);
+      if (count > 0 && $('model').value !== this.state.model) this.onControl({ target: $('model') });
+    });
+    $('gpu-search').addEventListener('input', (e) => {
+      const count = controls.fillDevices(this.catalog, e.target.value, this.state.gpu);
+      if (count > 0 && $('gpu').value !== this.state.gpu) this.onControl({ target: $('gpu') });
+    });
+    window.addEventListener('hashchange', () => {
+      if (location.hash === toHash(this.state) + this.priceSuffix()) return;
+      const { state, problems } = parseHash(location.hash, this.catalog);
+      this.state = state;
+      controls.fillModels(this.catalog, $('model-search').value, state.model);
+      controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
+      controls.writeControls(state, this.models.get(state.model));
+      this.update({ replaceHash: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+    });
+    $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
+  }
+
+  priceSuffix() {
+    return this.price == null ? '' : `&price=${this.price}`;
+  }
+
+  onControl(event) {
+    const name = event.target?.name;
+    if (!name || name.endsWith('-search')) return;
+    if (name === 'price') {
+      const value = event.target.value === '' ? null : Number(event.target.value);
+      this.price = value != null && Number.isFinite(value) && value >= 0 && value <= 10000 ? value : null;
+      this.update({});
+      return;
+    }
+    const model = this.models.get(this.state.model);
+    const next = controls.readControl(name, this.state, model);
+    if (name === 'model') {
+      const chosen = this.models.get(next.model);
+      controls.setContextRange(chosen?.max_context_tokens);
+      if (chosen?.max_context_tokens && next.ctx > chosen.max_context_tokens) next.ctx = chosen.max_context_tokens;
+      $('ctx').value = String(Math.round(Math.log2(next.ctx)));
+    }
+    this.state = next;
+    controls.writeOutputs(next);
+    this.update({});
+  }
+
+  request(overrides = {}) {
+    const s = this.state;
+    const request = {
+      model: s.model, quant: s.quant, ctx: s.ctx, batch: s.batch, kv: s.kv, engine: s.engine,
+      gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ...overrides,
+    };
+    if (this.price != null) request.hourly_price_usd = this.price;
+    return request;
+  }
+
+  update({ replaceHash = false, notice = '' }) {
+    const hash = toHash(this.state) + this.priceSuffix();
+    if (location.hash !== hash) {
+      if (replaceHash) history.replaceState(null, '', hash);
+      else history.pushState(null, '', hash);
+    }
+    const model = this.models.get(this.state.model);
+    const device = this.devices.get(this.state.gpu);
+    $('model-facts').textContent = model ? this.facts(model) : '';
+    const result = this.engine.tryEstimate(this.request());
+    if (result.error) {
+      $('verdict').className = 'verdict nofit';
+      $('verdict').dataset.value = '';
+      $('verdict').textContent = `Cannot size this: ${result.error.message}`;
+      $('summary').textContent = notice;
+      return;
+    }
+    this.result = result;
+    render.renderVerdict(result, this.state, model, device);
+    if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
+    render.renderMemory(result);
+    render.renderSpeedAndCost(result, this.state);
+    render.renderKvNotes(result, this.state);
+    render.renderCommands(result, this.state, (text, button) => this.copy(text, button));
+    // The matrix and the chart take a few dozen engine calls: one frame later,
+    // and only once however many input events arrive in between.
+    const ticket = ++this.pending;
+    requestAnimationFrame(() => {
+      if (ticket === this.pending) this.renderSecondary(model, result);
+    });
+  }
+
+  renderSecondary(model, result) {
+    const s = this.state;
+    const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;
+    const quants = list.includes(s.quant) ? list : [s.quant, ...list];
+    render.renderMatrix(quants.map((quant) => ({ quant, current: quant === s.quant, result: this.engine.figures(this.request({ quant })) })));
+    const max = model?.max_context_tokens || 131072;
+    const points = [];
+    for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
+    points.push(max);
+    render.renderChart(points.map((ctx) => ({ ctx, result: this.engine.figures(this.request({ ctx })) })), result.memory.usable_bytes);
+  }
+
+  facts(m) {
+    const badges = [m.moe && 'MoE', m.mla && 'MLA', m.swa && 'sliding window', m.hybrid && 'hybrid', m.estimated && 'estimated'].filter(Boolean);
+    return `${m.name} · ${controls.sizeLabel(m)}${badges.length ? ` · ${badges.join(' · ')}` : ''}` +
+      `${m.license ? ` · ${m.license}` : ''} · up to ${m.max_context_tokens.toLocaleString('en-US')} tokens`;
+  }
+
+  async copy(text, button) {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Select and copy';
+    }
+    setTimeout(() => { button.textContent = 'Copy'; }, 1500);
+  }
+}
+
+loadEngine().then(
+  (engine) => new App(engine).start(),
+  (error) => { $('status').textContent = `The sizing engine could not start: ${error.message}`; },
+);

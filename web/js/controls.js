@@ -1,0 +1,126 @@
+// The form: fills its lists from the catalog, maps sliders to scenario values
+// (context and prompt are logarithmic, snapping to powers of two) and back.
+import * as fmt from './format.js';
+
+const $ = (id) => document.getElementById(id);
+
+function option(value, text) {
+  const o = document.createElement('option');
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+function groupedOptions(select, items, groupOf, labelOf, selected) {
+  select.replaceChildren();
+  const groups = new Map();
+  for (const item of items) {
+    const group = groupOf(item);
+    if (!groups.has(group)) {
+      const g = document.createElement('optgroup');
+      g.label = group;
+      groups.set(group, g);
+      select.append(g);
+    }
+    groups.get(group).append(option(item.id, labelOf(item)));
+  }
+  if (selected && items.some((i) => i.id === selected)) select.value = selected;
+}
+
+export function sizeLabel(m) {
+  return m.moe ? `${fmt.params(m.params_total)} / ${fmt.params(m.params_active)} active` : fmt.params(m.params_total);
+}
+
+export function modelLabel(m) {
+  return `${m.name} · ${sizeLabel(m)}${m.estimated ? ' · estimated' : ''}`;
+}
+
+function deviceLabel(d) {
+  return `${d.name} · ${fmt.gib(d.memory_bytes)} · ${fmt.tokens(d.bandwidth_bytes_per_s / 1e9)} GB/s`;
+}
+
+const VENDOR_NAMES = {
+  nvidia: 'NVIDIA', amd: 'AMD', apple: 'Apple', intel: 'Intel', huawei: 'Huawei', cambricon: 'Cambricon',
+  hygon: 'Hygon', metax: 'MetaX', kunlunxin: 'Kunlunxin', 'moore-threads': 'Moore Threads',
+};
+
+function matches(text, query) {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const haystack = text.toLowerCase();
+  return words.every((w) => haystack.includes(w));
+}
+
+export function fillModels(catalog, query, selected) {
+  const models = catalog.models
+    .filter((m) => m.sizable)
+    .filter((m) => !query || matches(`${m.id} ${m.name} ${m.family}`, query))
+    .sort((a, b) => a.family.localeCompare(b.family) || a.params_total - b.params_total);
+  groupedOptions($('model'), models, (m) => m.family || 'Other', modelLabel, selected);
+  return models.length;
+}
+
+export function fillDevices(catalog, query, selected) {
+  const devices = catalog.devices
+    .filter((d) => !query || matches(`${d.id} ${d.name} ${d.vendor}`, query))
+    .sort((a, b) => a.vendor.localeCompare(b.vendor) || a.memory_bytes - b.memory_bytes);
+  groupedOptions($('gpu'), devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
+  return devices.length;
+}
+
+export function fillStatic(catalog) {
+  $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (approx. mix)` : q.name)));
+  $('kv').replaceChildren(...catalog.kv_types.map((k) => option(k, k)));
+  $('engine').replaceChildren(...catalog.engines.map((e) => option(e, e)));
+}
+
+const log2 = (n) => Math.log2(n);
+
+export function setContextRange(maxTokens) {
+  const ctx = $('ctx');
+  ctx.max = String(Math.max(9, Math.ceil(log2(Math.max(512, maxTokens || 131072)))));
+}
+
+// Slider position -> tokens: a power of two, capped at the model's maximum.
+export function contextFromSlider(position, maxTokens) {
+  const tokens = 2 ** Number(position);
+  return maxTokens ? Math.min(tokens, maxTokens) : tokens;
+}
+
+export function writeControls(state, model) {
+  $('model').value = state.model;
+  $('quant').value = state.quant;
+  $('kv').value = state.kv;
+  $('engine').value = state.engine;
+  $('gpu').value = state.gpu;
+  setContextRange(model?.max_context_tokens);
+  $('ctx').value = String(Math.round(log2(state.ctx)));
+  $('prompt').value = String(Math.round(log2(state.prompt)));
+  $('batch').value = String(state.batch);
+  $('gpus').value = String(state.gpus);
+  $('offload').value = String(state.offload);
+  writeOutputs(state);
+}
+
+export function writeOutputs(state) {
+  $('ctx-out').textContent = `${fmt.tokens(state.ctx)} tokens (${fmt.contextLabel(state.ctx)})`;
+  $('prompt-out').textContent = `${fmt.tokens(state.prompt)} tokens`;
+  $('batch-out').textContent = String(state.batch);
+  $('gpus-out').textContent = String(state.gpus);
+  $('offload-out').textContent = fmt.percent(state.offload);
+  for (const name of ['ctx', 'prompt', 'batch', 'gpus', 'offload']) $(name).dataset.value = String(state[name]);
+}
+
+// The control that changed -> the new state (the caller re-renders).
+export function readControl(name, state, model) {
+  const el = $(name);
+  const next = { ...state };
+  switch (name) {
+    case 'ctx': next.ctx = contextFromSlider(el.value, model?.max_context_tokens); break;
+    case 'prompt': next.prompt = 2 ** Number(el.value); break;
+    case 'batch': case 'gpus': next[name] = Number(el.value); break;
+    case 'offload': next.offload = Number(el.value); break;
+    case 'price': next.price = el.value === '' ? null : Number(el.value); break;
+    default: next[name] = el.value;
+  }
+  return next;
+}

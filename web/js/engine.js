@@ -1,0 +1,84 @@
+// The page's only door to the sizing engine: loads the WebAssembly module once
+// and turns its JSON answers into objects. Nothing here computes a figure.
+import createLlmSizer from '../llmsizer.mjs';
+
+export class SizerError extends Error {
+  constructor(id, message) {
+    super(message);
+    this.name = 'SizerError';
+    this.id = id;
+  }
+}
+
+let loading = null;
+
+// JSON has no NaN or Infinity (they would arrive as null, i.e. "absent"): refuse
+// them here with the field's name.
+function checkNumbers(request) {
+  for (const [key, value] of Object.entries(request)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new SizerError('request.bad_value', `request field '${key}' must be a finite number`);
+    }
+  }
+}
+
+function call(sizer, request) {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+    throw new SizerError('request.not_object', 'the request must be an object');
+  }
+  checkNumbers(request);
+  return JSON.parse(sizer.estimate(JSON.stringify(request)));
+}
+
+// One module and one Sizer per page, however many callers ask.
+export function loadEngine() {
+  if (!loading) {
+    loading = createLlmSizer().then((module) => {
+      const sizer = new module.Sizer();
+      const loadError = sizer.loadError();
+      if (loadError) throw new SizerError('catalog.load', loadError);
+      const catalog = JSON.parse(sizer.catalog());
+      return {
+        catalog,
+        // Returns the estimate (the CLI's JSON) or throws a SizerError.
+        estimate(request) {
+          const answer = call(sizer, request);
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
+        },
+        // The few figures tables and charts draw, without the full JSON answer:
+        // {memory: {weights_bytes, kv_cache_bytes, runtime_bytes, required_bytes,
+        // usable_bytes, utilization, fits}, speed: {decode_tokens_per_s}} or {error}.
+        figures(request) {
+          let f;
+          try {
+            checkNumbers(request);
+            f = sizer.figures(JSON.stringify(request));
+          } catch (error) {
+            return { error: { id: error.id ?? 'request.bad_value', message: error.message } };
+          }
+          if (!f.ok) return { error: { id: f.errorId, message: f.errorMessage } };
+          const n = (v) => (Number.isNaN(v) ? null : v);
+          return {
+            memory: {
+              weights_bytes: f.weightsBytes, kv_cache_bytes: f.kvCacheBytes, runtime_bytes: f.runtimeBytes,
+              required_bytes: f.requiredBytes, usable_bytes: n(f.usableBytes), utilization: n(f.utilization),
+              fits: f.fits < 0 ? null : f.fits === 1,
+            },
+            speed: { decode_tokens_per_s: n(f.decodeTokensPerS) },
+          };
+        },
+        // Same as estimate, but returns {error} instead of throwing.
+        tryEstimate(request) {
+          try {
+            const answer = call(sizer, request);
+            return answer.ok ? answer : { error: answer.error };
+          } catch (error) {
+            return { error: { id: error.id ?? 'request.bad_value', message: error.message } };
+          }
+        },
+      };
+    });
+  }
+  return loading;
+}

@@ -1,0 +1,216 @@
+// Writes engine answers into the page. Every figure carries data-field (the
+// CLI's JSON name) and data-value (the raw number); text goes in through
+// textContent only.
+import * as fmt from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const SVG = 'http://www.w3.org/2000/svg';
+
+function el(tag, attrs = {}, text) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text != null) node.textContent = text;
+  return node;
+}
+
+export function setField(field, value, text) {
+  for (const node of document.querySelectorAll(`[data-field="${field}"]`)) {
+    node.dataset.value = value == null ? '' : String(value);
+    node.textContent = text;
+  }
+}
+
+const bytesText = (b) => (b == null ? '—' : fmt.gibAndGb(b));
+
+function renderBar(container, parts, capacity, label) {
+  // Scale: the larger of what is needed and what is there, so both show.
+  const total = parts.reduce((sum, p) => sum + p.bytes, 0);
+  const scale = Math.max(total, capacity || 0, 1);
+  const bar = [];
+  for (const p of parts) {
+    if (p.bytes <= 0) continue;
+    const seg = el('span', { class: `segment ${p.kind}`, title: `${p.label}: ${fmt.gib(p.bytes)}` });
+    seg.style.width = `${(p.bytes / scale) * 100}%`;
+    bar.push(seg);
+  }
+  if (capacity) {
+    const line = el('span', { class: 'capacity', title: `usable ${fmt.gib(capacity)}` });
+    line.style.left = `${Math.min(100, (capacity / scale) * 100)}%`;
+    bar.push(line);
+  }
+  container.replaceChildren(...bar);
+  container.setAttribute('aria-label', label);
+}
+
+export function renderMemory(r) {
+  const m = r.memory;
+  setField('memory.weights_bytes', m.weights_bytes, bytesText(m.weights_bytes));
+  setField('memory.kv_cache_bytes', m.kv_cache_bytes, bytesText(m.kv_cache_bytes));
+  setField('memory.runtime_bytes', m.runtime_bytes, bytesText(m.runtime_bytes));
+  setField('memory.offload_bytes', m.offload_bytes, bytesText(m.offload_bytes));
+  setField('memory.required_bytes', m.required_bytes, bytesText(m.required_bytes));
+  setField('memory.usable_bytes', m.usable_bytes, bytesText(m.usable_bytes));
+  setField('memory.headroom_bytes', m.headroom_bytes, bytesText(m.headroom_bytes));
+  setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
+  const onDevice = m.per_gpu.reduce((s, g) => s + g.weights_bytes, 0);
+  const kvOnDevice = m.per_gpu.reduce((s, g) => s + g.kv_cache_bytes, 0);
+  renderBar($('memory-bar'), [
+    { kind: 'weights', label: 'weights on device', bytes: onDevice },
+    { kind: 'kv', label: 'KV cache', bytes: kvOnDevice },
+    { kind: 'runtime', label: 'runtime buffers', bytes: m.runtime_bytes },
+    { kind: 'offload', label: 'in system RAM', bytes: m.offload_bytes },
+  ], m.usable_bytes, `Required ${fmt.gib(m.required_bytes)}${m.usable_bytes ? ` of ${fmt.gib(m.usable_bytes)} usable` : ''}`);
+
+  const perGpu = $('per-gpu');
+  if (m.per_gpu.length <= 1) {
+    perGpu.replaceChildren();
+    return;
+  }
+  const rows = m.per_gpu.map((g, i) => {
+    const row = el('div', { class: 'gpu-row' });
+    const label = el('span', { class: 'gpu-label' },
+      `Device ${i + 1}: ${fmt.gib(g.required_bytes)}${g.usable_bytes ? ` / ${fmt.gib(g.usable_bytes)}` : ''}`);
+    const bar = el('div', { class: 'bar small', role: 'img' });
+    renderBar(bar, [
+      { kind: 'weights', label: 'weights', bytes: g.weights_bytes },
+      { kind: 'kv', label: 'KV cache', bytes: g.kv_cache_bytes },
+      { kind: 'runtime', label: 'runtime', bytes: g.runtime_bytes },
+    ], g.usable_bytes, `Device ${i + 1} needs ${fmt.gib(g.required_bytes)}`);
+    row.append(label, bar);
+    return row;
+  });
+  perGpu.replaceChildren(el('h3', {}, 'Per device'), ...rows);
+}
+
+export function renderSpeedAndCost(r, state) {
+  const s = r.speed;
+  setField('speed.decode_tokens_per_s', s.decode_tokens_per_s, fmt.rate(s.decode_tokens_per_s));
+  setField('speed.decode_tokens_per_s_total', s.decode_tokens_per_s_total, fmt.rate(s.decode_tokens_per_s_total));
+  setField('speed.prefill_tokens_per_s', s.prefill_tokens_per_s, fmt.rate(s.prefill_tokens_per_s));
+  setField('speed.ttft_s', s.ttft_s, fmt.seconds(s.ttft_s));
+  const c = r.cost;
+  setField('cost.usd_per_million_tokens', c.usd_per_million_tokens, fmt.usd(c.usd_per_million_tokens));
+  setField('cost.usd_per_million_tokens_batch', c.usd_per_million_tokens_batch, fmt.usd(c.usd_per_million_tokens_batch));
+  setField('cost.usd_per_hour', c.usd_per_hour, fmt.usd(c.usd_per_hour));
+  $('cost-note').textContent = c.usd_per_million_tokens == null
+    ? 'Enter a rental price per hour to see the cost per million tokens.'
+    : `At ${fmt.usd(c.usd_per_hour)} an hour and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
+  void state;
+}
+
+export function renderVerdict(r, state, model, device) {
+  const m = r.memory;
+  const verdict = $('verdict');
+  verdict.dataset.value = m.fits == null ? '' : String(m.fits);
+  verdict.className = `verdict ${m.fits == null ? 'unknown' : m.fits ? 'fits' : 'nofit'}`;
+  verdict.textContent = m.fits == null ? 'No device chosen'
+    : m.fits ? `Fits: ${fmt.percent(m.utilization)} of usable memory` : `Does not fit: needs ${fmt.percent(m.utilization)} of usable memory`;
+  const where = device ? `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}` : 'the chosen device';
+  const sentences = [
+    `${model.name} at ${state.quant} holds ${fmt.gib(m.weights_bytes)} of weights; ` +
+      `${fmt.tokens(state.ctx)} tokens of context${state.batch > 1 ? ` for each of ${state.batch} sequences` : ''} ` +
+      `take ${fmt.gib(m.kv_cache_bytes)} of KV cache (${state.kv}).`,
+    m.usable_bytes == null ? '' : m.fits
+      ? `On ${where} it needs ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, leaving ${fmt.gib(m.headroom_bytes)}.`
+      : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable: try a smaller quantization, more devices or RAM offload.`,
+    r.speed.decode_tokens_per_s == null ? '' :
+      `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)} per sequence and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt.`,
+  ];
+  $('summary').textContent = sentences.filter(Boolean).join(' ');
+  $('warnings').replaceChildren(...r.warnings.map((w) => el('li', {}, w)));
+}
+
+export function renderMatrix(rows) {
+  const body = $('matrix').tBodies[0];
+  body.replaceChildren(...rows.map(({ quant, result, current }) => {
+    const tr = el('tr', { 'data-quant': quant, class: current ? 'current' : '' });
+    tr.append(el('th', { scope: 'row' }, quant));
+    if (result.error) {
+      const td = el('td', { colspan: '5' }, result.error.message);
+      tr.append(td);
+      return tr;
+    }
+    const m = result.memory;
+    const cell = (text, value) => {
+      const td = el('td', {}, text);
+      td.dataset.value = value == null ? '' : String(value);
+      return td;
+    };
+    tr.append(cell(fmt.gib(m.weights_bytes), m.weights_bytes), cell(fmt.gib(m.kv_cache_bytes), m.kv_cache_bytes),
+      cell(fmt.gib(m.required_bytes), m.required_bytes), cell(fmt.rate(result.speed.decode_tokens_per_s), result.speed.decode_tokens_per_s),
+      cell(m.fits == null ? '—' : m.fits ? 'yes' : 'no', m.fits));
+    return tr;
+  }));
+}
+
+export function renderChart(points, usable) {
+  const chart = $('context-chart');
+  const ok = points.filter((p) => !p.result.error);
+  if (ok.length < 2) {
+    chart.replaceChildren(el('p', { class: 'note' }, 'Not enough context range to draw.'));
+    return;
+  }
+  const width = 640;
+  const height = 220;
+  const pad = { left: 56, right: 12, top: 12, bottom: 28 };
+  const maxY = Math.max(...ok.map((p) => p.result.memory.required_bytes), usable || 0) * 1.08;
+  const xs = ok.map((p, i) => pad.left + (i * (width - pad.left - pad.right)) / (ok.length - 1));
+  const y = (bytes) => height - pad.bottom - (bytes / maxY) * (height - pad.top - pad.bottom);
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  svg.setAttribute('class', 'chart-svg');
+  const add = (tag, attrs, text) => {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text != null) node.textContent = text;
+    svg.append(node);
+    return node;
+  };
+  add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
+  for (const frac of [0, 0.5, 1]) {
+    const bytes = maxY * frac;
+    add('text', { x: pad.left - 6, y: y(bytes) + 4, class: 'tick', 'text-anchor': 'end' }, fmt.gib(bytes).replace(' GiB', ''));
+  }
+  add('text', { x: 4, y: pad.top + 8, class: 'tick' }, 'GiB');
+  ok.forEach((p, i) => add('text', { x: xs[i], y: height - 8, class: 'tick', 'text-anchor': 'middle' }, fmt.contextLabel(p.ctx)));
+  if (usable) {
+    add('line', { x1: pad.left, y1: y(usable), x2: width - pad.right, y2: y(usable), class: 'usable' });
+    add('text', { x: width - pad.right, y: y(usable) - 4, class: 'tick', 'text-anchor': 'end' }, `usable ${fmt.gib(usable)}`);
+  }
+  add('polyline', { points: ok.map((p, i) => `${xs[i]},${y(p.result.memory.required_bytes)}`).join(' '), class: 'series' });
+  ok.forEach((p, i) => {
+    const dot = add('circle', { cx: xs[i], cy: y(p.result.memory.required_bytes), r: 3.5, class: p.result.memory.fits === false ? 'dot over' : 'dot' });
+    const title = document.createElementNS(SVG, 'title');
+    title.textContent = `${fmt.tokens(p.ctx)} tokens: ${fmt.gib(p.result.memory.required_bytes)}`;
+    dot.append(title);
+  });
+  chart.replaceChildren(svg);
+}
+
+export function renderKvNotes(r, state) {
+  const byType = r.memory.kv_cache_bytes_by_type || {};
+  const others = Object.entries(byType).filter(([type]) => type !== state.kv);
+  const parts = others.map(([type, bytes]) => `${type} ${fmt.gib(bytes)}`);
+  $('kv-notes').textContent = parts.length === 0 ? '' :
+    `KV cache for this request: ${fmt.gib(r.memory.kv_cache_bytes)} in ${state.kv}; the same tokens in ${parts.join(', ')}.` +
+    (state.engine === 'llama.cpp' || state.engine === 'ollama' ? ' A quantized V cache needs flash attention in llama.cpp.' : '');
+}
+
+export function renderCommands(r, state, onCopy) {
+  const commands = r.commands || {};
+  const order = [state.engine === 'ollama' ? 'ollama' : state.engine, ...Object.keys(commands)];
+  const seen = new Set();
+  const blocks = [];
+  for (const name of order) {
+    if (!(name in commands) || seen.has(name)) continue;
+    seen.add(name);
+    const block = el('div', { class: 'command' });
+    const head = el('div', { class: 'command-head' });
+    const copy = el('button', { type: 'button', 'data-engine': name }, 'Copy');
+    copy.addEventListener('click', () => onCopy(commands[name], copy));
+    head.append(el('span', {}, name), copy);
+    block.append(head, el('pre', {}, commands[name]));
+    blocks.push(block);
+  }
+  $('commands').replaceChildren(...blocks);
+}
