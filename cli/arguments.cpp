@@ -45,7 +45,13 @@ const char* usage_text() {
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
          "                      --safetensors FILE [--config config.json]) [--json]\n"
-         "  llm-sizer list     models|gpus|quants|engines [--json]\n";
+         "  llm-sizer list     models|gpus|quants|engines [--json]\n"
+         "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T] [--json]\n"
+         "  llm-sizer fit      --gpu ID [--gpus N] [--ram-gib X] [--ctx N] [--engine E] [--json]\n"
+         "  llm-sizer finetune --model ID --method full|lora|qlora [--seq 2048] [--micro-batch 1] [--gpus N]\n"
+         "                     [--rank 16] [--optimizer adamw|adamw8bit] [--checkpointing] [--zero 0|1|2|3]\n"
+         "                     [--no-flash-attn] [--json]\n"
+         "  llm-sizer command  (the flags of estimate) [--json]\n";
 }
 
 Result<Command> parse_arguments(const std::vector<std::string>& args) {
@@ -55,8 +61,12 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   if (verb == "estimate") c.verb = Verb::estimate;
   else if (verb == "params") c.verb = Verb::params;
   else if (verb == "list") c.verb = Verb::list;
+  else if (verb == "recommend") c.verb = Verb::recommend;
+  else if (verb == "fit") c.verb = Verb::fit;
+  else if (verb == "finetune") c.verb = Verb::finetune;
+  else if (verb == "command") c.verb = Verb::command;
   else if (verb == "help" || verb == "--help" || verb == "-h") return c;
-  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params or list");
+  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune or command");
 
   using Setter = std::function<std::optional<Error>(const std::string&)>;
   auto text = [](std::optional<std::string>& field) -> Setter {
@@ -107,11 +117,22 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--years", number(c.amortization_years, "--years")},
       {"--hours-per-day", number(c.hours_per_day, "--hours-per-day")},
       {"--electricity", number(c.electricity_usd_per_kwh, "--electricity")},
+      {"--ram-gib", number(c.ram_gib, "--ram-gib")},
+      {"--method", text(c.method)},
+      {"--seq", integer(c.seq, "--seq")},
+      {"--micro-batch", integer(c.micro_batch, "--micro-batch")},
+      {"--rank", integer(c.rank, "--rank")},
+      {"--optimizer", text(c.optimizer)},
+      {"--zero", integer(c.zero, "--zero")},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--json") {
       c.json = true;
+      continue;
+    }
+    if (arg == "--checkpointing") {
+      c.checkpointing = true;
       continue;
     }
     if (arg == "--no-flash-attn") {
@@ -141,6 +162,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     if (!c.list_what) return bad("list needs what to list: models, gpus, quants or engines");
     if (*c.list_what != "models" && *c.list_what != "gpus" && *c.list_what != "quants" && *c.list_what != "engines")
       return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, quants or engines");
+    return c;
+  }
+  if (c.verb == Verb::fit) {  // hardware in, models out: no model source
+    if (!c.gpu_id) return bad("fit needs --gpu ID");
     return c;
   }
   // --config may go with --safetensors: the checkpoint's architecture.

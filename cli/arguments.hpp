@@ -8,7 +8,7 @@
 
 namespace llmsizer::cli {
 
-enum class Verb { estimate, params, list, help };
+enum class Verb { estimate, params, list, help, recommend, fit, finetune, command };
 
 struct Command {
   Verb verb = Verb::help;
@@ -44,6 +44,15 @@ struct Command {
   std::optional<double> amortization_years;
   std::optional<double> hours_per_day;
   std::optional<double> electricity_usd_per_kwh;
+  // Planner inputs (planner_commands.hpp).
+  std::optional<double> ram_gib;            // fit: system RAM for offloaded experts
+  std::optional<std::string> method;        // finetune: full | lora | qlora
+  std::optional<long long> seq;             // finetune: sequence length
+  std::optional<long long> micro_batch;     // finetune
+  std::optional<long long> rank;            // finetune: LoRA rank
+  std::optional<std::string> optimizer;     // finetune: adamw | adamw8bit
+  std::optional<long long> zero;            // finetune: ZeRO stage
+  bool checkpointing = false;               // finetune: full activation recomputation
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

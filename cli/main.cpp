@@ -16,6 +16,7 @@
 #include "llmsizer/params.hpp"
 #include "llmsizer/units.hpp"
 #include "output.hpp"
+#include "planner_commands.hpp"
 
 namespace {
 
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
     std::cout << cli::usage_text();
     return 0;
   }
+  if (cli::is_planner_verb(c.verb)) return cli::run_planner_command(c);
   // The catalog is parsed only by commands that need it (list, --model, --gpu).
   const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id;
   auto catalog = needs_catalog ? embedded_catalog() : Result<Catalog>(Catalog{});

@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include "llmsizer/json_contract.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -33,77 +35,12 @@ std::string billions(std::int64_t n) {
 
 }  // namespace
 
-ordered_json params_json(const ParamCounts& p) {
-  ordered_json j;
-  j["total"] = p.total;
-  j["active"] = p.active;
-  j["embedding"] = p.embedding;
-  j["mtp"] = p.mtp;
-  j["routed_expert"] = p.routed_expert;
-  return j;
-}
+// The JSON contract lives in the engine (json_contract.hpp), shared with the
+// WebAssembly module, so the CLI and the page print the same fields and figures.
+ordered_json params_json(const ParamCounts& p) { return params_to_json(p); }
 
 ordered_json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label) {
-  ordered_json j;
-  j["model"] = model_label;
-  ordered_json scenario;
-  scenario["quant"] = s.quant.name;
-  scenario["ctx"] = s.context_tokens;
-  scenario["batch"] = s.sequences;
-  scenario["kv_type"] = std::string(kv_type_name(s.kv_type));
-  scenario["engine"] = std::string(engine_name(s.engine));
-  scenario["gpu"] = s.device ? ordered_json(s.device->id) : ordered_json(nullptr);
-  scenario["gpus"] = s.gpu_count;
-  scenario["offload"] = s.offload_fraction;
-  scenario["prompt"] = s.prompt_tokens;
-  j["scenario"] = scenario;
-  j["params"] = params_json(e.params);
-
-  ordered_json weights;
-  weights["bits_per_weight"] = e.weights.bits_per_weight;
-  weights["tensor_bytes"] = e.weights.tensor_bytes;
-  weights["metadata_bytes"] = e.weights.metadata_bytes;
-  weights["token_embd_bytes"] = e.weights.token_embd_bytes;
-  weights["routed_expert_bytes"] = e.weights.routed_expert_bytes;
-  weights["mtp_bytes"] = e.weights.mtp_bytes;
-  weights["approximate_mix"] = s.quant.approximate;
-  j["weights"] = weights;
-
-  const MemoryEstimate& m = e.memory;
-  ordered_json mem;
-  mem["weights_bytes"] = m.weights_bytes;
-  mem["kv_cache_bytes"] = m.kv_cache_bytes;
-  mem["kv_state_bytes"] = m.kv_state_bytes;
-  mem["runtime_bytes"] = m.runtime_bytes;
-  mem["offload_bytes"] = m.offload_bytes;
-  mem["host_bytes"] = m.host_bytes;
-  mem["required_bytes"] = m.required_bytes;
-  mem["usable_bytes"] = optional_json(m.usable_bytes);
-  mem["utilization"] = optional_json(m.utilization);
-  mem["fits"] = optional_json(m.fits);
-  mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
-  mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
-  mem["offloaded_layers"] = m.offloaded_layers;
-  ordered_json per_gpu = ordered_json::array();
-  for (const GpuShare& g : m.per_gpu) {
-    ordered_json share;
-    share["weights_bytes"] = g.weights_bytes;
-    share["kv_cache_bytes"] = g.kv_cache_bytes;
-    share["runtime_bytes"] = g.runtime_bytes;
-    share["required_bytes"] = g.required_bytes;
-    share["usable_bytes"] = m.usable_bytes ? ordered_json(g.usable_bytes) : ordered_json(nullptr);
-    share["fits"] = m.fits ? ordered_json(g.fits) : ordered_json(nullptr);
-    share["first_layer"] = g.first_layer;
-    share["last_layer"] = g.last_layer;
-    per_gpu.push_back(share);
-  }
-  mem["per_gpu"] = per_gpu;
-  j["memory"] = mem;
-
-  j["speed"] = speed_to_json(e.speed);
-  j["cost"] = cost_to_json(e.cost);
-  j["warnings"] = e.warnings;
-  return j;
+  return estimate_to_json(e, s, model_label);
 }
 
 std::string params_table(const ParamCounts& p) {

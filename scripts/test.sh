@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 
 echo "== catalog checks"
 python3 scripts/catalog/check_catalog.py
+python3 scripts/catalog/compact_catalog.py --check
 
 echo "== native build and tests"
 cmake --preset native-release >/dev/null
@@ -16,8 +17,16 @@ cmake --build --preset native-release
 ctest --preset native-release
 ./scripts/fuzz.sh  # readers of hostile files under libFuzzer, 20 s per target; fails on any finding
 
+echo "== native tests under AddressSanitizer and UBSan"
+cmake --preset native-sanitize >/dev/null
+cmake --build --preset native-sanitize
+ctest --preset native-sanitize
+
 echo "== WebAssembly build and site"
 ./scripts/build-web.sh
 
 echo "== wasm tests (Node) and browser tests (Chromium)"
 node --test tests/wasm/ tests/browser/
+
+echo "== performance figures (quick mode: printed, not enforced)"
+./scripts/bench.sh quick || echo "bench: could not run; figures above are incomplete"

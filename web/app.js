@@ -1,6 +1,6 @@
 // The sizing workbench: state in the URL hash, one engine call per input event
 // for the headline figures, then the matrix and the chart on the next frame.
-import { loadEngine } from './js/engine.js';
+import { loadEngine, readGgufHeaders } from './js/engine.js';
 import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
@@ -21,6 +21,7 @@ class App {
     this.price = null;
     this.pending = 0;
     this.stream = new TokenStream($('stream'));
+    this.custom = null;  // {kind: 'config', text} or {kind: 'gguf', parts, bytes, name}
   }
 
   start() {
@@ -61,6 +62,50 @@ class App {
       this.update({ replaceHash: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
+    $('gguf-file').addEventListener('change', (e) => this.loadGguf([...e.target.files]));
+    $('config-text').addEventListener('input', (e) => this.useConfig(e.target.value, 'pasted config.json'));
+    $('config-text').addEventListener('dragover', (e) => e.preventDefault());
+    $('config-text').addEventListener('drop', async (e) => {
+      e.preventDefault();
+      const file = e.dataTransfer?.files?.[0];
+      if (!file) return;
+      if (file.size > (1 << 20)) {
+        $('custom-facts').textContent = `${file.name} is larger than 1 MiB; a config.json is a few KB.`;
+        return;
+      }
+      const text = await file.text();
+      $('config-text').value = text;
+      this.useConfig(text, file.name);
+    });
+    $('custom-clear').addEventListener('click', () => {
+      this.custom = null;
+      $('config-text').value = '';
+      $('gguf-file').value = '';
+      $('custom-facts').textContent = '';
+      $('custom-clear').hidden = true;
+      this.update({});
+    });
+  }
+
+  useConfig(text, name) {
+    this.custom = text.trim() ? { kind: 'config', text, name } : null;
+    $('custom-clear').hidden = !this.custom;
+    this.update({});
+  }
+
+  async loadGguf(files) {
+    if (files.length === 0) return;
+    $('custom-facts').textContent = `Reading the header of ${files.map((f) => f.name).join(', ')}…`;
+    try {
+      const { parts, bytes, answer, readBytes } = await readGgufHeaders(this.engine, files, this.request({}, true));
+      this.custom = { kind: 'gguf', parts, bytes, name: answer.gguf.name || files[0].name, info: answer.gguf, readBytes };
+      $('config-text').value = '';
+      $('custom-clear').hidden = false;
+      this.update({});
+    } catch (error) {
+      this.custom = null;
+      $('custom-facts').textContent = `Cannot read this GGUF: ${error.message}`;
+    }
   }
 
   priceSuffix() {
@@ -78,6 +123,11 @@ class App {
     }
     const model = this.models.get(this.state.model);
     const next = controls.readControl(name, this.state, model);
+    if (name === 'model' && this.custom) {
+      this.custom = null;
+      $('custom-clear').hidden = true;
+      $('custom-facts').textContent = '';
+    }
     if (name === 'model') {
       const chosen = this.models.get(next.model);
       controls.setContextRange(chosen?.max_context_tokens);
@@ -89,14 +139,34 @@ class App {
     this.update({});
   }
 
-  request(overrides = {}) {
+  // The engine request for the current state; a pasted config replaces the
+  // catalog model, and a GGUF file request carries no model at all.
+  request(overrides = {}, forFile = false) {
     const s = this.state;
     const request = {
       model: s.model, quant: s.quant, ctx: s.ctx, batch: s.batch, kv: s.kv, engine: s.engine,
       gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ...overrides,
     };
     if (this.price != null) request.hourly_price_usd = this.price;
+    if (forFile || this.custom?.kind === 'gguf') {
+      delete request.model;
+      delete request.quant;
+    } else if (this.custom?.kind === 'config') {
+      delete request.model;
+      request.config = this.custom.text;
+    }
     return request;
+  }
+
+  estimateCurrent(overrides = {}) {
+    if (this.custom?.kind === 'gguf') {
+      try {
+        return this.engine.estimateGguf(this.request(overrides), this.custom.parts, this.custom.bytes);
+      } catch (error) {
+        return { error: { id: error.id, message: error.message } };
+      }
+    }
+    return this.engine.tryEstimate(this.request(overrides));
   }
 
   update({ replaceHash = false, notice = '' }) {
@@ -105,10 +175,13 @@ class App {
       if (replaceHash) history.replaceState(null, '', hash);
       else history.pushState(null, '', hash);
     }
-    const model = this.models.get(this.state.model);
+    const catalogModel = this.models.get(this.state.model);
+    const model = this.custom ? { name: this.custom.kind === 'gguf' ? this.custom.name : this.custom.name, max_context_tokens: catalogModel?.max_context_tokens }
+      : catalogModel;
     const device = this.devices.get(this.state.gpu);
-    $('model-facts').textContent = model ? this.facts(model) : '';
-    const result = this.engine.tryEstimate(this.request());
+    $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
+    const result = this.estimateCurrent();
+    this.describeCustom(result);
     if (result.error) {
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';
@@ -131,8 +204,31 @@ class App {
     });
   }
 
+  describeCustom(result) {
+    if (!this.custom) return;
+    const facts = $('custom-facts');
+    if (result.error) {
+      facts.textContent = `${this.custom.name}: ${result.error.message}`;
+    } else if (this.custom.kind === 'gguf') {
+      const g = result.gguf;
+      facts.textContent = `Sizing ${g.name || 'the GGUF'} (${g.architecture}, ${g.quant}, ${g.layers} layers` +
+        `${g.split_count > 1 ? `, ${g.split_count} parts` : ''}) from ${(this.custom.readBytes / 1048576).toFixed(1)} MiB of header; nothing was uploaded.`;
+    } else {
+      facts.textContent = `Sizing the ${this.custom.name}: ${result.params.total.toLocaleString('en-US')} parameters.`;
+    }
+  }
+
   renderSecondary(model, result) {
     const s = this.state;
+    if (this.custom?.kind === 'gguf') {
+      render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
+      const max = result.gguf ? Math.max(4096, model?.max_context_tokens || 131072) : 131072;
+      const points = [];
+      for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
+      points.push(max);
+      render.renderChart(points.map((ctx) => ({ ctx, result: this.estimateCurrent({ ctx }) })), result.memory.usable_bytes);
+      return;
+    }
     const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;
     const quants = list.includes(s.quant) ? list : [s.quant, ...list];
     render.renderMatrix(quants.map((quant) => ({ quant, current: quant === s.quant, result: this.engine.figures(this.request({ quant })) })));

@@ -67,6 +67,10 @@ class WasmSizer {
     if (x.speed) f.decode_tokens_per_s = x.speed->decode_tokens_per_s;
     return f;
   }
+  // bytes: the files' leading bytes one after another (a Uint8Array from JS).
+  std::string estimate_gguf(const std::string& request_json, const std::string& bytes) const {
+    return llmsizer::estimate_gguf_response(sizer_, request_json, bytes);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -95,6 +99,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .constructor<>()
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
+      .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "llmsizer/config_reader.hpp"
+#include "llmsizer/gguf.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/speed_json.hpp"
 
@@ -326,6 +327,66 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
+  auto fail = [](const Error& e) {
+    ordered_json j;
+    j["ok"] = false;
+    j["error"] = {{"id", e.id}, {"message", e.message}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return fail(Error{"request.not_json", "the request is not a JSON object"});
+  const json parts_json = parsed.contains("parts") ? parsed["parts"] : json();
+  if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > 256)
+    return fail(Error{"request.bad_value", "request field 'parts' must list 1 to 256 files"});
+  std::vector<GgufPart> parts;
+  std::size_t offset = 0;
+  for (const json& p : parts_json) {
+    const double length = p.is_object() && p.contains("length") && p["length"].is_number() ? p["length"].get<double>() : -1.0;
+    const double file_bytes = p.is_object() && p.contains("file_bytes") && p["file_bytes"].is_number() ? p["file_bytes"].get<double>() : -1.0;
+    if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
+      return fail(Error{"request.bad_value", "request field 'parts' lengths do not match the bytes given"});
+    GgufPart part;
+    part.name = p.contains("name") && p["name"].is_string() ? p["name"].get<std::string>().substr(0, 200) : "";
+    part.bytes = bytes.substr(offset, static_cast<std::size_t>(length));
+    part.file_bytes = static_cast<std::int64_t>(file_bytes);
+    offset += static_cast<std::size_t>(length);
+    parts.push_back(part);
+  }
+  auto read = read_gguf_model(parts);
+  if (!read) return fail(read.error());
+  if (!read.value().complete) {
+    ordered_json j;
+    j["ok"] = true;
+    j["complete"] = false;
+    j["bytes_needed"] = read.value().bytes_needed;
+    return j.dump();
+  }
+  const GgufModel& model = read.value().model;
+  // The rest of the request reads like any other, with the file in place of a model id.
+  parsed.erase("parts");
+  parsed["config"] = "{}";
+  parsed.erase("model");
+  auto request = request_from_json(parsed);
+  if (!request) return fail(request.error());
+  request.value().config_json.clear();
+  request.value().model_id.clear();
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return fail(scenario.error());
+  Scenario s = scenario.value();
+  s.quant = model.quant;
+  auto result = estimate(model.arch, s, model.weights);
+  if (!result) return fail(result.error());
+  ordered_json j;
+  j["ok"] = true;
+  j["complete"] = true;
+  j["gguf"] = {{"name", model.name}, {"architecture", model.architecture}, {"quant", model.quant.name},
+               {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
+  const ordered_json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
+  for (const auto& item : body.items()) j[item.key()] = item.value();
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

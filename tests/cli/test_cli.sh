@@ -253,5 +253,18 @@ bad = [f[:-5] for f in sorted(os.listdir(d)) if not (json.load(open(os.path.join
 print(' '.join(bad))" "$work/devices")
 if [[ -z $missing ]]; then ok; else bad "no decode speed for: $missing"; fi
 
+# Planner verbs (issue 6).
+json_check "recommend: the issue's keys" "all(k in j for k in ('single','value','unified','cloud','per_quant','max_ctx')) and j['max_ctx'] % 256 == 0 and j['single']['count'] == 1" \
+  recommend --model llama-3.1-8b --ctx 8192
+json_check "fit: MoE experts in RAM" "any(r['model'] == 'qwen3-30b-a3b' and r['offload_bytes'] > 0 for r in j['results'])" \
+  fit --gpu rtx-4090 --ram-gib 64
+json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * j['weights_bytes'] and j['total_bytes'] == j['weights_bytes'] + j['gradients_bytes'] + j['optimizer_bytes'] + j['activations_bytes']" \
+  finetune --model llama-3.1-8b --method full
+json_check "command: one string per engine" "j['llama.cpp'].startswith('llama-server') and 'vllm' in j" \
+  command --model llama-3.1-8b --gpu rtx-4090
+expect_error "fit without a GPU" fit --ram-gib 64
+expect_error "finetune: unknown method" finetune --model llama-3.1-8b --method dora
+expect_error "finetune: ZeRO stage 4" finetune --model llama-3.1-8b --method full --zero 4
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -30,6 +30,29 @@ function call(sizer, request) {
   return JSON.parse(sizer.estimate(JSON.stringify(request)));
 }
 
+// Reads only the headers of local GGUF files: slices from the start of each
+// file, growing until the engine says every header is complete. Returns
+// {parts, bytes, answer} for the first request. Nothing leaves the machine.
+export async function readGgufHeaders(engine, files, request) {
+  const sizes = files.map(() => 1 << 20);
+  for (let round = 0; round < 12; round += 1) {
+    const buffers = await Promise.all(files.map((f, i) => f.slice(0, Math.min(f.size, sizes[i])).arrayBuffer()));
+    const parts = files.map((f, i) => ({ name: f.name, file_bytes: f.size, length: buffers[i].byteLength }));
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let offset = 0;
+    for (const b of buffers) {
+      bytes.set(new Uint8Array(b), offset);
+      offset += b.byteLength;
+    }
+    const answer = engine.estimateGguf(request, parts, bytes);
+    if (answer.complete) return { parts, bytes, answer, readBytes: bytes.length };
+    answer.bytes_needed.forEach((need, i) => {
+      if (need > 0) sizes[i] = Math.max(need, sizes[i] * 2);
+    });
+  }
+  throw new SizerError('gguf.too_large', 'the GGUF header is larger than this page reads (64 MiB)');
+}
+
 // One module and one Sizer per page, however many callers ask.
 export function loadEngine() {
   if (!loading) {
@@ -67,6 +90,14 @@ export function loadEngine() {
             },
             speed: { decode_tokens_per_s: n(f.decodeTokensPerS) },
           };
+        },
+        // A local GGUF (one file or a split set) from its headers alone: parts
+        // [{name, file_bytes, length}] and their leading bytes one after another.
+        estimateGguf(request, parts, bytes) {
+          checkNumbers(request);
+          const answer = JSON.parse(sizer.estimateGguf(JSON.stringify({ ...request, parts }), bytes));
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
         },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {

@@ -31,6 +31,13 @@ nlohmann::ordered_json catalog_to_json(const Sizer& sizer);
 // that need a few figures of many scenarios (the page's matrix and chart).
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json);
 
+// A local GGUF model (one file or a split set) sized from the first bytes of its
+// files: request {"parts": [{"name", "file_bytes", "length"}], ...estimate keys
+// but model/config}, `bytes` the parts' leading bytes one after another. Answers
+// {"ok": true, "complete": false, "bytes_needed": [...]} until every header is
+// whole, then the estimate with "gguf": {name, architecture, quant, split_count}.
+std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes);
+
 // Request text in, response text out: {"ok": true, ...estimate} or
 // {"ok": false, "error": {"id", "message"}}. Never throws.
 std::string estimate_response(const Sizer& sizer, std::string_view request_json);

@@ -1,0 +1,233 @@
+#include "planner_commands.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "llmsizer/finetune.hpp"
+#include "llmsizer/launch_commands.hpp"
+#include "llmsizer/planner.hpp"
+#include "llmsizer/sizer.hpp"
+#include "llmsizer/units.hpp"
+
+namespace llmsizer::cli {
+namespace {
+
+int fail(const Error& error) {
+  std::cerr << "llm-sizer: " << error.message << "\n";
+  return 2;
+}
+
+std::string gib(std::int64_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f GiB (%.2f GB)", static_cast<double>(bytes) / static_cast<double>(kGiB),
+                static_cast<double>(bytes) / kGB);
+  return text;
+}
+
+// The flags shared with `estimate`, in the Sizer's vocabulary.
+Result<SizerRequest> sizer_request(const Command& c) {
+  SizerRequest r;
+  if (c.gguf_path || c.safetensors_path) return Error{"cli.bad_argument", "the planner takes --model ID or --config FILE"};
+  if (c.config_path) {
+    std::ifstream in(*c.config_path, std::ios::binary);
+    if (!in) return Error{"cli.file", "cannot open '" + c.config_path->substr(0, 200) + "'"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    r.config_json = text.str();
+  }
+  if (c.model_id) r.model_id = *c.model_id;
+  if (c.quant) r.quant = *c.quant;
+  if (c.ctx) r.context_tokens = *c.ctx;
+  if (c.batch) r.sequences = *c.batch;
+  if (c.kv_type) r.kv_type = *c.kv_type;
+  if (c.engine) r.engine = *c.engine;
+  if (c.gpu_id) r.gpu_id = *c.gpu_id;
+  if (c.gpu_memory_gib)
+    r.custom_gpu = CustomDevice{*c.gpu_memory_gib, c.gpu_bandwidth_gbs.value_or(0.0), c.gpu_tflops.value_or(0.0),
+                                c.gpu_vendor.value_or("nvidia")};
+  if (c.gpus) {
+    if (*c.gpus < 1 || *c.gpus > 1024) return Error{"cli.bad_argument", "--gpus must be between 1 and 1024"};
+    r.gpu_count = static_cast<int>(*c.gpus);
+  }
+  if (c.offload) r.offload_fraction = *c.offload;
+  if (c.offload_mode) r.offload_mode = *c.offload_mode;
+  if (c.prompt) r.prompt_tokens = *c.prompt;
+  r.flash_attention = !c.no_flash_attention;
+  return r;
+}
+
+int run_recommend(const Command& c, const Sizer& sizer) {
+  auto request = sizer_request(c);
+  if (!request) return fail(request.error());
+  auto model = sizer.model_for(request.value());
+  if (!model) return fail(model.error());
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return fail(scenario.error());
+  auto offers = embedded_cloud_offers();
+  if (!offers) return fail(offers.error());
+  auto r = recommend(sizer, model.value(), scenario.value(), offers.value());
+  if (!r) return fail(r.error());
+  const Recommendation& rec = r.value();
+  if (c.json) {
+    std::cout << recommendation_to_json(rec).dump(1) << "\n";
+    return 0;
+  }
+  auto line = [](const char* what, const std::optional<HardwareChoice>& h) {
+    std::cout << what;
+    if (!h) {
+      std::cout << "nothing in the catalog\n";
+      return;
+    }
+    std::cout << h->count << " x " << h->gpu;
+    if (h->price_usd) std::cout << "  $" << static_cast<long long>(*h->price_usd);
+    std::cout << "  needs " << gib(h->required_bytes) << " of " << gib(h->usable_bytes) << "\n";
+  };
+  std::cout << model.value().label << " at " << scenario.value().quant.name << ", ctx " << scenario.value().context_tokens
+            << "\n";
+  line("cheapest single device:  ", rec.single);
+  line("best value (N devices):  ", rec.value);
+  line("unified memory:          ", rec.unified);
+  for (const auto* cloud : {&rec.cloud, &rec.cloud_any}) {
+    std::cout << (cloud == &rec.cloud ? "cloud (on-demand):       " : "cloud (any billing):     ");
+    if (*cloud) std::cout << (*cloud)->provider << " " << (*cloud)->instance << "  $" << (*cloud)->usd_per_hour << "/h\n";
+    else std::cout << "no offer fits\n";
+  }
+  for (const QuantChoice& q : rec.per_quant) {
+    std::printf("  %-12s ", q.quant.c_str());
+    if (q.hardware) std::cout << q.hardware->count << " x " << q.hardware->gpu << "\n";
+    else std::cout << "nothing in the catalog\n";
+  }
+  if (rec.max_ctx_gpu)
+    std::cout << "largest context on " << rec.max_ctx_gpu_count << " x " << *rec.max_ctx_gpu << ": " << rec.max_ctx
+              << " tokens\n";
+  return 0;
+}
+
+int run_fit(const Command& c, const Sizer& sizer) {
+  FitRequest request;
+  const Device* device = sizer.catalog().find_device(*c.gpu_id);
+  if (device == nullptr)
+    return fail(Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"});
+  request.device = *device;
+  if (c.gpus) {
+    if (*c.gpus < 1 || *c.gpus > 64) return fail(Error{"cli.bad_argument", "--gpus must be between 1 and 64"});
+    request.gpu_count = static_cast<int>(*c.gpus);
+  }
+  if (c.ram_gib) {
+    if (!(*c.ram_gib >= 0.0 && *c.ram_gib <= 1048576.0))
+      return fail(Error{"cli.bad_argument", "--ram-gib must be between 0 and 1048576"});
+    request.ram_bytes = static_cast<std::int64_t>(*c.ram_gib * static_cast<double>(kGiB));
+  }
+  if (c.ctx) {
+    if (*c.ctx < 1 || *c.ctx > (1 << 24)) return fail(Error{"cli.bad_argument", "--ctx must be between 1 and 16777216"});
+    request.context_tokens = *c.ctx;
+  }
+  if (c.engine) {
+    auto e = engine_from_name(*c.engine);
+    if (!e) return fail(Error{"cli.bad_argument", "unknown engine '" + c.engine->substr(0, 40) + "'"});
+    request.engine = *e;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const FitSweep sweep = what_fits(sizer, request);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (c.json) {
+    auto j = fit_sweep_to_json(sweep);
+    j["sweep_ms"] = ms;
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  std::printf("%-28s %-10s %9s %10s  %s\n", "model", "quant", "max_ctx", "decode t/s", "experts in RAM");
+  for (const FitResult& r : sweep.results)
+    std::printf("%-28s %-10s %9lld %10.1f  %s\n", r.model.c_str(), r.quant.c_str(), static_cast<long long>(r.max_ctx),
+                r.decode_tokens_per_s, r.offload_bytes > 0 ? gib(r.offload_bytes).c_str() : "-");
+  std::printf("%zu results, %d estimates, %.1f ms\n", sweep.results.size(), sweep.estimates, ms);
+  return 0;
+}
+
+int run_finetune(const Command& c, const Sizer& sizer) {
+  if (!c.model_id) return fail(Error{"cli.bad_argument", "finetune needs --model ID"});
+  SizerRequest lookup;
+  lookup.model_id = *c.model_id;
+  auto model = sizer.model_for(lookup);
+  if (!model) return fail(model.error());
+  FinetuneRequest r;
+  const std::string method = c.method.value_or("lora");
+  auto m = finetune_method_from_name(method);
+  if (!m) return fail(Error{"cli.bad_argument", "--method must be full, lora or qlora"});
+  r.method = *m;
+  if (c.optimizer) {
+    auto o = optimizer_from_name(*c.optimizer);
+    if (!o) return fail(Error{"cli.bad_argument", "--optimizer must be adamw or adamw8bit"});
+    r.optimizer = *o;
+  }
+  if (c.seq) r.sequence_tokens = *c.seq;
+  if (c.micro_batch) r.micro_batch = *c.micro_batch;
+  if (c.rank) r.lora_rank = *c.rank;
+  if (c.gpus) {
+    if (*c.gpus < 1 || *c.gpus > 4096) return fail(Error{"cli.bad_argument", "--gpus must be between 1 and 4096"});
+    r.gpus = static_cast<int>(*c.gpus);
+  }
+  if (c.zero) {
+    if (*c.zero < 0 || *c.zero > 3) return fail(Error{"cli.bad_argument", "--zero must be 0, 1, 2 or 3"});
+    r.zero_stage = static_cast<int>(*c.zero);
+  }
+  r.gradient_checkpointing = c.checkpointing;
+  r.flash_attention = !c.no_flash_attention;
+  auto e = estimate_finetune(model.value().arch(), r);
+  if (!e) return fail(e.error());
+  const Device* device = finetune_device(sizer.catalog(), e.value().total_bytes);
+  if (c.json) {
+    std::cout << finetune_to_json(e.value(), device).dump(1) << "\n";
+    return 0;
+  }
+  const FinetuneEstimate& f = e.value();
+  std::cout << model.value().label << " " << method << " fine-tuning, per GPU\n"
+            << "  weights      " << gib(f.weights_bytes) << "\n"
+            << "  gradients    " << gib(f.gradients_bytes) << "\n"
+            << "  optimizer    " << gib(f.optimizer_bytes) << "\n"
+            << "  activations  " << gib(f.activations_bytes) << "\n"
+            << "  total        " << gib(f.total_bytes) << "\n"
+            << "  trainable parameters " << f.trainable_params << "\n"
+            << "  cheapest device that holds it: " << (device ? device->id : std::string("none in the catalog")) << "\n";
+  return 0;
+}
+
+int run_command(const Command& c, const Sizer& sizer) {
+  auto request = sizer_request(c);
+  if (!request) return fail(request.error());
+  auto model = sizer.model_for(request.value());
+  if (!model) return fail(model.error());
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return fail(scenario.error());
+  auto e = sizer.estimate(model.value(), scenario.value());
+  if (!e) return fail(e.error());
+  const auto commands = launch_commands(model.value(), scenario.value(), e.value());
+  if (c.json) {
+    nlohmann::ordered_json j;
+    for (const LaunchCommand& lc : commands) j[lc.engine] = lc.command;
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  for (const LaunchCommand& lc : commands) std::cout << "# " << lc.engine << "\n" << lc.command << "\n\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_planner_command(const Command& c) {
+  auto catalog = embedded_catalog();
+  if (!catalog) return fail(catalog.error());
+  const Sizer sizer(std::move(catalog).value());
+  switch (c.verb) {
+    case Verb::recommend: return run_recommend(c, sizer);
+    case Verb::fit: return run_fit(c, sizer);
+    case Verb::finetune: return run_finetune(c, sizer);
+    case Verb::command: return run_command(c, sizer);
+    default: return fail(Error{"cli.bad_argument", "not a planner command"});
+  }
+}
+
+}  // namespace llmsizer::cli

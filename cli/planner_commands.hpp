@@ -1,0 +1,14 @@
+// The planner's verbs: recommend, fit, finetune, command.
+#pragma once
+#include "arguments.hpp"
+
+namespace llmsizer::cli {
+
+inline bool is_planner_verb(Verb v) {
+  return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command;
+}
+
+// Runs the verb, prints its answer (table or --json) and returns the exit status.
+int run_planner_command(const Command& c);
+
+}  // namespace llmsizer::cli

@@ -1,0 +1,139 @@
+// The planner: questions asked the other way round. Given a model, which
+// hardware (bought or rented) runs it, and how long a context fits; given
+// hardware, which models run on it. Every answer is made of ordinary estimates
+// (Sizer::estimate), so it carries the same physics as the estimate panel.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "llmsizer/estimate.hpp"
+#include "llmsizer/result.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace llmsizer {
+
+// ---- Cloud offers (data/cloud_offers.json) ----------------------------------
+
+struct CloudOffer {
+  std::string id;
+  std::string provider;
+  std::string instance;
+  std::string device_id;  // a catalog device id
+  int device_count = 1;
+  double usd_per_hour = 0.0;  // the whole instance
+  std::string billing;        // "on-demand", "spot", ...
+};
+
+// Error ids: "offers.not_json", "offers.bad_entry" (with the JSON path).
+Result<std::vector<CloudOffer>> parse_cloud_offers(std::string_view offers_json);
+Result<std::vector<CloudOffer>> embedded_cloud_offers();
+
+// ---- Largest context ---------------------------------------------------------
+
+// Token granularity of the context for an engine: llama.cpp pads its cache to
+// 256 cells, so a context between two multiples of 256 costs the upper one;
+// the paged engines allocate 16-token blocks.
+std::int64_t context_step_tokens(InferenceEngine engine);
+
+struct MaxContext {
+  std::int64_t context_tokens = 0;  // 0: not even one step fits
+  std::int64_t limit_tokens = 0;    // the bound searched (the model's maximum, or 1 Mi tokens)
+  int estimates = 0;                // how many estimates the solve took
+};
+
+// The largest context (a multiple of context_step_tokens) for which the scenario
+// fits, every other input held. Required memory only grows with context (KV
+// cells, sliding layers up to their window, the compute buffer without flash
+// attention; recurrent state stays), so fits(ctx) is monotone and a bisection
+// finds the edge in O(log(limit / step)) estimates; the answer is the estimate's
+// own verdict at that context, not an extrapolation.
+Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model, Scenario scenario,
+                                     std::int64_t limit_tokens = 0);
+
+// ---- Recommendations ---------------------------------------------------------
+
+struct HardwareChoice {
+  std::string gpu;  // catalog device id
+  int count = 0;
+  std::optional<double> price_usd;  // total for count devices, when known
+  std::int64_t required_bytes = 0;
+  std::int64_t usable_bytes = 0;
+};
+
+struct CloudChoice {
+  std::string provider;
+  std::string instance;
+  std::string gpu;
+  int count = 0;
+  double usd_per_hour = 0.0;
+  std::string billing;
+};
+
+struct QuantChoice {
+  std::string quant;
+  std::optional<HardwareChoice> hardware;  // empty: nothing in the catalog holds it
+};
+
+struct Recommendation {
+  std::optional<HardwareChoice> single;   // cheapest one device, >= 10% headroom
+  std::optional<HardwareChoice> value;    // lowest total price, N identical devices
+  std::optional<HardwareChoice> unified;  // cheapest unified-memory machine
+  std::optional<CloudChoice> cloud;       // cheapest on-demand offer
+  std::optional<CloudChoice> cloud_any;   // cheapest offer of any billing (spot, marketplace)
+  std::vector<QuantChoice> per_quant;
+  std::optional<std::string> max_ctx_gpu;  // the device max_ctx was solved on
+  int max_ctx_gpu_count = 0;
+  std::int64_t max_ctx = 0;
+};
+
+struct RecommendOptions {
+  double min_headroom_fraction = 0.10;  // of usable memory, left free
+  int max_gpus = 8;
+};
+
+// Quantizations a per-quant sweep tries for an engine, best quality first.
+std::vector<std::string> standard_quants(InferenceEngine engine);
+
+// The scenario's device and gpu_count are ignored: every catalog device is tried.
+Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                 const std::vector<CloudOffer>& offers, const RecommendOptions& options = {});
+
+// ---- What can I run ----------------------------------------------------------
+
+struct FitRequest {
+  Device device;
+  int gpu_count = 1;
+  std::int64_t ram_bytes = 0;  // system RAM free for offloaded experts; 0: no offload
+  std::int64_t context_tokens = 8192;  // the context each result must at least hold
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+};
+
+struct FitResult {
+  std::string model;  // catalog id
+  std::string quant;
+  int quant_rank = 0;  // index in standard_quants: 0 is the best quality
+  std::int64_t max_ctx = 0;
+  double decode_tokens_per_s = 0.0;
+  std::int64_t offload_bytes = 0;  // MoE experts in RAM
+  int offloaded_layers = 0;
+  std::int64_t required_bytes = 0;
+};
+
+struct FitSweep {
+  std::vector<FitResult> results;  // best quality first, then fastest
+  int estimates = 0;
+};
+
+FitSweep what_fits(const Sizer& sizer, const FitRequest& request);
+
+// ---- JSON (the CLI prints it, the bindings return it) -----------------------
+
+nlohmann::ordered_json recommendation_to_json(const Recommendation& r);
+nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep);
+
+}  // namespace llmsizer

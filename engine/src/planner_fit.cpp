@@ -1,0 +1,112 @@
+// What can I run: every catalog model x standard quantization on given hardware,
+// with MoE experts moved to system RAM when that is what makes it fit.
+#include <algorithm>
+
+#include "llmsizer/planner.hpp"
+
+namespace llmsizer {
+namespace {
+
+struct Attempt {
+  std::optional<Estimate> estimate;  // the fitting estimate at the requested context
+  Scenario scenario;                 // with the offload that made it fit
+};
+
+// Fits at the requested context, first all on the GPUs, then (MoE under a
+// llama.cpp-based engine, RAM given) with the experts of the fewest leading
+// layers in RAM: fits(k layers' experts in RAM) only improves with k, so a
+// bisection finds the least k; RAM must then hold them and the host buffers.
+Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
+  Attempt a;
+  auto run = [&](const Scenario& sc) -> std::optional<Estimate> {
+    ++estimates;
+    auto e = sizer.estimate(model, sc);
+    if (!e || !e.value().memory.fits.value_or(false)) return std::nullopt;
+    return std::move(e).value();
+  };
+  s.offload_fraction = 0.0;
+  a.scenario = s;
+  if ((a.estimate = run(s))) return a;
+  const Architecture& arch = model.arch();
+  if (!arch.is_moe() || ram_bytes <= 0 || !engine_is_llama_cpp_based(s.engine)) return a;
+  const int n = arch.decoder_layer_count();
+  if (n <= 0) return a;
+  s.offload_mode = OffloadMode::experts;
+  auto at = [&](int k) {
+    Scenario sc = s;
+    sc.offload_fraction = static_cast<double>(k) / n;
+    return sc;
+  };
+  std::optional<Estimate> best = run(at(n));
+  if (!best) return a;
+  int lo = 0, hi = n;  // lo does not fit, hi fits
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (auto e = run(at(mid))) {
+      hi = mid;
+      best = std::move(e);
+    } else {
+      lo = mid;
+    }
+  }
+  if (best->memory.offload_bytes + best->memory.host_bytes > ram_bytes) return a;
+  a.estimate = std::move(best);
+  a.scenario = at(hi);
+  return a;
+}
+
+}  // namespace
+
+FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
+  FitSweep sweep;
+  const std::vector<std::string> quants = standard_quants(request.engine);
+  std::vector<QuantScheme> schemes;
+  for (const auto& name : quants) {
+    auto q = quant_scheme_from_name(name);
+    if (q) schemes.push_back(q.value());
+  }
+  Scenario base;
+  base.device = request.device;
+  base.gpu_count = request.gpu_count;
+  base.engine = request.engine;
+  base.kv_type = engine_is_llama_cpp_based(request.engine) || request.engine == InferenceEngine::mlx ? KvType::f16
+                                                                                                     : KvType::bf16;
+  base.context_tokens = request.context_tokens;
+  base.prompt_tokens = std::min<std::int64_t>(base.prompt_tokens, request.context_tokens);
+
+  const Catalog& catalog = sizer.catalog();
+  for (std::size_t i = 0; i < catalog.models.size(); ++i) {
+    const Result<Architecture>& arch = sizer.catalog_architecture(i);
+    if (!arch) continue;
+    SizedModel model;
+    model.entry = &catalog.models[i];
+    model.architecture = &arch.value();
+    model.label = catalog.models[i].id;
+    for (std::size_t q = 0; q < schemes.size(); ++q) {
+      Scenario s = base;
+      s.quant = schemes[q];
+      Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
+      if (!a.estimate) continue;
+      auto solved = solve_max_context(sizer, model, a.scenario);
+      if (solved) sweep.estimates += solved.value().estimates;
+      FitResult r;
+      r.model = model.label;
+      r.quant = schemes[q].name;
+      r.quant_rank = static_cast<int>(q);
+      r.max_ctx = solved ? solved.value().context_tokens : request.context_tokens;
+      r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;
+      r.offload_bytes = a.estimate->memory.offload_bytes;
+      r.offloaded_layers = a.estimate->memory.offloaded_layers;
+      r.required_bytes = a.estimate->memory.required_bytes;
+      sweep.results.push_back(std::move(r));
+    }
+  }
+  // Quality first (the quantization's rank), then speed.
+  std::stable_sort(sweep.results.begin(), sweep.results.end(), [](const FitResult& a, const FitResult& b) {
+    if (a.quant_rank != b.quant_rank) return a.quant_rank < b.quant_rank;
+    return a.decode_tokens_per_s > b.decode_tokens_per_s;
+  });
+  return sweep;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Writes data/embedded/*.json: the catalog as the engine and the page read it,
+without the sources, notes and alternative values that stay in data/*.json.
+This is what the build compiles into the CLI and the wasm module, so the page
+downloads only what it uses. `--check` fails when the copies are out of date.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+OUT = DATA / "embedded"
+
+MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollama_tags", "license",
+              "official_params_total", "official_params_active", "official_params_precise", "native_dtype",
+              "max_context_tokens", "config", "config_provenance", "estimated_fields"]
+# Config keys no reader uses: vision/audio towers, label maps, loader hooks,
+# generation defaults. The language model's fields all stay.
+DROP_CONFIG_KEYS = {"vision_config", "audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
+                    "bad_words_ids", "begin_suppress_tokens", "suppress_tokens", "forced_decoder_ids"}
+DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields", "memory_type",
+                    "interconnect", "price_date"}
+
+
+def compact_config(config):
+    if not isinstance(config, dict):
+        return config
+    out = {}
+    for key, value in config.items():
+        if key in DROP_CONFIG_KEYS:
+            continue
+        if key in ("text_config", "llm_config", "language_config"):
+            value = compact_config(value)
+        elif key == "quantization_config" and isinstance(value, dict):
+            # Keep the method and format, drop the long per-module lists.
+            value = {k: v for k, v in value.items() if not isinstance(v, list) or k == "weight_block_size"}
+        out[key] = value
+    return out
+
+
+def compact(name, doc):
+    if name == "models.json":
+        models = []
+        for m in doc["models"]:
+            entry = {k: m[k] for k in MODEL_KEYS if k in m}
+            entry["config"] = compact_config(m["config"])
+            models.append(entry)
+        return {"schema_version": doc.get("schema_version", 1), "models": models}
+    if name == "devices.json":
+        return {"schema_version": doc.get("schema_version", 1),
+                "devices": [{k: v for k, v in d.items() if k not in DEVICE_DROP_KEYS} for d in doc["devices"]]}
+    if name == "cloud_offers.json":
+        return {"schema_version": doc.get("schema_version", 1),
+                "offers": [{k: v for k, v in o.items() if k not in ("sources", "notes")} for o in doc["offers"]]}
+    raise ValueError(name)
+
+
+def render(doc):
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true", help="fail when data/embedded is out of date")
+    args = parser.parse_args()
+    stale = []
+    for name in ("models.json", "devices.json", "cloud_offers.json"):
+        text = render(compact(name, json.loads((DATA / name).read_text(encoding="utf-8"))))
+        target = OUT / name
+        if args.check:
+            if not target.exists() or target.read_text(encoding="utf-8") != text:
+                stale.append(str(target.relative_to(ROOT)))
+        else:
+            OUT.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    if stale:
+        print("compact_catalog: out of date (run python3 scripts/catalog/compact_catalog.py): " + ", ".join(stale),
+              file=sys.stderr)
+        return 1
+    print("compact_catalog: " + ("up to date" if args.check else "wrote data/embedded"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,266 @@
+// The planner on a small hand-made catalog where the right answers are known.
+#include <algorithm>
+#include <chrono>
+
+#include "llmsizer/planner.hpp"
+#include "llmsizer/units.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+
+namespace {
+
+Device gpu(const std::string& id, double memory_gib, std::optional<double> price, DeviceKind kind = DeviceKind::consumer) {
+  Device d;
+  d.id = id;
+  d.name = id;
+  d.vendor = kind == DeviceKind::unified ? "apple" : "nvidia";
+  d.backend = kind == DeviceKind::unified ? Backend::metal : Backend::cuda;
+  d.kind = kind;
+  d.unified_memory = kind == DeviceKind::unified;
+  d.memory_bytes = static_cast<std::int64_t>(memory_gib * static_cast<double>(kGiB));
+  d.bandwidth_bytes_per_s = 500e9;
+  d.fp16_flops = 100e12;
+  d.price_usd = price;
+  return d;
+}
+
+// Llama-3.1-8B (from the real catalog) and, for "what can I run", Qwen3-30B-A3B.
+// Llama-3.1-8B at Q4_K_M is about 4.9 GB of weights; its f16 KV cache costs
+// 2 (K,V) x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB per token, so
+// 1 GiB at 8192 tokens: about 6.2 GiB in all with the compute buffer.
+Catalog hand_catalog() {
+  Catalog c;
+  c.models.push_back(*test::catalog().find_model("llama-3.1-8b"));
+  c.models.push_back(*test::catalog().find_model("qwen3-30b-a3b"));
+  c.devices.push_back(gpu("small-6g", 6, 150.0));    // too small for 6.2 GiB alone; two make 12 GiB
+  c.devices.push_back(gpu("mid-12g", 12, 400.0));    // holds it with about 5 GiB to spare
+  c.devices.push_back(gpu("big-24g", 24, 1500.0));
+  c.devices.push_back(gpu("mac-32g", 32, 1200.0, DeviceKind::unified));  // ~21 GiB wired limit
+  c.devices.push_back(gpu("unpriced-80g", 80, std::nullopt, DeviceKind::datacenter));
+  return c;
+}
+
+SizedModel model_of(const Sizer& sizer, const std::string& id) {
+  SizerRequest r;
+  r.model_id = id;
+  auto m = sizer.model_for(r);
+  REQUIRE(m.ok());
+  return m.value();
+}
+
+Scenario llama_scenario(std::int64_t ctx = 8192) {
+  Scenario s;
+  s.quant = quant_scheme_from_name("Q4_K_M").value();
+  s.context_tokens = ctx;
+  s.prompt_tokens = std::min<std::int64_t>(4096, ctx);
+  return s;
+}
+
+bool fits(const Sizer& sizer, const SizedModel& m, Scenario s) {
+  auto e = sizer.estimate(m, s);
+  REQUIRE(e.ok());
+  return e.value().memory.fits.value_or(false);
+}
+
+}  // namespace
+
+TEST_CASE("cloud offers parse, and the embedded list names catalog devices") {
+  auto offers = embedded_cloud_offers();
+  REQUIRE(offers.ok());
+  REQUIRE(offers.value().size() > 10);
+  for (const CloudOffer& o : offers.value()) {
+    // Offers for GPUs outside the catalog carry no device id.
+    INFO("offer " << o.id << " device " << o.device_id);
+    if (!o.device_id.empty()) CHECK(test::catalog().find_device(o.device_id) != nullptr);
+    CHECK(o.usd_per_hour > 0.0);
+  }
+  CHECK(parse_cloud_offers("[]").error().id == "offers.not_json");
+  auto bad = parse_cloud_offers(R"({"offers": [{"id": "x", "provider": "p", "instance": "i", "device_id": "d",
+                                   "device_count": 0, "usd_per_hour": 1}]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().id == "offers.bad_entry");
+  CHECK(bad.error().message.find("/offers/0/device_count") == 0);
+}
+
+TEST_CASE("largest context: the edge of the fit, a multiple of 256, in O(log n) estimates") {
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  Scenario s = llama_scenario();
+  s.device = *sizer.catalog().find_device("mid-12g");
+  auto solved = solve_max_context(sizer, m, s);
+  REQUIRE(solved.ok());
+  const std::int64_t ctx = solved.value().context_tokens;
+  // By hand: 12 GiB less the CUDA reserve (~0.5 GiB), weights ~4.6 GiB and ~0.5 GiB
+  // of buffers leaves ~6.4 GiB of KV at 128 KiB per token: ~52k tokens.
+  CHECK(ctx % 256 == 0);
+  CHECK(ctx > 40000);
+  CHECK(ctx < 60000);
+  // The answer is the estimate's verdict, not an extrapolation.
+  s.context_tokens = ctx;
+  CHECK(fits(sizer, m, s));
+  s.context_tokens = ctx + 256;
+  CHECK_FALSE(fits(sizer, m, s));
+  // 131072 / 256 = 512 steps: a bisection needs log2(512) + 1 = 10 estimates.
+  CHECK(solved.value().estimates <= 11);
+  CHECK(solved.value().limit_tokens == 131072);
+
+  SECTION("a device that holds the model's whole context answers the limit") {
+    s.device = *sizer.catalog().find_device("unpriced-80g");
+    auto all = solve_max_context(sizer, m, s);
+    REQUIRE(all.ok());
+    CHECK(all.value().context_tokens == 131072);
+    CHECK(all.value().estimates == 1);
+  }
+  SECTION("a device too small for the weights answers 0") {
+    s.device = *sizer.catalog().find_device("small-6g");
+    s.quant = quant_scheme_from_name("Q8_0").value();  // ~8 GB of weights
+    auto none = solve_max_context(sizer, m, s);
+    REQUIRE(none.ok());
+    CHECK(none.value().context_tokens == 0);
+  }
+  SECTION("without flash attention the compute buffer grows with context: a smaller answer") {
+    s.flash_attention = false;
+    auto slower = solve_max_context(sizer, m, s);
+    REQUIRE(slower.ok());
+    CHECK(slower.value().context_tokens < ctx);
+  }
+  SECTION("paged engines step in 16-token blocks") {
+    s.engine = InferenceEngine::vllm;
+    s.quant = quant_scheme_from_name("AWQ").value();
+    s.kv_type = KvType::bf16;
+    auto paged = solve_max_context(sizer, m, s);
+    REQUIRE(paged.ok());
+    CHECK(paged.value().context_tokens % 16 == 0);
+  }
+  SECTION("no device is an error value") {
+    s.device.reset();
+    CHECK(solve_max_context(sizer, m, s).error().id == "planner.no_device");
+  }
+}
+
+TEST_CASE("recommend on the hand-made catalog") {
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  std::vector<CloudOffer> offers = {
+      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand"},  // too small
+      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"},
+      {"c", "P2", "2x-small", "small-6g", 2, 0.30, "on-demand"},  // cheapest on-demand that fits
+      {"d", "P3", "1x-mid", "mid-12g", 1, 0.05, "spot"},          // cheapest of any billing
+      {"e", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand"},
+  };
+  auto r = recommend(sizer, m, llama_scenario(), offers);
+  REQUIRE(r.ok());
+  const Recommendation& rec = r.value();
+  // ~6.2 GiB needed: small-6g ($150) cannot hold it; mid-12g ($400) can with >10% free.
+  REQUIRE(rec.single);
+  CHECK(rec.single->gpu == "mid-12g");
+  CHECK(rec.single->count == 1);
+  CHECK(rec.single->price_usd.value() == Approx(400.0));
+  // Two small-6g ($300) split the layers, ~3.3 GiB each of ~5.5 usable: cheaper than one mid.
+  REQUIRE(rec.value);
+  CHECK(rec.value->gpu == "small-6g");
+  CHECK(rec.value->count == 2);
+  CHECK(rec.value->price_usd.value() == Approx(300.0));
+  REQUIRE(rec.unified);
+  CHECK(rec.unified->gpu == "mac-32g");
+  REQUIRE(rec.cloud);
+  CHECK(rec.cloud->instance == "2x-small");
+  CHECK(rec.cloud->usd_per_hour == Approx(0.30));
+  REQUIRE(rec.cloud_any);
+  CHECK(rec.cloud_any->instance == "1x-mid");
+  // Per quantization, the least total memory: Q8_0 (~8 GB + 1 GiB KV) needs 12 GiB,
+  // and one mid-12g is preferred over two small-6g at equal memory (fewer devices);
+  // Q2_K (~3.2 GB + 1 GiB KV + buffers, ~4.6 GiB) fits one small-6g.
+  REQUIRE(rec.per_quant.size() == 6);
+  CHECK(rec.per_quant.front().quant == "Q8_0");
+  REQUIRE(rec.per_quant.front().hardware);
+  CHECK(rec.per_quant.front().hardware->gpu == "mid-12g");
+  CHECK(rec.per_quant.back().quant == "Q2_K");
+  REQUIRE(rec.per_quant.back().hardware);
+  CHECK(rec.per_quant.back().hardware->gpu == "small-6g");
+  CHECK(rec.per_quant.back().hardware->count == 1);
+  // The largest context is solved on the single choice.
+  CHECK(rec.max_ctx_gpu.value() == "mid-12g");
+  CHECK(rec.max_ctx > 40000);
+  CHECK(rec.max_ctx % 256 == 0);
+
+  const auto j = recommendation_to_json(rec);
+  for (const char* key : {"single", "value", "unified", "cloud", "per_quant", "max_ctx"}) CHECK(j.contains(key));
+  CHECK(j["cloud"]["provider"] == "P2");
+  CHECK(j["per_quant"][0]["count"] == 1);
+}
+
+TEST_CASE("recommend: tensor parallel needs a GPU count that divides the heads") {
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  Scenario s;
+  s.engine = InferenceEngine::vllm;
+  s.quant = quant_scheme_from_name("BF16-native").value();  // ~16 GB of weights
+  s.kv_type = KvType::bf16;
+  auto r = recommend(sizer, m, s, {});
+  REQUIRE(r.ok());
+  // 32 query and 8 KV heads: counts 1, 2, 4, 8 only. Four small-6g ($600) hold
+  // ~4 GB each; three would be cheaper but 3 does not divide 32 heads.
+  REQUIRE(r.value().value);
+  CHECK(32 % r.value().value->count == 0);
+  CHECK_FALSE(r.value().cloud);
+}
+
+TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
+  const Sizer sizer(hand_catalog());
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("big-24g");
+  request.context_tokens = 8192;
+  const FitSweep without_ram = what_fits(sizer, request);
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+  const auto start = std::chrono::steady_clock::now();
+  const FitSweep with_ram = what_fits(sizer, request);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  WARN("hand catalog sweep: " << ms << " ms, " << with_ram.estimates << " estimates");
+
+  auto find = [](const FitSweep& s, const std::string& model, const std::string& quant) -> const FitResult* {
+    for (const auto& r : s.results)
+      if (r.model == model && r.quant == quant) return &r;
+    return nullptr;
+  };
+  // Qwen3-30B-A3B at Q8_0 is ~32 GB: not on a 24 GiB card alone ...
+  CHECK(find(without_ram, "qwen3-30b-a3b", "Q8_0") == nullptr);
+  // ... but with some layers' experts in 64 GiB of RAM it runs.
+  const FitResult* offloaded = find(with_ram, "qwen3-30b-a3b", "Q8_0");
+  REQUIRE(offloaded != nullptr);
+  CHECK(offloaded->offload_bytes > 0);
+  CHECK(offloaded->offload_bytes <= request.ram_bytes);
+  CHECK(offloaded->max_ctx >= 8192);
+  // Llama-3.1-8B fits whole at every quant, nothing offloaded.
+  for (const std::string& q : standard_quants(InferenceEngine::llama_cpp)) {
+    const FitResult* r = find(without_ram, "llama-3.1-8b", q);
+    REQUIRE(r != nullptr);
+    CHECK(r->offload_bytes == 0);
+    CHECK(r->decode_tokens_per_s > 0.0);
+  }
+  // Ranked by quality, then speed.
+  for (std::size_t i = 1; i < with_ram.results.size(); ++i) {
+    const FitResult& a = with_ram.results[i - 1];
+    const FitResult& b = with_ram.results[i];
+    CHECK((a.quant_rank < b.quant_rank ||
+           (a.quant_rank == b.quant_rank && a.decode_tokens_per_s >= b.decode_tokens_per_s)));
+  }
+  // Too little RAM for the experts: not listed.
+  request.ram_bytes = 1 * static_cast<std::int64_t>(kGiB);
+  CHECK(find(what_fits(sizer, request), "qwen3-30b-a3b", "Q8_0") == nullptr);
+}
+
+TEST_CASE("what can I run over the whole catalog stays fast") {
+  const Sizer sizer(test::catalog());
+  FitRequest request;
+  request.device = test::device_of("rtx-4090");
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+  const auto start = std::chrono::steady_clock::now();
+  const FitSweep sweep = what_fits(sizer, request);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  WARN("whole-catalog sweep on rtx-4090 + 64 GiB RAM: " << ms << " ms (first, weights uncached), "
+                                                         << sweep.estimates << " estimates, " << sweep.results.size()
+                                                         << " results");
+  CHECK_FALSE(sweep.results.empty());
+}
