@@ -32,7 +32,7 @@ class App {
     controls.fillDevices(this.catalog, '', state.gpu);
     controls.writeControls(state, this.models.get(state.model));
     this.bind();
-    this.update({ replaceHash: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+    this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     $('status').textContent = '';
     $('status').hidden = true;
     $('workbench').hidden = false;
@@ -42,8 +42,10 @@ class App {
   bind() {
     const form = $('controls');
     form.addEventListener('submit', (e) => e.preventDefault());
-    form.addEventListener('input', (event) => this.onControl(event));
-    form.addEventListener('change', (event) => this.onControl(event));
+    // While a slider moves, each input event recomputes and replaces the URL;
+    // the change event that ends the move adds one history entry.
+    form.addEventListener('input', (event) => this.onControl(event, { replaceHash: true }));
+    form.addEventListener('change', (event) => this.onControl(event, { replaceHash: false }));
     $('model-search').addEventListener('input', (e) => {
       const count = controls.fillModels(this.catalog, e.target.value, this.state.model);
       if (count > 0 && $('model').value !== this.state.model) this.onControl({ target: $('model') });
@@ -53,13 +55,13 @@ class App {
       if (count > 0 && $('gpu').value !== this.state.gpu) this.onControl({ target: $('gpu') });
     });
     window.addEventListener('hashchange', () => {
-      if (location.hash === toHash(this.state) + this.priceSuffix()) return;
+      if (location.hash === toHash(this.state) + this.priceSuffix()) return;  // our own replaceState
       const { state, problems } = parseHash(location.hash, this.catalog);
       this.state = state;
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
       controls.writeControls(state, this.models.get(state.model));
-      this.update({ replaceHash: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+      this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
     $('gguf-file').addEventListener('change', (e) => this.loadGguf([...e.target.files]));
@@ -112,7 +114,7 @@ class App {
     return this.price == null ? '' : `&price=${this.price}`;
   }
 
-  onControl(event) {
+  onControl(event, { replaceHash = false } = {}) {
     const name = event.target?.name;
     if (!name || name.endsWith('-search')) return;
     if (name === 'price') {
@@ -134,9 +136,25 @@ class App {
       if (chosen?.max_context_tokens && next.ctx > chosen.max_context_tokens) next.ctx = chosen.max_context_tokens;
       $('ctx').value = String(Math.round(Math.log2(next.ctx)));
     }
+    const unchanged = toHash(next) === toHash(this.state);
     this.state = next;
+    if (unchanged && !replaceHash) {
+      this.settle();  // the input events of this move already recomputed everything
+      return;
+    }
     controls.writeOutputs(next);
-    this.update({});
+    this.update({ replaceHash });
+  }
+
+  // Browser history gets one entry per settled change: the URL follows a drag
+  // (replaceState), and when the drag ends the entry it started from is put back
+  // and the new state pushed after it, so back returns to where the move began.
+  settle() {
+    const hash = toHash(this.state) + this.priceSuffix();
+    if (this.settledHash === hash) return;
+    if (this.settledHash) history.replaceState(null, '', this.settledHash);
+    history.pushState(null, '', hash);
+    this.settledHash = hash;
   }
 
   // The engine request for the current state; a pasted config replaces the
@@ -169,11 +187,13 @@ class App {
     return this.engine.tryEstimate(this.request(overrides));
   }
 
-  update({ replaceHash = false, notice = '' }) {
+  update({ replaceHash = false, settled = false, notice = '' }) {
     const hash = toHash(this.state) + this.priceSuffix();
-    if (location.hash !== hash) {
-      if (replaceHash) history.replaceState(null, '', hash);
-      else history.pushState(null, '', hash);
+    if (replaceHash) {
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+      if (settled) this.settledHash = hash;
+    } else {
+      this.settle();
     }
     const catalogModel = this.models.get(this.state.model);
     const model = this.custom ? { name: this.custom.kind === 'gguf' ? this.custom.name : this.custom.name, max_context_tokens: catalogModel?.max_context_tokens }

@@ -75,6 +75,7 @@ test('dragging the context slider recomputes on every input event', async () => 
   const slider = await page.$('input[name="ctx"]');
   const box = await slider.boundingBox();
   const seen = new Set();
+  const entriesBefore = await page.evaluate(() => history.length);
   await page.mouse.move(box.x + 4, box.y + box.height / 2);
   await page.mouse.down();
   for (let i = 0; i <= 10; i += 1) {
@@ -83,6 +84,8 @@ test('dragging the context slider recomputes on every input event', async () => 
   }
   await page.mouse.up();
   assert.ok(seen.size >= 5, `${seen.size} distinct KV figures while dragging`);
+  // One drag, one history entry: the URL follows the thumb without flooding back.
+  assert.ok(await page.evaluate(() => history.length) <= entriesBefore + 1);
   // 128K tokens of Llama-3.1-8B at f16: 16384 MiB.
   await page.evaluate(() => { const s = document.querySelector('input[name="ctx"]'); s.value = '17'; s.dispatchEvent(new Event('input', { bubbles: true })); });
   assert.equal(Number(await fieldValue(page, 'memory.kv_cache_bytes')), 16384 * 2 ** 20);
