@@ -1,6 +1,6 @@
 // The sizing workbench: state in the URL hash, one engine call per input event
 // for the headline figures, then the matrix and the chart on the next frame.
-import { loadEngine, readGgufHeaders } from './js/engine.js';
+import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
 import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
@@ -65,6 +65,7 @@ class App {
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
     $('gguf-file').addEventListener('change', (e) => this.loadGguf([...e.target.files]));
+    $('safetensors-file').addEventListener('change', (e) => this.loadSafetensors([...e.target.files]));
     $('config-text').addEventListener('input', (e) => this.useConfig(e.target.value, 'pasted config.json'));
     $('config-text').addEventListener('dragover', (e) => e.preventDefault());
     $('config-text').addEventListener('drop', async (e) => {
@@ -83,6 +84,7 @@ class App {
       this.custom = null;
       $('config-text').value = '';
       $('gguf-file').value = '';
+      $('safetensors-file').value = '';
       $('custom-facts').textContent = '';
       $('custom-clear').hidden = true;
       this.update({});
@@ -93,6 +95,23 @@ class App {
     this.custom = text.trim() ? { kind: 'config', text, name } : null;
     $('custom-clear').hidden = !this.custom;
     this.update({});
+  }
+
+  async loadSafetensors(files) {
+    if (files.length === 0) return;
+    $('custom-facts').textContent = `Reading the headers of ${files.length} file(s)…`;
+    try {
+      const pasted = $('config-text').value.trim();
+      const request = this.request({}, true);
+      if (pasted) request.config = pasted;
+      const { parts, bytes, answer, readBytes, config } = await readSafetensorsHeaders(this.engine, files, request);
+      this.custom = { kind: 'safetensors', parts, bytes, config, name: files.map((f) => f.name).join(', '), info: answer.safetensors, readBytes };
+      $('custom-clear').hidden = false;
+      this.update({});
+    } catch (error) {
+      this.custom = null;
+      $('custom-facts').textContent = `Cannot read these files: ${error.message}`;
+    }
   }
 
   async loadGguf(files) {
@@ -166,7 +185,7 @@ class App {
       gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ...overrides,
     };
     if (this.price != null) request.hourly_price_usd = this.price;
-    if (forFile || this.custom?.kind === 'gguf') {
+    if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       delete request.model;
       delete request.quant;
     } else if (this.custom?.kind === 'config') {
@@ -177,9 +196,10 @@ class App {
   }
 
   estimateCurrent(overrides = {}) {
-    if (this.custom?.kind === 'gguf') {
+    if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       try {
-        return this.engine.estimateGguf(this.request(overrides), this.custom.parts, this.custom.bytes);
+        if (this.custom.kind === 'gguf') return this.engine.estimateGguf(this.request(overrides), this.custom.parts, this.custom.bytes);
+        return this.engine.estimateSafetensors({ ...this.request(overrides), config: this.custom.config }, this.custom.parts, this.custom.bytes);
       } catch (error) {
         return { error: { id: error.id, message: error.message } };
       }
@@ -229,6 +249,10 @@ class App {
     const facts = $('custom-facts');
     if (result.error) {
       facts.textContent = `${this.custom.name}: ${result.error.message}`;
+    } else if (this.custom.kind === 'safetensors') {
+      const t = result.safetensors;
+      facts.textContent = `Sizing the checkpoint from ${t.from_index ? 'its index' : `${t.shards} shard header(s)`} ` +
+        `(${(this.custom.readBytes / 1048576).toFixed(1)} MiB read): ${result.params.total.toLocaleString('en-US')} parameters; nothing was uploaded.`;
     } else if (this.custom.kind === 'gguf') {
       const g = result.gguf;
       facts.textContent = `Sizing ${g.name || 'the GGUF'} (${g.architecture}, ${g.quant}, ${g.layers} layers` +
@@ -240,7 +264,7 @@ class App {
 
   renderSecondary(model, result) {
     const s = this.state;
-    if (this.custom?.kind === 'gguf') {
+    if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
       const max = result.gguf ? Math.max(4096, model?.max_context_tokens || 131072) : 131072;
       const points = [];

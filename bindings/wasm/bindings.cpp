@@ -71,6 +71,9 @@ class WasmSizer {
   std::string estimate_gguf(const std::string& request_json, const std::string& bytes) const {
     return llmsizer::estimate_gguf_response(sizer_, request_json, bytes);
   }
+  std::string estimate_safetensors(const std::string& request_json, const std::string& bytes) const {
+    return llmsizer::estimate_safetensors_response(sizer_, request_json, bytes);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -100,6 +103,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
       .function("estimateGguf", &WasmSizer::estimate_gguf)
+      .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

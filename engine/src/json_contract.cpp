@@ -4,6 +4,7 @@
 
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/gguf.hpp"
+#include "llmsizer/safetensors.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/speed_json.hpp"
 
@@ -327,6 +328,80 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
+  auto fail = [](const Error& e) {
+    ordered_json j;
+    j["ok"] = false;
+    j["error"] = {{"id", e.id}, {"message", e.message}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return fail(Error{"request.not_json", "the request is not a JSON object"});
+  const json parts_json = parsed.contains("parts") ? parsed["parts"] : json();
+  if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > 1024)
+    return fail(Error{"request.bad_value", "request field 'parts' must list 1 to 1024 files"});
+  parsed.erase("parts");
+  parsed.erase("model");
+  auto request = request_from_json(parsed);  // needs "config": the checkpoint's config.json
+  if (!request) return fail(request.error());
+  auto model = sizer.model_for(request.value());
+  if (!model) return fail(model.error());
+  std::vector<SafetensorsFile> shards;
+  std::vector<std::int64_t> needed;
+  std::optional<SafetensorsIndex> index;
+  bool complete = true;
+  std::size_t offset = 0;
+  for (const json& p : parts_json) {
+    const double length = p.is_object() && p.contains("length") && p["length"].is_number() ? p["length"].get<double>() : -1.0;
+    const double file_bytes = p.is_object() && p.contains("file_bytes") && p["file_bytes"].is_number() ? p["file_bytes"].get<double>() : -1.0;
+    if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
+      return fail(Error{"request.bad_value", "request field 'parts' lengths do not match the bytes given"});
+    const std::string_view part = bytes.substr(offset, static_cast<std::size_t>(length));
+    offset += static_cast<std::size_t>(length);
+    const bool is_index = p.contains("kind") && p["kind"] == "index";
+    if (is_index) {
+      auto read = read_safetensors_index(part);
+      if (!read) return fail(read.error());
+      index = read.value();
+      needed.push_back(0);
+      continue;
+    }
+    SafetensorsReadOptions options;
+    options.file_bytes = static_cast<std::int64_t>(file_bytes);
+    auto read = read_safetensors_header(part, options);
+    if (!read) return fail(read.error());
+    needed.push_back(read.value().complete ? 0 : read.value().bytes_needed);
+    complete = complete && read.value().complete;
+    if (read.value().complete) shards.push_back(std::move(read.value().file));
+  }
+  if (!complete) {
+    ordered_json j;
+    j["ok"] = true;
+    j["complete"] = false;
+    j["bytes_needed"] = needed;
+    return j.dump();
+  }
+  std::vector<std::string> warnings;
+  auto weights = !shards.empty() ? safetensors_weights(model.value().arch(), shards, warnings)
+                 : index ? safetensors_index_weights(model.value().arch(), *index, warnings)
+                         : Result<ModelWeights>(Error{"request.bad_value", "give .safetensors shards or an index"});
+  if (!weights) return fail(weights.error());
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return fail(scenario.error());
+  Scenario s = scenario.value();
+  s.quant = quant_scheme_from_name("native").value();
+  auto result = estimate(model.value().arch(), s, weights.value());
+  if (!result) return fail(result.error());
+  for (auto& w : warnings) result.value().warnings.push_back(w);
+  ordered_json j;
+  j["ok"] = true;
+  j["complete"] = true;
+  j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
+  const ordered_json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
+  for (const auto& item : body.items()) j[item.key()] = item.value();
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

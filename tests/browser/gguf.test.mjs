@@ -108,3 +108,55 @@ test('a pasted config.json is sized through the same engine path', async () => {
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+// A BF16 safetensors checkpoint of Llama-3.1-8B in two sparse shards plus its
+// config.json: sized from the shard headers, 16,060,522,496 bytes of tensors
+// (8,030,261,248 parameters x 2 bytes).
+function writeLlamaSafetensors(dir) {
+  const h = 4096; const ff = 14336; const vocab = 128256;
+  const names = [['model.embed_tokens.weight', [vocab, h]]];
+  for (let i = 0; i < 32; i += 1) {
+    const p = `model.layers.${i}.`;
+    names.push([`${p}input_layernorm.weight`, [h]], [`${p}self_attn.q_proj.weight`, [h, h]], [`${p}self_attn.k_proj.weight`, [1024, h]],
+      [`${p}self_attn.v_proj.weight`, [1024, h]], [`${p}self_attn.o_proj.weight`, [h, h]], [`${p}post_attention_layernorm.weight`, [h]],
+      [`${p}mlp.gate_proj.weight`, [ff, h]], [`${p}mlp.up_proj.weight`, [ff, h]], [`${p}mlp.down_proj.weight`, [h, ff]]);
+  }
+  names.push(['model.norm.weight', [h]], ['lm_head.weight', [vocab, h]]);
+  const paths = [];
+  [names.slice(0, 150), names.slice(150)].forEach((chunk, k) => {
+    const header = {};
+    let offset = 0;
+    for (const [name, shape] of chunk) {
+      const n = shape.reduce((a, d) => a * d, 2);
+      header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + n] };
+      offset += n;
+    }
+    const text = Buffer.from(JSON.stringify(header));
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(text.length));
+    const path = join(dir, `model-0000${k + 1}-of-00002.safetensors`);
+    const fd = openSync(path, 'w');
+    writeSync(fd, Buffer.concat([length, text]));
+    ftruncateSync(fd, 8 + text.length + offset);
+    closeSync(fd);
+    paths.push(path);
+  });
+  const config = join(dir, 'config.json');
+  const fd = openSync(config, 'w');
+  writeSync(fd, JSON.stringify({ model_type: 'llama', hidden_size: h, intermediate_size: ff, num_attention_heads: 32,
+    num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: vocab }));
+  closeSync(fd);
+  return [...paths, config];
+}
+
+test('a local safetensors checkpoint is sized from its shard headers and config.json', async () => {
+  const files = writeLlamaSafetensors(mkdtempSync(join(tmpdir(), 'llmsizer-st-')));
+  const { page, log } = await openPage(browser, `${server.url}#model=glm-4.5&gpu=h100-sxm&ctx=8192&engine=vllm&kv=bf16`);
+  await page.setInputFiles('#safetensors-file', files);
+  await page.waitForFunction(() => /2 shard header/.test(document.getElementById('custom-facts').textContent), null, { timeout: 20000 });
+  assert.match(await page.textContent('#custom-facts'), /8,030,261,248 parameters/);
+  const weights = Number(await fieldValue(page, 'memory.weights_bytes'));
+  assert.ok(Math.abs(weights - 16060522496) / 16060522496 < 0.001, `weights ${weights}`);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -30,37 +30,55 @@ function call(sizer, request) {
   return JSON.parse(sizer.estimate(JSON.stringify(request)));
 }
 
-// Reads only the headers of local GGUF files: slices from the start of each
-// file, growing until the engine says every header is complete. Returns
-// {parts, bytes, answer} for the first request. Nothing leaves the machine.
-export async function readGgufHeaders(engine, files, request) {
-  const sizes = files.map(() => 1 << 20);
+// Reads only the headers of local model files: slices from the start of each
+// file, growing until the engine says every header is complete. `call` is
+// engine.estimateGguf or engine.estimateSafetensors; `whole` files (an index
+// json) are read entirely. Returns {parts, bytes, answer}. Nothing leaves the machine.
+async function readHeaders(call, files, request, kindOf = () => undefined) {
+  const sizes = files.map((f) => (kindOf(f) === 'index' ? f.size : 1 << 20));
   for (let round = 0; round < 12; round += 1) {
     const buffers = await Promise.all(files.map((f, i) => f.slice(0, Math.min(f.size, sizes[i])).arrayBuffer()));
-    const parts = files.map((f, i) => ({ name: f.name, file_bytes: f.size, length: buffers[i].byteLength }));
+    const parts = files.map((f, i) => ({ name: f.name, file_bytes: f.size, length: buffers[i].byteLength, kind: kindOf(f) }));
     const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let offset = 0;
     for (const b of buffers) {
       bytes.set(new Uint8Array(b), offset);
       offset += b.byteLength;
     }
-    const answer = engine.estimateGguf(request, parts, bytes);
+    const answer = call(request, parts, bytes);
     if (answer.complete) return { parts, bytes, answer, readBytes: bytes.length };
     answer.bytes_needed.forEach((need, i) => {
       if (need > 0) sizes[i] = Math.max(need, sizes[i] * 2);
     });
   }
-  throw new SizerError('gguf.too_large', 'the GGUF header is larger than this page reads (64 MiB)');
+  throw new SizerError('request.too_large', 'the header is larger than this page reads (64 MiB)');
+}
+
+export function readGgufHeaders(engine, files, request) {
+  return readHeaders((r, p, b) => engine.estimateGguf(r, p, b), files, request);
+}
+
+// Shards and/or an index; a config.json among the files becomes request.config.
+export async function readSafetensorsHeaders(engine, files, request) {
+  const config = files.find((f) => f.name === 'config.json');
+  const rest = files.filter((f) => f !== config);
+  const withConfig = config ? { ...request, config: await config.slice(0, 1 << 20).text() } : request;
+  if (!withConfig.config) throw new SizerError('request.bad_value', 'add the checkpoint\'s config.json (pick it with the files, or paste it below)');
+  const kindOf = (f) => (f.name.endsWith('.json') ? 'index' : 'shard');
+  const read = await readHeaders((r, p, b) => engine.estimateSafetensors(r, p, b), rest, withConfig, kindOf);
+  return { ...read, config: withConfig.config };
 }
 
 // One module and one Sizer per page, however many callers ask.
 export function loadEngine() {
   if (!loading) {
     loading = createLlmSizer().then((module) => {
+      performance.mark('llm-sizer:module-ready');
       const sizer = new module.Sizer();
       const loadError = sizer.loadError();
       if (loadError) throw new SizerError('catalog.load', loadError);
       const catalog = JSON.parse(sizer.catalog());
+      performance.mark('llm-sizer:catalog-ready');
       return {
         catalog,
         // Returns the estimate (the CLI's JSON) or throws a SizerError.
@@ -96,6 +114,14 @@ export function loadEngine() {
         estimateGguf(request, parts, bytes) {
           checkNumbers(request);
           const answer = JSON.parse(sizer.estimateGguf(JSON.stringify({ ...request, parts }), bytes));
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
+        },
+        // A native checkpoint: request.config is its config.json; parts are
+        // .safetensors shards (leading bytes) or model.safetensors.index.json.
+        estimateSafetensors(request, parts, bytes) {
+          checkNumbers(request);
+          const answer = JSON.parse(sizer.estimateSafetensors(JSON.stringify({ ...request, parts }), bytes));
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
         },

@@ -38,6 +38,12 @@ Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_j
 // whole, then the estimate with "gguf": {name, architecture, quant, split_count}.
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes);
 
+// A native checkpoint from its config.json (request "config") and the leading
+// bytes of its .safetensors shards, or its model.safetensors.index.json: parts
+// [{"name", "file_bytes", "length", "kind": "shard" | "index"}], bytes one after
+// another. Same answers as estimate_gguf_response.
+std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes);
+
 // Request text in, response text out: {"ok": true, ...estimate} or
 // {"ok": false, "error": {"id", "message"}}. Never throws.
 std::string estimate_response(const Sizer& sizer, std::string_view request_json);
