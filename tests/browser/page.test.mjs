@@ -73,6 +73,7 @@ test('each control updates the figures and the URL', async () => {
 test('dragging the context slider recomputes on every input event', async () => {
   const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=4096`);
   const slider = await page.$('input[name="ctx"]');
+  await slider.scrollIntoViewIfNeeded();
   const box = await slider.boundingBox();
   const seen = new Set();
   const entriesBefore = await page.evaluate(() => history.length);
