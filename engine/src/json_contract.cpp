@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "config_view.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/gguf.hpp"
 #include "llmsizer/safetensors.hpp"
@@ -285,6 +286,45 @@ ordered_json catalog_to_json(const Sizer& sizer) {
 
 namespace {
 
+// {"ok": false, "error": {"id", "message"}}; strings from files never make dump() throw.
+std::string error_response(const Error& e) {
+  ordered_json j;
+  j["ok"] = false;
+  j["error"] = {{"id", e.id}, {"message", e.message}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The "parts" of a file request: each file's name, size and how many of its
+// leading bytes were sent, sliced out of `bytes` in order.
+struct FilePart {
+  std::string name;
+  std::string kind;
+  std::string_view bytes;
+  std::int64_t file_bytes = -1;
+};
+
+Result<std::vector<FilePart>> file_parts(const json& request, std::string_view bytes, std::size_t max_parts) {
+  const json parts_json = request.contains("parts") ? request["parts"] : json();
+  if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > max_parts)
+    return Error{"request.bad_value", "request field 'parts' must list 1 to " + std::to_string(max_parts) + " files"};
+  std::vector<FilePart> parts;
+  std::size_t offset = 0;
+  for (const json& p : parts_json) {
+    const double length = json_number_or(p, "length", -1.0);
+    const double file_bytes = json_number_or(p, "file_bytes", -1.0);
+    if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
+      return Error{"request.bad_value", "request field 'parts' lengths do not match the bytes given"};
+    FilePart part;
+    part.name = json_string_or(p, "name", "").substr(0, 200);
+    part.kind = json_string_or(p, "kind", "");
+    part.bytes = bytes.substr(offset, static_cast<std::size_t>(length));
+    part.file_bytes = static_cast<std::int64_t>(file_bytes);
+    offset += static_cast<std::size_t>(length);
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
 struct ResolvedRequest {
   SizedModel model;
   Scenario scenario;
@@ -311,17 +351,11 @@ Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_j
 }
 
 std::string estimate_response(const Sizer& sizer, std::string_view request_json) {
-  auto fail = [](const Error& e) {
-    ordered_json j;
-    j["ok"] = false;
-    j["error"] = {{"id", e.id}, {"message", e.message}};
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
   auto resolved = resolve_request(sizer, request_json);
-  if (!resolved) return fail(resolved.error());
+  if (!resolved) return error_response(resolved.error());
   const ResolvedRequest& r = resolved.value();
   auto result = sizer.estimate(r.model, r.scenario);
-  if (!result) return fail(result.error());
+  if (!result) return error_response(result.error());
   ordered_json j;
   j["ok"] = true;
   const ordered_json body = estimate_to_json(result.value(), r.scenario, r.model.label,
@@ -332,47 +366,33 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
 }
 
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  auto fail = [](const Error& e) {
-    ordered_json j;
-    j["ok"] = false;
-    j["error"] = {{"id", e.id}, {"message", e.message}};
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
   json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return fail(Error{"request.not_json", "the request is not a JSON object"});
-  const json parts_json = parsed.contains("parts") ? parsed["parts"] : json();
-  if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > 1024)
-    return fail(Error{"request.bad_value", "request field 'parts' must list 1 to 1024 files"});
+  if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
+  auto file_list = file_parts(parsed, bytes, 1024);
+  if (!file_list) return error_response(file_list.error());
   parsed.erase("parts");
   parsed.erase("model");
   auto request = request_from_json(parsed);  // needs "config": the checkpoint's config.json
-  if (!request) return fail(request.error());
+  if (!request) return error_response(request.error());
   auto model = sizer.model_for(request.value());
-  if (!model) return fail(model.error());
+  if (!model) return error_response(model.error());
   std::vector<SafetensorsFile> shards;
   std::vector<std::int64_t> needed;
   std::optional<SafetensorsIndex> index;
   bool complete = true;
-  std::size_t offset = 0;
-  for (const json& p : parts_json) {
-    const double length = p.is_object() && p.contains("length") && p["length"].is_number() ? p["length"].get<double>() : -1.0;
-    const double file_bytes = p.is_object() && p.contains("file_bytes") && p["file_bytes"].is_number() ? p["file_bytes"].get<double>() : -1.0;
-    if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
-      return fail(Error{"request.bad_value", "request field 'parts' lengths do not match the bytes given"});
-    const std::string_view part = bytes.substr(offset, static_cast<std::size_t>(length));
-    offset += static_cast<std::size_t>(length);
-    const bool is_index = p.contains("kind") && p["kind"] == "index";
-    if (is_index) {
+  for (const FilePart& p : file_list.value()) {
+    const std::string_view part = p.bytes;
+    if (p.kind == "index") {
       auto read = read_safetensors_index(part);
-      if (!read) return fail(read.error());
+      if (!read) return error_response(read.error());
       index = read.value();
       needed.push_back(0);
       continue;
     }
     SafetensorsReadOptions options;
-    options.file_bytes = static_cast<std::int64_t>(file_bytes);
+    options.file_bytes = p.file_bytes;
     auto read = read_safetensors_header(part, options);
-    if (!read) return fail(read.error());
+    if (!read) return error_response(read.error());
     needed.push_back(read.value().complete ? 0 : read.value().bytes_needed);
     complete = complete && read.value().complete;
     if (read.value().complete) shards.push_back(std::move(read.value().file));
@@ -388,13 +408,13 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   auto weights = !shards.empty() ? safetensors_weights(model.value().arch(), shards, warnings)
                  : index ? safetensors_index_weights(model.value().arch(), *index, warnings)
                          : Result<ModelWeights>(Error{"request.bad_value", "give .safetensors shards or an index"});
-  if (!weights) return fail(weights.error());
+  if (!weights) return error_response(weights.error());
   auto scenario = sizer.scenario_for(request.value());
-  if (!scenario) return fail(scenario.error());
+  if (!scenario) return error_response(scenario.error());
   Scenario s = scenario.value();
   s.quant = quant_scheme_from_name("native").value();
   auto result = estimate(model.value().arch(), s, weights.value());
-  if (!result) return fail(result.error());
+  if (!result) return error_response(result.error());
   for (auto& w : warnings) result.value().warnings.push_back(w);
   ordered_json j;
   j["ok"] = true;
@@ -406,33 +426,14 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
 }
 
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  auto fail = [](const Error& e) {
-    ordered_json j;
-    j["ok"] = false;
-    j["error"] = {{"id", e.id}, {"message", e.message}};
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
   json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) return fail(Error{"request.not_json", "the request is not a JSON object"});
-  const json parts_json = parsed.contains("parts") ? parsed["parts"] : json();
-  if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > 256)
-    return fail(Error{"request.bad_value", "request field 'parts' must list 1 to 256 files"});
+  if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
+  auto file_list = file_parts(parsed, bytes, 256);
+  if (!file_list) return error_response(file_list.error());
   std::vector<GgufPart> parts;
-  std::size_t offset = 0;
-  for (const json& p : parts_json) {
-    const double length = p.is_object() && p.contains("length") && p["length"].is_number() ? p["length"].get<double>() : -1.0;
-    const double file_bytes = p.is_object() && p.contains("file_bytes") && p["file_bytes"].is_number() ? p["file_bytes"].get<double>() : -1.0;
-    if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
-      return fail(Error{"request.bad_value", "request field 'parts' lengths do not match the bytes given"});
-    GgufPart part;
-    part.name = p.contains("name") && p["name"].is_string() ? p["name"].get<std::string>().substr(0, 200) : "";
-    part.bytes = bytes.substr(offset, static_cast<std::size_t>(length));
-    part.file_bytes = static_cast<std::int64_t>(file_bytes);
-    offset += static_cast<std::size_t>(length);
-    parts.push_back(part);
-  }
+  for (const FilePart& p : file_list.value()) parts.push_back(GgufPart{p.name, p.bytes, p.file_bytes});
   auto read = read_gguf_model(parts);
-  if (!read) return fail(read.error());
+  if (!read) return error_response(read.error());
   if (!read.value().complete) {
     ordered_json j;
     j["ok"] = true;
@@ -446,15 +447,15 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   parsed["config"] = "{}";
   parsed.erase("model");
   auto request = request_from_json(parsed);
-  if (!request) return fail(request.error());
+  if (!request) return error_response(request.error());
   request.value().config_json.clear();
   request.value().model_id.clear();
   auto scenario = sizer.scenario_for(request.value());
-  if (!scenario) return fail(scenario.error());
+  if (!scenario) return error_response(scenario.error());
   Scenario s = scenario.value();
   s.quant = model.quant;
   auto result = estimate(model.arch, s, model.weights);
-  if (!result) return fail(result.error());
+  if (!result) return error_response(result.error());
   ordered_json j;
   j["ok"] = true;
   j["complete"] = true;
