@@ -14,4 +14,4 @@ runs=2000
 build/native-release/tests/llmsizer_bench "$runs"
 node scripts/bench/wasm.mjs "$runs"
 node scripts/bench/page.mjs
-node scripts/bench/sizes.mjs build/site data
+node scripts/bench/sizes.mjs build/site data/embedded
