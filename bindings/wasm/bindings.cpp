@@ -74,6 +74,9 @@ class WasmSizer {
   std::string estimate_safetensors(const std::string& request_json, const std::string& bytes) const {
     return llmsizer::estimate_safetensors_response(sizer_, request_json, bytes);
   }
+  std::string recommend(const std::string& request_json) const {
+    return llmsizer::recommend_response(sizer_, request_json);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -104,6 +107,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("figures", &WasmSizer::figures)
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
+      .function("recommend", &WasmSizer::recommend)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

@@ -7,6 +7,7 @@
 #include "llmsizer/gguf.hpp"
 #include "llmsizer/safetensors.hpp"
 #include "llmsizer/params.hpp"
+#include "llmsizer/planner.hpp"
 #include "llmsizer/speed_json.hpp"
 
 namespace llmsizer {
@@ -362,6 +363,20 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
+  auto resolved = resolve_request(sizer, request_json);
+  if (!resolved) return error_response(resolved.error());
+  auto offers = embedded_cloud_offers();
+  if (!offers) return error_response(offers.error());
+  auto r = recommend(sizer, resolved.value().model, resolved.value().scenario, offers.value());
+  if (!r) return error_response(r.error());
+  ordered_json j;
+  j["ok"] = true;
+  const ordered_json body = recommendation_to_json(r.value());
+  for (const auto& item : body.items()) j[item.key()] = item.value();
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -41,6 +41,17 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
   await page.close();
 });
 
+test('hardware recommendations on request', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
+  await page.click('#recommend');
+  await page.waitForSelector('[data-field="recommend.value.gpu"]', { timeout: 20000 });
+  // An 8B model at Q4_K_M fits priced single cards of the catalog.
+  assert.ok(await page.$eval('[data-field="recommend.single.gpu"]', (e) => e.dataset.value));
+  assert.ok(Number(await page.$eval('[data-field="recommend.max_ctx"]', (e) => e.dataset.value)) >= 8192);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('each control updates the figures and the URL', async () => {
   const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
   const changes = [

@@ -125,6 +125,14 @@ export function loadEngine() {
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
         },
+        // Hardware that fits this scenario: cheapest single device, best value,
+        // unified memory, cheapest cloud offer, per quantization, largest context.
+        recommend(request) {
+          checkNumbers(request);
+          const answer = JSON.parse(sizer.recommend(JSON.stringify(request)));
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
+        },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {
           try {

@@ -44,6 +44,11 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
 // another. Same answers as estimate_gguf_response.
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes);
 
+// Hardware for the request's scenario (planner.hpp recommend): {"ok": true,
+// "single", "value", "unified", "cloud", "per_quant", "max_ctx", ...}. The
+// request's gpu and gpus are ignored: every catalog device and offer is tried.
+std::string recommend_response(const Sizer& sizer, std::string_view request_json);
+
 // Request text in, response text out: {"ok": true, ...estimate} or
 // {"ok": false, "error": {"id", "message"}}. Never throws.
 std::string estimate_response(const Sizer& sizer, std::string_view request_json);
