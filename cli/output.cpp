@@ -120,31 +120,15 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   return out.str();
 }
 
+// Models and devices as the page lists them (json_contract's catalog_to_json:
+// counts, badges, usable memory); quantizations and engines as plain names.
 ordered_json list_json(const Catalog& catalog, const std::string& what) {
+  if (what == "models" || what == "gpus") {
+    const ordered_json all = catalog_to_json(Sizer(catalog));
+    return all[what == "models" ? "models" : "devices"];
+  }
   ordered_json out = ordered_json::array();
-  if (what == "models") {
-    for (const auto& m : catalog.models) {
-      ordered_json j;
-      j["id"] = m.id;
-      j["name"] = m.name;
-      j["family"] = m.family;
-      j["hf_repo"] = m.hf_repo;
-      j["official_params_total"] = optional_json(m.official_params_total);
-      j["official_params_active"] = optional_json(m.official_params_active);
-      out.push_back(j);
-    }
-  } else if (what == "gpus") {
-    for (const auto& d : catalog.devices) {
-      ordered_json j;
-      j["id"] = d.id;
-      j["name"] = d.name;
-      j["vendor"] = d.vendor;
-      j["backend"] = backend_name(d.backend);
-      j["memory_bytes"] = d.memory_bytes;
-      j["bandwidth_bytes_per_s"] = d.bandwidth_bytes_per_s;
-      out.push_back(j);
-    }
-  } else if (what == "quants") {
+  if (what == "quants") {
     for (const auto& q : quant_scheme_names()) out.push_back(q);
   } else {
     for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) out.push_back(e);
