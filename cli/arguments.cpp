@@ -46,10 +46,12 @@ const char* usage_text() {
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
          "                      --safetensors FILE [--config config.json]) [--json]\n"
          "  llm-sizer list     models|gpus|quants|engines [--json]\n"
-         "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T] [--json]\n"
+         "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T]\n"
+         "                     [--users N --tokens-per-s X] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer fit      --gpu ID [--gpus N] [--ram-gib X] [--ctx N] [--engine E] [--json]\n"
          "  llm-sizer finetune --model ID --method full|lora|qlora [--seq 2048] [--micro-batch 1] [--gpus N]\n"
-         "                     [--rank 16] [--optimizer adamw|adamw8bit] [--checkpointing] [--zero 0|1|2|3]\n"
+         "                     [--rank 16] [--targets all|attention|q,k,v,o,gate,up,down]\n"
+         "                     [--optimizer adamw|adamw8bit] [--checkpointing] [--zero 0|1|2|3]\n"
          "                     [--no-flash-attn] [--json]\n"
          "  llm-sizer command  (the flags of estimate) [--json]\n";
 }
@@ -124,6 +126,9 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--rank", integer(c.rank, "--rank")},
       {"--optimizer", text(c.optimizer)},
       {"--zero", integer(c.zero, "--zero")},
+      {"--targets", text(c.lora_targets)},
+      {"--users", integer(c.users, "--users")},
+      {"--tokens-per-s", number(c.tokens_per_s, "--tokens-per-s")},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];

@@ -53,6 +53,9 @@ struct Command {
   std::optional<std::string> optimizer;     // finetune: adamw | adamw8bit
   std::optional<long long> zero;            // finetune: ZeRO stage
   bool checkpointing = false;               // finetune: full activation recomputation
+  std::optional<std::string> lora_targets;  // finetune: all | attention | q,k,v,...
+  std::optional<long long> users;           // recommend: concurrent streams for the target
+  std::optional<double> tokens_per_s;       // recommend: target decode speed per user
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

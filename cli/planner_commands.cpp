@@ -9,6 +9,7 @@
 #include "llmsizer/finetune.hpp"
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
+#include "llmsizer/planner_responses.hpp"
 #include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
 
@@ -56,7 +57,54 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.offload_mode) r.offload_mode = *c.offload_mode;
   if (c.prompt) r.prompt_tokens = *c.prompt;
   r.flash_attention = !c.no_flash_attention;
+  if (c.hourly_price_usd) r.hourly_price_usd = *c.hourly_price_usd;
+  if (c.purchase_price_usd) r.purchase_price_usd = *c.purchase_price_usd;
+  if (c.amortization_years) r.amortization_years = *c.amortization_years;
+  if (c.hours_per_day) r.hours_per_day = *c.hours_per_day;
+  if (c.electricity_usd_per_kwh) r.electricity_usd_per_kwh = *c.electricity_usd_per_kwh;
+  if (c.ram_bandwidth_gbs) r.ram_bandwidth_gb_per_s = *c.ram_bandwidth_gbs;
   return r;
+}
+
+// --users and --tokens-per-s: the serving target, when the speed is given.
+Result<std::optional<ServingTarget>> serving_target(const Command& c, const Scenario& s) {
+  if (!c.tokens_per_s) {
+    if (c.users) return Error{"cli.bad_argument", "--users needs --tokens-per-s (the speed each user needs)"};
+    return std::optional<ServingTarget>{};
+  }
+  ServingTarget t;
+  t.users = c.users.value_or(s.sequences);
+  t.tokens_per_s_per_user = *c.tokens_per_s;
+  return std::optional<ServingTarget>{t};
+}
+
+std::string money(double usd) {
+  char text[32];
+  std::snprintf(text, sizeof text, usd >= 100.0 ? "$%.0f" : "$%.2f", usd);
+  return text;
+}
+
+void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
+  std::printf("\ncloud offers that hold it, at %.0f h/day:\n", hours_per_day);
+  std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", "provider", "instance", "billing", "$/h", "$/month",
+              "decode t/s", "$/M tok", "buying pays");
+  int shown = 0;
+  for (const OfferCost& r : rows) {
+    if (!r.fits) continue;
+    ++shown;
+    std::string payback = "-";
+    if (r.break_even_months) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f months", *r.break_even_months);
+      payback = text;
+    }
+    char speed[32] = "-";
+    if (r.decode_tokens_per_s > 0.0) std::snprintf(speed, sizeof speed, "%.1f", r.decode_tokens_per_s);
+    std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", r.offer.provider.c_str(), r.offer.instance.c_str(),
+                r.offer.billing.c_str(), money(r.offer.usd_per_hour).c_str(), money(r.usd_per_month).c_str(), speed,
+                r.usd_per_million_tokens ? money(*r.usd_per_million_tokens).c_str() : "-", payback.c_str());
+  }
+  if (shown == 0) std::printf("  none\n");
 }
 
 int run_recommend(const Command& c, const Sizer& sizer) {
@@ -68,13 +116,17 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (!scenario) return fail(scenario.error());
   auto offers = embedded_cloud_offers();
   if (!offers) return fail(offers.error());
+  auto target = serving_target(c, scenario.value());
+  if (!target) return fail(target.error());
+  if (c.json) {
+    auto j = recommend_json(sizer, model.value(), scenario.value(), offers.value(), target.value());
+    if (!j) return fail(j.error());
+    std::cout << j.value().dump(1) << "\n";
+    return 0;
+  }
   auto r = recommend(sizer, model.value(), scenario.value(), offers.value());
   if (!r) return fail(r.error());
   const Recommendation& rec = r.value();
-  if (c.json) {
-    std::cout << recommendation_to_json(rec).dump(1) << "\n";
-    return 0;
-  }
   auto line = [](const char* what, const std::optional<HardwareChoice>& h) {
     std::cout << what;
     if (!h) {
@@ -103,6 +155,25 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (rec.max_ctx_gpu)
     std::cout << "largest context on " << rec.max_ctx_gpu_count << " x " << *rec.max_ctx_gpu << ": " << rec.max_ctx
               << " tokens\n";
+  if (target.value()) {
+    const ServingTarget& t = *target.value();
+    auto plan = plan_for_target(sizer, model.value(), scenario.value(), offers.value(), t);
+    if (!plan) return fail(plan.error());
+    std::printf("\n%lld users at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.tokens_per_s_per_user);
+    const auto& buy = plan.value().buy;
+    if (buy)
+      std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user)\n", buy->count, buy->gpu.c_str(),
+                  buy->price_usd ? money(*buy->price_usd).c_str() : "price unknown", buy->tokens_per_s_per_user);
+    else
+      std::printf("  buy:  nothing in the catalog reaches it\n");
+    const auto& rent = plan.value().rent;
+    if (rent)
+      std::printf("  rent: %s %s  %s/h  (%.1f tokens/s per user)\n", rent->provider.c_str(), rent->instance.c_str(),
+                  money(rent->usd_per_hour).c_str(), rent->tokens_per_s_per_user);
+    else
+      std::printf("  rent: no on-demand offer reaches it\n");
+  }
+  print_offers(rent_vs_buy(sizer, model.value(), scenario.value(), offers.value()), scenario.value().hours_per_day);
   return 0;
 }
 
@@ -173,6 +244,11 @@ int run_finetune(const Command& c, const Sizer& sizer) {
   if (c.zero) {
     if (*c.zero < 0 || *c.zero > 3) return fail(Error{"cli.bad_argument", "--zero must be 0, 1, 2 or 3"});
     r.zero_stage = static_cast<int>(*c.zero);
+  }
+  if (c.lora_targets) {
+    auto t = lora_targets_from_name(*c.lora_targets);
+    if (!t) return fail(Error{"cli.bad_argument", "--targets must be all, attention or a list of q,k,v,o,gate,up,down"});
+    r.targets = *t;
   }
   r.gradient_checkpointing = c.checkpointing;
   r.flash_attention = !c.no_flash_attention;

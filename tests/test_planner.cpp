@@ -207,6 +207,122 @@ TEST_CASE("recommend: tensor parallel needs a GPU count that divides the heads")
   CHECK_FALSE(r.value().cloud);
 }
 
+TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users at a speed") {
+  Catalog c = hand_catalog();
+  // A faster card at a higher price: twice the bandwidth of the others.
+  Device fast = gpu("fast-24g", 24, 2500.0);
+  fast.bandwidth_bytes_per_s = 1000e9;
+  c.devices.push_back(fast);
+  const Sizer sizer(std::move(c));
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  const std::vector<CloudOffer> offers = {
+      {"a", "P1", "1x-mid", "mid-12g", 1, 0.20, "on-demand"},
+      {"b", "P1", "1x-fast", "fast-24g", 1, 0.90, "on-demand"},
+      {"c", "P2", "1x-fast-spot", "fast-24g", 1, 0.40, "spot"},
+  };
+  const Scenario s = llama_scenario();
+  // The per-user speed of 4 users on the cheapest card that holds them, by a plain estimate.
+  auto per_user_on = [&](const char* id) {
+    Scenario x = s;
+    x.device = *sizer.catalog().find_device(id);
+    x.sequences = 4;
+    auto e = sizer.estimate(m, x);
+    REQUIRE(e.ok());
+    REQUIRE(e.value().speed);
+    return e.value().speed->decode_tokens_per_s_total / 4.0;
+  };
+  const double mid_speed = per_user_on("mid-12g");
+  const double fast_speed = per_user_on("fast-24g");
+  REQUIRE(fast_speed > mid_speed * 1.5);  // bandwidth-bound decode: about twice
+
+  SECTION("a target the cheapest card meets: that card, and the cheapest offer") {
+    auto plan = plan_for_target(sizer, m, s, offers, {4, mid_speed * 0.9});
+    REQUIRE(plan.ok());
+    REQUIRE(plan.value().buy);
+    // Two small-6g ($300) hold it but split layers: no faster than one. Whichever
+    // wins must be the cheapest that meets the speed, and cost at most the mid card.
+    CHECK(plan.value().buy->price_usd.value() <= 400.0);
+    CHECK(plan.value().buy->tokens_per_s_per_user >= mid_speed * 0.9);
+    REQUIRE(plan.value().rent);
+    CHECK(plan.value().rent->instance == "1x-mid");
+    CHECK(plan.value().rent->tokens_per_s_per_user == Approx(mid_speed));
+  }
+  SECTION("a target above the slow cards: the fast card, bought or rented") {
+    auto plan = plan_for_target(sizer, m, s, offers, {4, mid_speed * 1.2});
+    REQUIRE(plan.ok());
+    REQUIRE(plan.value().buy);
+    CHECK(plan.value().buy->gpu == "fast-24g");
+    CHECK(plan.value().buy->count == 1);
+    CHECK(plan.value().buy->tokens_per_s_per_user == Approx(fast_speed));
+    CHECK(plan.value().buy->tokens_per_s_total == Approx(fast_speed * 4.0));
+    REQUIRE(plan.value().rent);
+    CHECK(plan.value().rent->instance == "1x-fast");
+    REQUIRE(plan.value().rent_any);
+    CHECK(plan.value().rent_any->instance == "1x-fast-spot");
+  }
+  SECTION("an unreachable target: nothing, not the nearest miss") {
+    auto plan = plan_for_target(sizer, m, s, offers, {4, fast_speed * 3.0});
+    REQUIRE(plan.ok());
+    CHECK_FALSE(plan.value().buy);
+    CHECK_FALSE(plan.value().rent);
+    CHECK_FALSE(plan.value().rent_any);
+  }
+  SECTION("bad targets are refused") {
+    CHECK(plan_for_target(sizer, m, s, offers, {0, 10.0}).error().id == "planner.bad_value");
+    CHECK(plan_for_target(sizer, m, s, offers, {4, 0.0}).error().id == "planner.bad_value");
+  }
+}
+
+TEST_CASE("rent vs buy: each offer's monthly rent, cost per token and break-even month") {
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  const std::vector<CloudOffer> offers = {
+      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand"},  // cannot hold ~6.2 GiB
+      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"},
+      {"c", "P2", "1x-mid", "mid-12g", 1, 0.20, "spot"},
+      {"d", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand"},
+  };
+  Scenario s = llama_scenario();
+  s.hours_per_day = 8.0;
+  const auto rows = rent_vs_buy(sizer, m, s, offers);
+  // The unknown device is left out; those that fit come first, cheapest first.
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].offer.instance == "1x-mid");
+  CHECK(rows[1].offer.instance == "1x-big");
+  CHECK(rows[2].offer.instance == "1x-small");
+  CHECK_FALSE(rows[2].fits);
+  CHECK_FALSE(rows[2].usd_per_million_tokens);
+  CHECK_FALSE(rows[2].break_even_months);
+  // By hand: $0.20/h x 8 h/day x 30.4375 days = $48.70 a month; the mid card
+  // costs $400 and (no TDP in this catalog) no power: buying pays after
+  // 400 / 48.70 = 8.21 months.
+  const OfferCost& mid = rows[0];
+  CHECK(mid.fits);
+  CHECK(mid.usd_per_month == Approx(48.70).epsilon(1e-4));
+  CHECK(mid.purchase_usd.value() == Approx(400.0));
+  CHECK_FALSE(mid.power_usd_per_month);
+  CHECK(mid.break_even_months.value() == Approx(400.0 / 48.70).epsilon(1e-4));
+  // $/M tokens = $0.20 / (tokens/s x 3600) x 1e6, at the offer's own speed.
+  REQUIRE(mid.decode_tokens_per_s > 0.0);
+  CHECK(mid.usd_per_million_tokens.value() == Approx(0.20 / (mid.decode_tokens_per_s * 3600.0) * 1e6));
+  // An unpriced device has no break-even month, only the rent.
+  const std::vector<CloudOffer> unpriced = {{"e", "P4", "1x-80g", "unpriced-80g", 1, 2.0, "on-demand"}};
+  const auto big = rent_vs_buy(sizer, m, s, unpriced);
+  REQUIRE(big.size() == 1);
+  CHECK(big[0].fits);
+  CHECK_FALSE(big[0].purchase_usd);
+  CHECK_FALSE(big[0].break_even_months);
+  CHECK(big[0].usd_per_million_tokens);
+  // With power at TDP: 300 W x 8 h x 30.4375 d x $0.15/kWh = $10.96 a month,
+  // saved from the rent: 400 / (48.70 - 10.96) = 10.60 months.
+  Catalog powered = hand_catalog();
+  for (Device& d : powered.devices) d.tdp_w = 300.0;
+  const Sizer with_power(std::move(powered));
+  const auto rows_powered = rent_vs_buy(with_power, model_of(with_power, "llama-3.1-8b"), s, offers);
+  CHECK(rows_powered[0].power_usd_per_month.value() == Approx(10.9575).epsilon(1e-4));
+  CHECK(rows_powered[0].break_even_months.value() == Approx(400.0 / (48.70 - 10.9575)).epsilon(1e-3));
+}
+
 TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   const Sizer sizer(hand_catalog());
   FitRequest request;

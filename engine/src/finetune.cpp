@@ -95,6 +95,30 @@ std::optional<OptimizerKind> optimizer_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::vector<LoraTarget>> lora_targets_from_name(std::string_view name) {
+  using T = LoraTarget;
+  if (name == "all") return std::vector<T>{T::q, T::k, T::v, T::o, T::gate, T::up, T::down};
+  if (name == "attention") return std::vector<T>{T::q, T::k, T::v, T::o};
+  std::vector<T> out;
+  while (!name.empty()) {
+    const std::size_t comma = name.find(',');
+    const std::string_view item = name.substr(0, comma);
+    if (item == "q") out.push_back(T::q);
+    else if (item == "k") out.push_back(T::k);
+    else if (item == "v") out.push_back(T::v);
+    else if (item == "o") out.push_back(T::o);
+    else if (item == "gate") out.push_back(T::gate);
+    else if (item == "up") out.push_back(T::up);
+    else if (item == "down") out.push_back(T::down);
+    else return std::nullopt;
+    if (comma == std::string_view::npos) break;
+    name.remove_prefix(comma + 1);
+    if (name.empty()) return std::nullopt;  // a trailing comma
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 Result<FinetuneEstimate> estimate_finetune(const Architecture& arch, const FinetuneRequest& r) {
   if (r.sequence_tokens < 1 || r.sequence_tokens > (1 << 20)) return bad("sequence length must be in [1, 1048576]");
   if (r.micro_batch < 1 || r.micro_batch > 4096) return bad("micro-batch must be in [1, 4096]");

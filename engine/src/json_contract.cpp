@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "config_view.hpp"
+#include "request_json.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/gguf.hpp"
 #include "llmsizer/safetensors.hpp"
@@ -21,64 +22,9 @@ ordered_json optional_json(const std::optional<T>& v) {
   return v ? ordered_json(*v) : ordered_json(nullptr);
 }
 
-Error bad_key(const std::string& key, const std::string& what) {
-  return Error{"request.bad_value", "request field '" + key + "' " + what};
-}
-
-// Reads an optional field; records a typed error in `error` when it is present but wrong.
-struct FieldReader {
-  const json& object;
-  std::optional<Error> error;
-
-  const json* find(const char* key) {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
-  }
-  void text(const char* key, std::string& out, std::size_t max_length) {
-    const json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_string()) return fail(key, "must be a string");
-    const auto& s = v->get_ref<const std::string&>();
-    if (s.size() > max_length) return fail(key, "is longer than " + std::to_string(max_length) + " characters");
-    out = s;
-  }
-  void number(const char* key, double& out, double low, double high) {
-    const json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_number()) return fail(key, "must be a number");
-    const double d = v->get<double>();
-    if (!std::isfinite(d) || d < low || d > high)
-      return fail(key, "must be between " + trim(low) + " and " + trim(high));
-    out = d;
-  }
-  template <typename Int>
-  void integer(const char* key, Int& out, double low, double high) {
-    double d = static_cast<double>(out);
-    number(key, d, low, high);
-    if (error) return;
-    if (d != std::floor(d)) return fail(key, "must be a whole number");
-    out = static_cast<Int>(d);
-  }
-  void boolean(const char* key, bool& out) {
-    const json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_boolean()) return fail(key, "must be true or false");
-    out = v->get<bool>();
-  }
-  void fail(const char* key, const std::string& what) {
-    if (!error) error = bad_key(key, what);
-  }
-  static std::string trim(double d) {
-    std::string s = std::to_string(d);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-  }
-};
-
 }  // namespace
 
-Result<SizerRequest> request_from_json(const json& request) {
+Result<SizerRequest> request_from_json(const json& request, ModelKey model_key) {
   if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   SizerRequest r;
   FieldReader f{request, std::nullopt};
@@ -117,7 +63,7 @@ Result<SizerRequest> request_from_json(const json& request) {
     r.custom_gpu = c;
   }
   if (f.error) return *f.error;
-  if (r.model_id.empty() == r.config_json.empty())
+  if (model_key == ModelKey::required && r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
   return r;
 }
@@ -285,8 +231,6 @@ ordered_json catalog_to_json(const Sizer& sizer) {
   return out;
 }
 
-namespace {
-
 // {"ok": false, "error": {"id", "message"}}; strings from files never make dump() throw.
 std::string error_response(const Error& e) {
   ordered_json j;
@@ -294,6 +238,8 @@ std::string error_response(const Error& e) {
   j["error"] = {{"id", e.id}, {"message", e.message}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+namespace {
 
 // The "parts" of a file request: each file's name, size and how many of its
 // leading bytes were sent, sliced out of `bytes` in order.
@@ -326,14 +272,15 @@ Result<std::vector<FilePart>> file_parts(const json& request, std::string_view b
   return parts;
 }
 
-struct ResolvedRequest {
-  SizedModel model;
-  Scenario scenario;
-};
+}  // namespace
 
 Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
   const json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
+  return resolve_request(sizer, parsed);
+}
+
+Result<ResolvedRequest> resolve_request(const Sizer& sizer, const json& parsed) {
   auto request = request_from_json(parsed);
   if (!request) return request.error();
   auto model = sizer.model_for(request.value());
@@ -342,8 +289,6 @@ Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view req
   if (!scenario) return scenario.error();
   return ResolvedRequest{std::move(model).value(), std::move(scenario).value()};
 }
-
-}  // namespace
 
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json) {
   auto resolved = resolve_request(sizer, request_json);
@@ -363,20 +308,6 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
-  auto resolved = resolve_request(sizer, request_json);
-  if (!resolved) return error_response(resolved.error());
-  auto offers = embedded_cloud_offers();
-  if (!offers) return error_response(offers.error());
-  auto r = recommend(sizer, resolved.value().model, resolved.value().scenario, offers.value());
-  if (!r) return error_response(r.error());
-  ordered_json j;
-  j["ok"] = true;
-  const ordered_json body = recommendation_to_json(r.value());
-  for (const auto& item : body.items()) j[item.key()] = item.value();
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

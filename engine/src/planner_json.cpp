@@ -14,6 +14,8 @@ Json hardware_json(const std::optional<HardwareChoice>& c) {
   j["price_usd"] = c->price_usd ? Json(*c->price_usd) : Json(nullptr);
   j["required_bytes"] = c->required_bytes;
   j["usable_bytes"] = c->usable_bytes;
+  j["tokens_per_s_per_user"] = c->tokens_per_s_per_user;
+  j["tokens_per_s_total"] = c->tokens_per_s_total;
   return j;
 }
 
@@ -26,7 +28,14 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["gpu"] = c->gpu;
   j["count"] = c->count;
   j["billing"] = c->billing;
+  j["tokens_per_s_per_user"] = c->tokens_per_s_per_user;
+  j["tokens_per_s_total"] = c->tokens_per_s_total;
   return j;
+}
+
+template <typename T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
 }
 
 }  // namespace
@@ -71,6 +80,42 @@ nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep) {
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   return j;
+}
+
+nlohmann::ordered_json target_plan_to_json(const TargetPlan& plan) {
+  Json j;
+  j["users"] = plan.target.users;
+  j["tokens_per_s_per_user"] = plan.target.tokens_per_s_per_user;
+  j["buy"] = hardware_json(plan.buy);
+  j["rent"] = cloud_json(plan.rent);
+  j["rent_any"] = cloud_json(plan.rent_any);
+  return j;
+}
+
+nlohmann::ordered_json offer_costs_to_json(const std::vector<OfferCost>& rows) {
+  Json out = Json::array();
+  for (const OfferCost& r : rows) {
+    Json item;
+    item["provider"] = r.offer.provider;
+    item["instance"] = r.offer.instance;
+    item["gpu"] = r.offer.device_id;
+    item["count"] = r.offer.device_count;
+    item["billing"] = r.offer.billing;
+    item["usd_per_hour"] = r.offer.usd_per_hour;
+    item["usd_per_month"] = r.usd_per_month;
+    item["fits"] = r.fits;
+    item["required_bytes"] = r.required_bytes;
+    item["usable_bytes"] = r.usable_bytes;
+    item["decode_tokens_per_s"] = r.fits ? Json(r.decode_tokens_per_s) : Json(nullptr);
+    item["decode_tokens_per_s_total"] = r.fits ? Json(r.decode_tokens_per_s_total) : Json(nullptr);
+    item["usd_per_million_tokens"] = optional_json(r.usd_per_million_tokens);
+    item["usd_per_million_tokens_batch"] = optional_json(r.usd_per_million_tokens_batch);
+    item["purchase_usd"] = optional_json(r.purchase_usd);
+    item["power_usd_per_month"] = optional_json(r.power_usd_per_month);
+    item["break_even_months"] = optional_json(r.break_even_months);
+    out.push_back(std::move(item));
+  }
+  return out;
 }
 
 }  // namespace llmsizer

@@ -38,10 +38,13 @@ struct Candidate {
 
 class Trier {
  public:
-  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, const RecommendOptions& options)
-      : sizer_(sizer), model_(model), scenario_(scenario), options_(options) {}
+  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, const RecommendOptions& options,
+        double min_tokens_per_s_per_user = 0.0)
+      : sizer_(sizer), model_(model), scenario_(scenario), options_(options),
+        min_tokens_per_s_per_user_(min_tokens_per_s_per_user) {}
 
-  // The choice when `count` devices hold the scenario with the headroom asked for.
+  // The choice when `count` devices hold the scenario with the headroom asked
+  // for and decode each sequence at the speed asked for.
   std::optional<HardwareChoice> fit(const Device& device, int count) const {
     if (!split_allowed(model_.arch(), device, scenario_.engine, count)) return std::nullopt;
     Scenario s = scenario_;
@@ -52,7 +55,13 @@ class Trier {
     const MemoryEstimate& m = e.value().memory;
     const double free_bytes = static_cast<double>(*m.usable_bytes - m.required_bytes);
     if (free_bytes < options_.min_headroom_fraction * static_cast<double>(*m.usable_bytes)) return std::nullopt;
+    const std::optional<SpeedEstimate>& speed = e.value().speed;
+    const double total = speed ? speed->decode_tokens_per_s_total : 0.0;
+    const double per_user = total / static_cast<double>(std::max<std::int64_t>(s.sequences, 1));
+    if (min_tokens_per_s_per_user_ > 0.0 && !(per_user >= min_tokens_per_s_per_user_)) return std::nullopt;
     HardwareChoice c;
+    c.tokens_per_s_per_user = per_user;
+    c.tokens_per_s_total = total;
     c.gpu = device.id;
     c.count = count;
     if (device.price_usd) c.price_usd = *device.price_usd * count;
@@ -77,6 +86,7 @@ class Trier {
   const SizedModel& model_;
   Scenario scenario_;
   const RecommendOptions& options_;
+  double min_tokens_per_s_per_user_;
 };
 
 double total_price(const Candidate& c) { return *c.device->price_usd * c.count; }
@@ -87,10 +97,40 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
                    [](const CloudOffer* a, const CloudOffer* b) { return a->usd_per_hour < b->usd_per_hour; });
   for (const CloudOffer* o : offers) {
     const Device* d = sizer.catalog().find_device(o->device_id);
-    if (d == nullptr || !trier.fit(*d, o->device_count)) continue;
-    return CloudChoice{o->provider, o->instance, d->id, o->device_count, o->usd_per_hour, o->billing};
+    if (d == nullptr) continue;
+    auto held = trier.fit(*d, o->device_count);
+    if (!held) continue;
+    return CloudChoice{o->provider,      o->instance, d->id, o->device_count, o->usd_per_hour, o->billing,
+                      held->tokens_per_s_per_user, held->tokens_per_s_total};
   }
   return std::nullopt;
+}
+
+// Cheapest first; for a tie, fewer devices.
+bool by_price(const Candidate& a, const Candidate& b) {
+  return std::make_tuple(total_price(a), a.count) < std::make_tuple(total_price(b), b.count);
+}
+
+// Priced devices, 1 to max_gpus of each: what a buyer can choose from.
+std::vector<Candidate> priced_multiples(const Catalog& catalog, int max_gpus) {
+  std::vector<Candidate> out;
+  for (const Device& d : catalog.devices)
+    if (d.price_usd)
+      for (int n = 1; n <= max_gpus; ++n) out.push_back({&d, n});
+  return out;
+}
+
+struct OfferLists {
+  std::vector<const CloudOffer*> on_demand, any;
+};
+
+OfferLists offer_lists(const std::vector<CloudOffer>& offers) {
+  OfferLists lists;
+  for (const CloudOffer& o : offers) {
+    lists.any.push_back(&o);
+    if (o.billing == "on-demand") lists.on_demand.push_back(&o);
+  }
+  return lists;
 }
 
 }  // namespace
@@ -107,29 +147,21 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     return Error{"planner.bad_value", "max GPUs must be between 1 and 64"};
   Trier trier(sizer, model, scenario, options);
   const auto& devices = sizer.catalog().devices;
-  std::vector<Candidate> multiples, priced_singles, priced_multiples, unified;
+  std::vector<Candidate> multiples, priced_singles, unified;
   for (const Device& d : devices) {
     for (int n = 1; n <= options.max_gpus; ++n) multiples.push_back({&d, n});
     if (!d.price_usd) continue;
     priced_singles.push_back({&d, 1});
-    for (int n = 1; n <= options.max_gpus; ++n) priced_multiples.push_back({&d, n});
     if (is_unified(d)) unified.push_back({&d, 1});
   }
-  auto by_price = [](const Candidate& a, const Candidate& b) {
-    return std::make_tuple(total_price(a), a.count) < std::make_tuple(total_price(b), b.count);
-  };
   Recommendation r;
   r.single = trier.first_fit(priced_singles, by_price);
-  r.value = trier.first_fit(priced_multiples, by_price);
+  r.value = trier.first_fit(priced_multiples(sizer.catalog(), options.max_gpus), by_price);
   r.unified = trier.first_fit(unified, by_price);
 
-  std::vector<const CloudOffer*> on_demand, any;
-  for (const CloudOffer& o : offers) {
-    any.push_back(&o);
-    if (o.billing == "on-demand") on_demand.push_back(&o);
-  }
-  r.cloud = cheapest_offer(sizer, trier, on_demand);
-  r.cloud_any = cheapest_offer(sizer, trier, any);
+  const OfferLists lists = offer_lists(offers);
+  r.cloud = cheapest_offer(sizer, trier, lists.on_demand);
+  r.cloud_any = cheapest_offer(sizer, trier, lists.any);
 
   // Smallest hardware per quantization: least total memory, then least price
   // (unpriced last), so the answer is the lightest machine that runs it.
@@ -158,6 +190,28 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     r.max_ctx = solved.value().context_tokens;
   }
   return r;
+}
+
+
+Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                   const std::vector<CloudOffer>& offers, const ServingTarget& target,
+                                   const RecommendOptions& options) {
+  if (options.max_gpus < 1 || options.max_gpus > 64)
+    return Error{"planner.bad_value", "max GPUs must be between 1 and 64"};
+  if (target.users < 1 || target.users > 4096)
+    return Error{"planner.bad_value", "concurrent users must be between 1 and 4096"};
+  if (!(target.tokens_per_s_per_user > 0.0 && target.tokens_per_s_per_user <= 100000.0))
+    return Error{"planner.bad_value", "tokens per second per user must be above 0 and at most 100000"};
+  Scenario s = scenario;
+  s.sequences = target.users;
+  Trier trier(sizer, model, s, options, target.tokens_per_s_per_user);
+  TargetPlan plan;
+  plan.target = target;
+  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), options.max_gpus), by_price);
+  const OfferLists lists = offer_lists(offers);
+  plan.rent = cheapest_offer(sizer, trier, lists.on_demand);
+  plan.rent_any = cheapest_offer(sizer, trier, lists.any);
+  return plan;
 }
 
 }  // namespace llmsizer

@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "llmsizer/speed.hpp"
+#include "llmsizer/units.hpp"
 
 namespace llmsizer {
 namespace {
 
-constexpr double kDaysPerMonth = 365.25 / 12.0;
 constexpr double kDaysPerYear = 365.25;
 
 // USD per million tokens = USD per hour / (tokens per second x 3600) x 10^6.

@@ -48,6 +48,9 @@ struct FinetuneEstimate {
 
 std::optional<FinetuneMethod> finetune_method_from_name(std::string_view name);
 std::optional<OptimizerKind> optimizer_from_name(std::string_view name);
+// "all" (attention and MLP, the QLoRA paper's choice), "attention" (q,k,v,o),
+// or a comma-separated list of q, k, v, o, gate, up, down.
+std::optional<std::vector<LoraTarget>> lora_targets_from_name(std::string_view name);
 
 // Error id "finetune.bad_value" (names the input and its range).
 Result<FinetuneEstimate> estimate_finetune(const Architecture& arch, const FinetuneRequest& request);

@@ -17,7 +17,9 @@ namespace llmsizer {
 // offload_mode, prompt, flash_attention, hourly_price_usd, purchase_price_usd,
 // years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs. Absent keys take the
 // defaults of SizerRequest; a key of the wrong type or range is an error naming it.
-Result<SizerRequest> request_from_json(const nlohmann::json& request);
+// Requests about hardware alone (the planner's "what can I run") need no model.
+enum class ModelKey { required, optional };
+Result<SizerRequest> request_from_json(const nlohmann::json& request, ModelKey model_key = ModelKey::required);
 
 nlohmann::ordered_json params_to_json(const ParamCounts& params);
 nlohmann::ordered_json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,

@@ -63,6 +63,10 @@ struct HardwareChoice {
   std::optional<double> price_usd;  // total for count devices, when known
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
+  // Decode speed of each of the scenario's sequences while all run together,
+  // and of all of them; 0 when the device has no bandwidth figure.
+  double tokens_per_s_per_user = 0.0;
+  double tokens_per_s_total = 0.0;
 };
 
 struct CloudChoice {
@@ -72,6 +76,8 @@ struct CloudChoice {
   int count = 0;
   double usd_per_hour = 0.0;
   std::string billing;
+  double tokens_per_s_per_user = 0.0;
+  double tokens_per_s_total = 0.0;
 };
 
 struct QuantChoice {
@@ -102,6 +108,56 @@ std::vector<std::string> standard_quants(InferenceEngine engine);
 // The scenario's device and gpu_count are ignored: every catalog device is tried.
 Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                  const std::vector<CloudOffer>& offers, const RecommendOptions& options = {});
+
+// ---- What should I buy or rent ------------------------------------------------
+
+// `users` streams decoding at once (the scenario's sequences), each at least
+// `tokens_per_s_per_user`.
+struct ServingTarget {
+  std::int64_t users = 1;
+  double tokens_per_s_per_user = 10.0;
+};
+
+struct TargetPlan {
+  ServingTarget target;
+  std::optional<HardwareChoice> buy;     // lowest total price, N identical devices
+  std::optional<CloudChoice> rent;       // cheapest on-demand offer
+  std::optional<CloudChoice> rent_any;   // cheapest offer of any billing
+};
+
+// The cheapest hardware to buy and to rent that holds the scenario with
+// `users` sequences (with the headroom of `options`) and decodes each at the
+// target speed. The scenario's device, gpu_count and sequences are ignored.
+// Error id "planner.bad_value".
+Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                   const std::vector<CloudOffer>& offers, const ServingTarget& target,
+                                   const RecommendOptions& options = {});
+
+// ---- Cloud and rent vs buy ---------------------------------------------------
+
+// One cloud offer running the scenario: what renting costs at the scenario's
+// hours per day, and when buying the same devices (catalog price) would have
+// paid for itself, power at the scenario's electricity price included.
+struct OfferCost {
+  CloudOffer offer;
+  bool fits = false;
+  std::int64_t required_bytes = 0;
+  std::int64_t usable_bytes = 0;
+  double decode_tokens_per_s = 0.0;        // one stream alone
+  double decode_tokens_per_s_total = 0.0;  // the scenario's sequences together
+  double usd_per_month = 0.0;              // rent at hours_per_day
+  std::optional<double> usd_per_million_tokens;
+  std::optional<double> usd_per_million_tokens_batch;
+  std::optional<double> purchase_usd;         // the same devices bought
+  std::optional<double> power_usd_per_month;  // owning them, at TDP
+  std::optional<double> break_even_months;    // buying beats renting after
+};
+
+// Every offer whose device is in the catalog: those that hold the scenario
+// first, cheapest per hour first, then those that do not. The scenario's
+// device, gpu_count, hourly and purchase prices are replaced by each offer's.
+std::vector<OfferCost> rent_vs_buy(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                   const std::vector<CloudOffer>& offers);
 
 // ---- What can I run ----------------------------------------------------------
 
@@ -135,5 +191,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request);
 
 nlohmann::ordered_json recommendation_to_json(const Recommendation& r);
 nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep);
+nlohmann::ordered_json target_plan_to_json(const TargetPlan& plan);
+nlohmann::ordered_json offer_costs_to_json(const std::vector<OfferCost>& rows);
 
 }  // namespace llmsizer

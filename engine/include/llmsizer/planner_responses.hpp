@@ -1,0 +1,46 @@
+// The planner's JSON doors, shared by the CLI and the WebAssembly bindings:
+// request text in, response text out ({"ok": true, ...} or {"ok": false,
+// "error": {"id", "message"}}), never throwing. Requests take the estimate keys
+// of json_contract.hpp plus the few keys each question adds.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "llmsizer/finetune.hpp"
+#include "llmsizer/planner.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace llmsizer {
+
+// recommend's answer (recommendation_to_json), the rent-vs-buy rows under
+// "offers", and, when a target is given, "target" (target_plan_to_json).
+Result<nlohmann::ordered_json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                              const std::vector<CloudOffer>& offers,
+                                              const std::optional<ServingTarget>& target);
+
+// What should I buy or rent: estimate keys plus "tokens_per_s_per_user"
+// (required) and "users" (default: the request's "batch").
+// {"ok": true, "users", "tokens_per_s_per_user", "buy", "rent", "rent_any"}.
+std::string target_response(const Sizer& sizer, std::string_view request_json);
+
+// Cloud and rent vs buy for the estimate keys' scenario:
+// {"ok": true, "hours_per_day", "offers": [offer_costs_to_json rows]}.
+std::string offers_response(const Sizer& sizer, std::string_view request_json);
+
+// What can I run: "gpu" (or "custom_gpu"), "gpus" (1-64), "ram_gib" (system
+// RAM for MoE experts, 0-1048576), "ctx", "engine"; no model.
+// {"ok": true, "results": [...], "estimates"}.
+std::string fit_response(const Sizer& sizer, std::string_view request_json);
+
+// Fine-tuning memory: "model" or "config", "method" (full | lora | qlora),
+// "seq", "micro_batch", "gpus", "lora_rank", "lora_targets" (all | attention |
+// q,k,v,...), "optimizer" (adamw | adamw8bit), "gradient_checkpointing",
+// "zero" (0-3), "flash_attention".
+// {"ok": true, ...finetune_to_json, "method", "gpus"}.
+std::string finetune_response(const Sizer& sizer, std::string_view request_json);
+
+}  // namespace llmsizer

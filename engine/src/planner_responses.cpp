@@ -1,0 +1,169 @@
+// The planner's JSON doors (planner_responses.hpp): read the request's keys,
+// ask the planner, write its answer. No sizing happens here.
+#include "llmsizer/planner_responses.hpp"
+
+#include "llmsizer/json_contract.hpp"
+#include "llmsizer/units.hpp"
+#include "request_json.hpp"
+
+namespace llmsizer {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+std::string ok_response(const ordered_json& body) {
+  ordered_json j;
+  j["ok"] = true;
+  for (const auto& item : body.items()) j[item.key()] = item.value();
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// "users" and "tokens_per_s_per_user"; no target when the latter is absent.
+Result<std::optional<ServingTarget>> read_target(const json& request, const Scenario& scenario) {
+  FieldReader f{request, std::nullopt};
+  ServingTarget t;
+  t.users = scenario.sequences;
+  f.integer("users", t.users, 1, 4096);
+  double speed = -1.0;
+  f.number("tokens_per_s_per_user", speed, 0.001, 100000.0);
+  if (f.error) return *f.error;
+  if (speed < 0.0) return std::optional<ServingTarget>{};
+  t.tokens_per_s_per_user = speed;
+  return std::optional<ServingTarget>{t};
+}
+
+}  // namespace
+
+Result<json> parse_request(std::string_view request_json) {
+  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
+  if (!parsed.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
+  return parsed;
+}
+
+Result<ordered_json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                                    const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target) {
+  auto r = recommend(sizer, model, scenario, offers);
+  if (!r) return r.error();
+  ordered_json j = recommendation_to_json(r.value());
+  if (target) {
+    auto plan = plan_for_target(sizer, model, scenario, offers, *target);
+    if (!plan) return plan.error();
+    j["target"] = target_plan_to_json(plan.value());
+  }
+  j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, model, scenario, offers));
+  return j;
+}
+
+std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  auto resolved = resolve_request(sizer, parsed.value());
+  if (!resolved) return error_response(resolved.error());
+  auto target = read_target(parsed.value(), resolved.value().scenario);
+  if (!target) return error_response(target.error());
+  auto offers = embedded_cloud_offers();
+  if (!offers) return error_response(offers.error());
+  auto j = recommend_json(sizer, resolved.value().model, resolved.value().scenario, offers.value(), target.value());
+  if (!j) return error_response(j.error());
+  return ok_response(j.value());
+}
+
+std::string target_response(const Sizer& sizer, std::string_view request_json) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  auto resolved = resolve_request(sizer, parsed.value());
+  if (!resolved) return error_response(resolved.error());
+  auto target = read_target(parsed.value(), resolved.value().scenario);
+  if (!target) return error_response(target.error());
+  if (!target.value()) return error_response(bad_key("tokens_per_s_per_user", "is required"));
+  auto offers = embedded_cloud_offers();
+  if (!offers) return error_response(offers.error());
+  auto plan = plan_for_target(sizer, resolved.value().model, resolved.value().scenario, offers.value(), *target.value());
+  if (!plan) return error_response(plan.error());
+  return ok_response(target_plan_to_json(plan.value()));
+}
+
+std::string offers_response(const Sizer& sizer, std::string_view request_json) {
+  auto resolved = resolve_request(sizer, request_json);
+  if (!resolved) return error_response(resolved.error());
+  auto offers = embedded_cloud_offers();
+  if (!offers) return error_response(offers.error());
+  const ResolvedRequest& r = resolved.value();
+  ordered_json j;
+  j["hours_per_day"] = r.scenario.hours_per_day;
+  j["electricity_usd_per_kwh"] = r.scenario.electricity_usd_per_kwh;
+  j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, r.model, r.scenario, offers.value()));
+  return ok_response(j);
+}
+
+std::string fit_response(const Sizer& sizer, std::string_view request_json) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  auto request = request_from_json(parsed.value(), ModelKey::optional);
+  if (!request) return error_response(request.error());
+  if (!request.value().model_id.empty() || !request.value().config_json.empty())
+    return error_response(bad_key("model", "does not belong in a 'what can I run' request: every catalog model is tried"));
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return error_response(scenario.error());
+  const Scenario& s = scenario.value();
+  if (!s.device) return error_response(Error{"request.bad_value", "give 'gpu' (a catalog id) or 'custom_gpu'"});
+  if (s.gpu_count > 64) return error_response(bad_key("gpus", "must be between 1 and 64"));
+  FieldReader f{parsed.value(), std::nullopt};
+  double ram_gib = 0.0;
+  f.number("ram_gib", ram_gib, 0.0, 1048576.0);
+  if (f.error) return error_response(*f.error);
+  FitRequest fit;
+  fit.device = *s.device;
+  fit.gpu_count = s.gpu_count;
+  fit.ram_bytes = static_cast<std::int64_t>(ram_gib * static_cast<double>(kGiB));
+  fit.context_tokens = s.context_tokens;
+  fit.engine = s.engine;
+  return ok_response(fit_sweep_to_json(what_fits(sizer, fit)));
+}
+
+std::string finetune_response(const Sizer& sizer, std::string_view request_json) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  // Only the model keys of an estimate request matter here.
+  json lookup = json::object();
+  for (const char* key : {"model", "config"})
+    if (parsed.value().contains(key)) lookup[key] = parsed.value()[key];
+  auto request = request_from_json(lookup);
+  if (!request) return error_response(request.error());
+  auto model = sizer.model_for(request.value());
+  if (!model) return error_response(model.error());
+
+  FieldReader f{parsed.value(), std::nullopt};
+  FinetuneRequest r;
+  std::string method = "lora", optimizer = "adamw", targets = "all";
+  f.text("method", method, 16);
+  f.text("optimizer", optimizer, 16);
+  f.text("lora_targets", targets, 64);
+  f.integer("seq", r.sequence_tokens, 1, 1048576);
+  f.integer("micro_batch", r.micro_batch, 1, 4096);
+  f.integer("gpus", r.gpus, 1, 4096);
+  f.integer("lora_rank", r.lora_rank, 1, 65536);
+  f.integer("zero", r.zero_stage, 0, 3);
+  f.boolean("gradient_checkpointing", r.gradient_checkpointing);
+  f.boolean("flash_attention", r.flash_attention);
+  if (f.error) return error_response(*f.error);
+  auto m = finetune_method_from_name(method);
+  if (!m) return error_response(bad_key("method", "must be full, lora or qlora"));
+  r.method = *m;
+  auto o = optimizer_from_name(optimizer);
+  if (!o) return error_response(bad_key("optimizer", "must be adamw or adamw8bit"));
+  r.optimizer = *o;
+  auto t = lora_targets_from_name(targets);
+  if (!t) return error_response(bad_key("lora_targets", "must be all, attention or a list of q, k, v, o, gate, up, down"));
+  r.targets = *t;
+  auto e = estimate_finetune(model.value().arch(), r);
+  if (!e) return error_response(e.error());
+  ordered_json j = finetune_to_json(e.value(), finetune_device(sizer.catalog(), e.value().total_bytes));
+  j["method"] = method;
+  j["gpus"] = r.gpus;
+  return ok_response(j);
+}
+
+}  // namespace llmsizer
