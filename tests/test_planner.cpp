@@ -365,6 +365,13 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   // Too little RAM for the experts: not listed.
   request.ram_bytes = 1 * static_cast<std::int64_t>(kGiB);
   CHECK(find(what_fits(sizer, request), "qwen3-30b-a3b", "Q8_0") == nullptr);
+  // A context past the model's trained length (Llama-3.1: 131072 positions) is
+  // no answer, even where the memory would hold it.
+  request.device = *sizer.catalog().find_device("unpriced-80g");
+  request.context_tokens = 131072;
+  CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") != nullptr);
+  request.context_tokens = 131072 + 256;
+  CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") == nullptr);
 }
 
 TEST_CASE("what can I run over the whole catalog stays fast") {

@@ -5,6 +5,7 @@ import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
+import { PlannerPanels } from './js/planner.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,11 +33,13 @@ class App {
     controls.fillDevices(this.catalog, '', state.gpu);
     controls.writeControls(state, this.models.get(state.model));
     this.bind();
+    this.planner = new PlannerPanels(this.engine, { state: () => this.state, request: (o) => this.request(o), custom: () => this.custom });
     this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     $('status').textContent = '';
     $('status').hidden = true;
     $('workbench').hidden = false;
     performance.mark('llm-sizer:first-figures');
+    this.planner.start();
   }
 
   bind() {
@@ -64,7 +67,6 @@ class App {
       this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
-    $('recommend').addEventListener('click', () => this.recommend());
     $('gguf-file').addEventListener('change', (e) => this.loadGguf([...e.target.files]));
     $('safetensors-file').addEventListener('change', (e) => this.loadSafetensors([...e.target.files]));
     $('config-text').addEventListener('input', (e) => this.useConfig(e.target.value, 'pasted config.json'));
@@ -96,43 +98,6 @@ class App {
     this.custom = text.trim() ? { kind: 'config', text, name } : null;
     $('custom-clear').hidden = !this.custom;
     this.update({});
-  }
-
-  // On request, not on every input: it tries every device and offer.
-  recommend() {
-    const list = $('recommendations');
-    const item = (label, text, field, value) => {
-      const box = document.createElement('div');
-      const dt = document.createElement('dt');
-      const dd = document.createElement('dd');
-      dt.textContent = label;
-      dd.textContent = text;
-      dd.dataset.field = field;
-      dd.dataset.value = value == null ? '' : String(value);
-      box.append(dt, dd);
-      return box;
-    };
-    if (this.custom) {
-      list.replaceChildren(item('Recommendations', 'for catalog models only', 'recommend.error', null));
-      return;
-    }
-    let r;
-    try {
-      r = this.engine.recommend(this.request());
-    } catch (error) {
-      list.replaceChildren(item('Recommendations', error.message, 'recommend.error', null));
-      return;
-    }
-    const name = (id) => this.devices.get(id)?.name ?? id;
-    const hardware = (h) => (h ? `${h.count > 1 ? `${h.count} × ` : ''}${name(h.gpu)}${h.price_usd ? ` · $${Math.round(h.price_usd).toLocaleString('en-US')}` : ''}` : 'none in the catalog');
-    list.replaceChildren(
-      item('Cheapest single device', hardware(r.single), 'recommend.single.gpu', r.single?.gpu),
-      item('Best value', hardware(r.value), 'recommend.value.gpu', r.value?.gpu),
-      item('Unified memory', hardware(r.unified), 'recommend.unified.gpu', r.unified?.gpu),
-      item('Cheapest cloud offer', r.cloud ? `${r.cloud.provider} ${r.cloud.instance} · $${r.cloud.usd_per_hour}/h` : 'none listed',
-        'recommend.cloud.usd_per_hour', r.cloud?.usd_per_hour),
-      item('Largest context on the value pick', r.max_ctx ? `${r.max_ctx.toLocaleString('en-US')} tokens` : '—', 'recommend.max_ctx', r.max_ctx),
-    );
   }
 
   async loadSafetensors(files) {
@@ -260,6 +225,7 @@ class App {
     $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
     const result = this.estimateCurrent();
     this.describeCustom(result);
+    if (this.planner.started) this.planner.scenarioChanged();
     if (result.error) {
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';

@@ -11,6 +11,7 @@
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/planner_responses.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace {
@@ -77,6 +78,12 @@ class WasmSizer {
   std::string recommend(const std::string& request_json) const {
     return llmsizer::recommend_response(sizer_, request_json);
   }
+  std::string target(const std::string& request_json) const { return llmsizer::target_response(sizer_, request_json); }
+  std::string offers(const std::string& request_json) const { return llmsizer::offers_response(sizer_, request_json); }
+  std::string fit(const std::string& request_json) const { return llmsizer::fit_response(sizer_, request_json); }
+  std::string finetune(const std::string& request_json) const {
+    return llmsizer::finetune_response(sizer_, request_json);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -108,6 +115,10 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)
+      .function("target", &WasmSizer::target)
+      .function("offers", &WasmSizer::offers)
+      .function("fit", &WasmSizer::fit)
+      .function("finetune", &WasmSizer::finetune)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

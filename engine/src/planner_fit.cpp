@@ -78,6 +78,8 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {
     const Result<Architecture>& arch = sizer.catalog_architecture(i);
     if (!arch) continue;
+    // A model trained for fewer positions than asked does not answer the question.
+    if (arch.value().max_context_tokens > 0 && arch.value().max_context_tokens < request.context_tokens) continue;
     SizedModel model;
     model.entry = &catalog.models[i];
     model.architecture = &arch.value();
@@ -89,6 +91,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       if (!a.estimate) continue;
       auto solved = solve_max_context(sizer, model, a.scenario);
       if (solved) sweep.estimates += solved.value().estimates;
+
       FitResult r;
       r.model = model.label;
       r.quant = schemes[q].name;
@@ -97,6 +100,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;
       r.offload_bytes = a.estimate->memory.offload_bytes;
       r.offloaded_layers = a.estimate->memory.offloaded_layers;
+      r.offload_fraction = a.scenario.offload_fraction;
       r.required_bytes = a.estimate->memory.required_bytes;
       sweep.results.push_back(std::move(r));
     }

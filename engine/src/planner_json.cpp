@@ -73,6 +73,7 @@ nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep) {
     item["decode_tokens_per_s"] = r.decode_tokens_per_s;
     item["offload_bytes"] = r.offload_bytes;
     item["offloaded_layers"] = r.offloaded_layers;
+    item["offload_fraction"] = r.offload_fraction;
     item["required_bytes"] = r.required_bytes;
     results.push_back(std::move(item));
   }

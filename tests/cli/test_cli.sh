@@ -262,6 +262,16 @@ json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * 
   finetune --model llama-3.1-8b --method full
 json_check "command: one string per engine" "j['llama.cpp'].startswith('llama-server') and 'vllm' in j" \
   command --model llama-3.1-8b --gpu rtx-4090
+# 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
+# offer's month is its hourly price x 8 h x 365.25/12 days.
+json_check "recommend: buy or rent for a serving target" "j['target']['users'] == 16 and j['target']['buy']['tokens_per_s_per_user'] >= 20 and j['target']['rent']['tokens_per_s_per_user'] >= 20" \
+  recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20
+json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
+  recommend --model llama-3.1-8b --hours-per-day 8
+json_check "finetune: LoRA on attention only, r=16" "j['trainable_params'] == 32 * 16 * (8192 + 5120 * 2 + 8192)" \
+  finetune --model llama-3.1-8b --method lora --targets attention
+expect_error "recommend: users without a speed" recommend --model llama-3.1-8b --users 4
+expect_error "finetune: unknown LoRA target" finetune --model llama-3.1-8b --targets q,x
 expect_error "fit without a GPU" fit --ram-gib 64
 expect_error "finetune: unknown method" finetune --model llama-3.1-8b --method dora
 expect_error "finetune: ZeRO stage 4" finetune --model llama-3.1-8b --method full --zero 4

@@ -59,11 +59,11 @@ export function fillModels(catalog, query, selected) {
   return models.length;
 }
 
-export function fillDevices(catalog, query, selected) {
+export function fillDevices(catalog, query, selected, selectId = 'gpu') {
   const devices = catalog.devices
     .filter((d) => !query || matches(`${d.id} ${d.name} ${d.vendor}`, query))
     .sort((a, b) => a.vendor.localeCompare(b.vendor) || a.memory_bytes - b.memory_bytes);
-  groupedOptions($('gpu'), devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
+  groupedOptions($(selectId), devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
   return devices.length;
 }
 

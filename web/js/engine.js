@@ -30,6 +30,17 @@ function call(sizer, request) {
   return JSON.parse(sizer.estimate(JSON.stringify(request)));
 }
 
+// A planner question: request object in, answer object out, or a SizerError.
+function ask(sizer, method, request) {
+  if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+    throw new SizerError('request.not_object', 'the request must be an object');
+  }
+  checkNumbers(request);
+  const answer = JSON.parse(sizer[method](JSON.stringify(request)));
+  if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+  return answer;
+}
+
 // Reads only the headers of local model files: slices from the start of each
 // file, growing until the engine says every header is complete. `call` is
 // engine.estimateGguf or engine.estimateSafetensors; `whole` files (an index
@@ -126,12 +137,28 @@ export function loadEngine() {
           return answer;
         },
         // Hardware that fits this scenario: cheapest single device, best value,
-        // unified memory, cheapest cloud offer, per quantization, largest context.
+        // unified memory, cheapest cloud offer, per quantization, largest context,
+        // the rent-vs-buy rows ("offers") and, with tokens_per_s_per_user, "target".
         recommend(request) {
-          checkNumbers(request);
-          const answer = JSON.parse(sizer.recommend(JSON.stringify(request)));
-          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
-          return answer;
+          return ask(sizer, 'recommend', request);
+        },
+        // The cheapest hardware to buy and to rent for request.users streams at
+        // request.tokens_per_s_per_user each: {buy, rent, rent_any}.
+        target(request) {
+          return ask(sizer, 'target', request);
+        },
+        // Every cloud offer priced for this scenario: {hours_per_day, offers: [...]}.
+        offers(request) {
+          return ask(sizer, 'offers', request);
+        },
+        // What can I run on {gpu | custom_gpu, gpus, ram_gib, ctx, engine}: {results}.
+        fit(request) {
+          return ask(sizer, 'fit', request);
+        },
+        // Fine-tuning memory per GPU: {weights_bytes, gradients_bytes, optimizer_bytes,
+        // activations_bytes, total_bytes, trainable_params, device}.
+        finetune(request) {
+          return ask(sizer, 'finetune', request);
         },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {

@@ -6,7 +6,7 @@ import * as fmt from './format.js';
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 
-function el(tag, attrs = {}, text) {
+export function el(tag, attrs = {}, text) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   if (text != null) node.textContent = text;
@@ -22,7 +22,7 @@ export function setField(field, value, text) {
 
 const bytesText = (b) => (b == null ? '—' : fmt.gibAndGb(b));
 
-function renderBar(container, parts, capacity, label) {
+export function renderBar(container, parts, capacity, label) {
   // Scale: the larger of what is needed and what is there, so both show.
   const total = parts.reduce((sum, p) => sum + p.bytes, 0);
   const scale = Math.max(total, capacity || 0, 1);

@@ -177,6 +177,7 @@ struct FitResult {
   double decode_tokens_per_s = 0.0;
   std::int64_t offload_bytes = 0;  // MoE experts in RAM
   int offloaded_layers = 0;
+  double offload_fraction = 0.0;  // of the layers, the scenario's offload input (experts mode)
   std::int64_t required_bytes = 0;
 };
 

@@ -1,0 +1,140 @@
+// The planner panels in Chromium: what can I run, buy or rent for many users,
+// the rent-vs-buy table and fine-tuning memory show the engine's answers (the
+// same the CLI prints) and follow the scenario.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+
+import { artifacts, openPage, startBrowser, startServer } from './harness.mjs';
+
+const root = resolve(new URL('../..', import.meta.url).pathname);
+const cli = process.env.LLMSIZER_CLI ?? resolve(root, 'build/native-release/llm-sizer');
+function native(args) {
+  const out = spawnSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  assert.equal(out.status, 0, out.stderr);
+  return JSON.parse(out.stdout);
+}
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const LLAMA = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096';
+
+test('what can I run: the CLI sweep on the page, each row opening its scenario', async () => {
+  const { page, log } = await openPage(browser, server.url + LLAMA);
+  await page.selectOption('#fit-gpu', 'rtx-4090');
+  await page.fill('#fit-gpus', '1');
+  await page.fill('#fit-ram', '64');
+  await page.selectOption('#fit-ctx', '8192');
+  await page.click('#fit');
+  await page.waitForSelector('#fit-table tbody tr', { timeout: 20000 });
+  const expected = native(['fit', '--gpu', 'rtx-4090', '--ram-gib', '64', '--ctx', '8192']);
+  assert.equal(Number(await page.$eval('#fit-note', (e) => e.dataset.value)), expected.results.length);
+  // One row per model by default: its best quantization, as the CLI ranks it.
+  const firstOf = new Map();
+  for (const r of expected.results) if (!firstOf.has(r.model)) firstOf.set(r.model, r);
+  const rows = await page.$$eval('#fit-table tbody tr', (trs) => trs.map((tr) => ({
+    model: tr.dataset.model, quant: tr.dataset.quant,
+    max_ctx: Number(tr.querySelector('[data-field="fit.max_ctx"]').dataset.value),
+    speed: Number(tr.querySelector('[data-field="fit.decode_tokens_per_s"]').dataset.value),
+  })));
+  assert.equal(rows.length, firstOf.size);
+  for (const row of rows) {
+    const want = firstOf.get(row.model);
+    assert.equal(row.quant, want.quant, row.model);
+    assert.equal(row.max_ctx, want.max_ctx, row.model);
+    assert.equal(row.speed, want.decode_tokens_per_s, row.model);
+  }
+  await page.check('#fit-all');
+  assert.equal((await page.$$('#fit-table tbody tr')).length, Math.min(300, expected.results.length));
+  // A MoE run with experts in RAM opens as a scenario that fits, with that offload.
+  const moe = expected.results.find((r) => r.offload_bytes > 0);
+  assert.ok(moe, 'a MoE needs RAM on a 24 GB card');
+  await page.uncheck('#fit-all');
+  await page.check('#fit-all');
+  const link = await page.$(`#fit-table tbody tr[data-model="${moe.model}"][data-quant="${moe.quant}"] a`);
+  assert.ok(link, `${moe.model} ${moe.quant} row`);
+  await link.click();
+  await page.waitForFunction((m) => location.hash.includes(`model=${m}`), moe.model);
+  await page.waitForFunction(() => document.querySelector('#verdict').dataset.value !== '');
+  assert.equal(await page.$eval('#verdict', (e) => e.dataset.value), 'true');
+  await page.screenshot({ path: join(artifacts, 'planner-what-fits.png'), fullPage: true });
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers', async () => {
+  const hash = '#model=llama-3.1-8b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096';
+  const { page, log } = await openPage(browser, server.url + hash);
+  await page.fill('#serve-users', '16');
+  await page.fill('#serve-speed', '20');
+  await page.click('#serve');
+  await page.waitForSelector('[data-field="target.buy.gpu"]');
+  const expected = native(['recommend', '--model', 'llama-3.1-8b', '--quant', 'FP8', '--engine', 'vllm', '--ctx', '8192', '--kv-type', 'bf16',
+    '--users', '16', '--tokens-per-s', '20', '--hours-per-day', '8']);
+  assert.equal(await page.$eval('[data-field="target.buy.gpu"]', (e) => e.dataset.value), expected.target.buy.gpu);
+  assert.equal(Number(await page.$eval('[data-field="target.rent.usd_per_hour"]', (e) => e.dataset.value)), expected.target.rent.usd_per_hour);
+
+  await page.fill('#offers-hours', '8');
+  await page.waitForFunction(() => document.querySelector('#offers-note').textContent.includes('8 h a day'));
+  const rows = await page.$$eval('#offers tbody tr', (trs) => trs.map((tr) => ({
+    month: Number(tr.querySelector('[data-field="offer.usd_per_month"]').dataset.value),
+    breakEven: tr.querySelector('[data-field="offer.break_even_months"]').dataset.value,
+  })));
+  const fitting = expected.offers.filter((o) => o.fits);
+  assert.equal(rows.length, Math.min(12, fitting.length));
+  if (fitting.length > 12) {
+    await page.click('#offers-more');
+    await page.waitForFunction((n) => document.querySelectorAll('#offers tbody tr').length === n, fitting.length);
+    rows.push(...(await page.$$eval('#offers tbody tr', (trs) => trs.slice(12).map((tr) => ({
+      month: Number(tr.querySelector('[data-field="offer.usd_per_month"]').dataset.value),
+      breakEven: tr.querySelector('[data-field="offer.break_even_months"]').dataset.value,
+    })))));
+  }
+  assert.equal(rows.length, fitting.length);
+  rows.forEach((row, i) => {
+    assert.equal(row.month, fitting[i].usd_per_month);
+    assert.equal(row.breakEven, fitting[i].break_even_months == null ? '' : String(fitting[i].break_even_months));
+  });
+  // The table follows the scenario: a model too large for one 24 GB card drops those offers.
+  const before = rows.length;
+  await page.evaluate(() => { location.hash = '#model=llama-3.1-70b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096'; });
+  await page.waitForFunction((n) => document.querySelectorAll('#offers tbody tr').length !== n, before);
+  assert.ok((await page.$$('#offers tbody tr')).length < before);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('fine-tuning memory follows the model and the inputs, with the CLI figures', async () => {
+  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const value = (key) => page.$eval(`[data-field="finetune.${key}"]`, (e) => e.dataset.value);
+  await page.selectOption('#ft-method', 'qlora');
+  await page.selectOption('#ft-targets', 'attention');
+  await page.waitForFunction(() => document.querySelector('[data-field="finetune.trainable_params"]').dataset.value === '13631488');
+  const qlora = native(['finetune', '--model', 'llama-3.1-8b', '--method', 'qlora', '--seq', '2048', '--targets', 'attention']);
+  for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes']) {
+    assert.equal(Number(await value(key)), qlora[key], key);
+  }
+  assert.equal(await value('device'), qlora.device);
+  await page.selectOption('#ft-method', 'full');
+  await page.fill('#ft-gpus', '8');
+  await page.selectOption('#ft-zero', '3');
+  await page.check('#ft-checkpointing');
+  const full = native(['finetune', '--model', 'llama-3.1-8b', '--method', 'full', '--gpus', '8', '--zero', '3', '--checkpointing']);
+  await page.waitForFunction((t) => document.querySelector('[data-field="finetune.total_bytes"]').dataset.value === String(t), full.total_bytes);
+  // A bad input is named, not drawn.
+  await page.fill('#ft-gpus', '0');
+  await page.waitForFunction(() => /gpus/.test(document.querySelector('#ft-note').textContent));
+  assert.equal(await value('total_bytes'), '');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
