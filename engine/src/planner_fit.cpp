@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "llmsizer/planner.hpp"
+#include "planner_edge.hpp"
 
 namespace llmsizer {
 namespace {
@@ -14,44 +15,52 @@ struct Attempt {
 
 // Fits at the requested context, first all on the GPUs, then (MoE under a
 // llama.cpp-based engine, RAM given) with the experts of the fewest leading
-// layers in RAM: fits(k layers' experts in RAM) only improves with k, so a
-// bisection finds the least k; RAM must then hold them and the host buffers.
+// layers in RAM: fits(k layers' experts in RAM) only improves with k, so the
+// edge search (planner_edge.hpp) over the layers kept whole on the GPUs finds
+// the least k; RAM must then hold them and the host buffers.
 Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
   Attempt a;
-  auto run = [&](const Scenario& sc) -> std::optional<Estimate> {
-    ++estimates;
-    auto e = sizer.estimate(model, sc);
-    if (!e || !e.value().memory.fits.value_or(false)) return std::nullopt;
-    return std::move(e).value();
-  };
   s.offload_fraction = 0.0;
   a.scenario = s;
-  if ((a.estimate = run(s))) return a;
+  ++estimates;
+  auto whole = sizer.estimate(model, s);
+  if (!whole) return a;
+  if (whole.value().memory.fits.value_or(false)) {
+    a.estimate = std::move(whole).value();
+    return a;
+  }
   const Architecture& arch = model.arch();
   if (!arch.is_moe() || ram_bytes <= 0 || !engine_is_llama_cpp_based(s.engine)) return a;
   const int n = arch.decoder_layer_count();
   if (n <= 0) return a;
   s.offload_mode = OffloadMode::experts;
-  auto at = [&](int k) {
+  auto with_experts_in_ram = [&](std::int64_t k) {
     Scenario sc = s;
     sc.offload_fraction = static_cast<double>(k) / n;
     return sc;
   };
-  std::optional<Estimate> best = run(at(n));
-  if (!best) return a;
-  int lo = 0, hi = n;  // lo does not fit, hi fits
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    if (auto e = run(at(mid))) {
-      hi = mid;
-      best = std::move(e);
-    } else {
-      lo = mid;
+  // kept(j): the scenario with j layers' experts left on the GPUs; the best
+  // fitting estimate (most kept) is remembered, so the answer needs no rerun.
+  std::optional<Estimate> best;
+  std::int64_t best_kept = -1;
+  auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
+    ++estimates;
+    auto e = sizer.estimate(model, with_experts_in_ram(n - j));
+    if (!e) return e.error();
+    const EdgeProbe p = edge_probe(e.value());
+    if (p.fits && j > best_kept) {
+      best_kept = j;
+      best = std::move(e).value();
     }
-  }
+    return p;
+  };
+  auto all_in_ram = kept(0);
+  if (!all_in_ram || !all_in_ram.value().fits) return a;
+  auto edge = find_edge(0, all_in_ram.value(), n, edge_probe(whole.value()), kept);
+  if (!edge || edge.value() != best_kept) return a;
   if (best->memory.offload_bytes + best->memory.host_bytes > ram_bytes) return a;
   a.estimate = std::move(best);
-  a.scenario = at(hi);
+  a.scenario = with_experts_in_ram(n - best_kept);
   return a;
 }
 

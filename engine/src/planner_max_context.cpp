@@ -1,7 +1,8 @@
-// The largest context that fits, solved by bisection over a monotone verdict.
+// The largest context that fits, solved over a monotone verdict (planner_edge.hpp).
 #include <algorithm>
 
 #include "llmsizer/planner.hpp"
+#include "planner_edge.hpp"
 
 namespace llmsizer {
 namespace {
@@ -11,6 +12,11 @@ constexpr std::int64_t kDefaultLimitTokens = std::int64_t{1} << 20;
 constexpr std::int64_t kEngineLimitTokens = std::int64_t{1} << 24;  // estimate's own bound
 
 }  // namespace
+
+EdgeProbe edge_probe(const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  return EdgeProbe{m.fits.value_or(false), m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
+}
 
 std::int64_t context_step_tokens(InferenceEngine engine) {
   // llama.cpp's KV cache is padded to 256 cells (llama_kv_cache::get_padding);
@@ -30,32 +36,29 @@ Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model
   out.limit_tokens = limit;
   const std::int64_t prompt = scenario.prompt_tokens;
 
-  // fits(k): does the scenario fit with k * step tokens of context?
-  auto fits = [&](std::int64_t k) -> Result<bool> {
+  auto probe = [&](std::int64_t k) -> Result<EdgeProbe> {
     scenario.context_tokens = k * step;
     scenario.prompt_tokens = std::min(prompt, scenario.context_tokens);
     ++out.estimates;
     auto e = sizer.estimate(model, scenario);
     if (!e) return e.error();
-    return e.value().memory.fits.value_or(false);
+    return edge_probe(e.value());
   };
 
-  std::int64_t lo = 0;                                   // largest k known to fit (0: none)
-  std::int64_t hi = std::max<std::int64_t>(1, limit / step);  // candidate upper end
-  auto top = fits(hi);
+  const std::int64_t hi = std::max<std::int64_t>(1, limit / step);
+  auto top = probe(hi);
   if (!top) return top.error();
-  if (top.value()) {
+  if (top.value().fits) {
     out.context_tokens = hi * step;
     return out;
   }
-  // Invariant: lo fits (or is 0), hi does not.
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    auto f = fits(mid);
-    if (!f) return f.error();
-    (f.value() ? lo : hi) = mid;
-  }
-  out.context_tokens = lo * step;
+  if (hi == 1) return out;
+  auto bottom = probe(1);
+  if (!bottom) return bottom.error();
+  if (!bottom.value().fits) return out;
+  auto edge = find_edge(1, bottom.value(), hi, top.value(), probe);
+  if (!edge) return edge.error();
+  out.context_tokens = edge.value() * step;
   return out;
 }
 
