@@ -4,9 +4,11 @@
 
 namespace llmsizer {
 
-ParamCounts count_params(const Architecture& arch) {
+ParamCounts count_params(const Architecture& arch) { return count_params(arch, list_tensors(arch)); }
+
+ParamCounts count_params(const Architecture& arch, const std::vector<TensorInfo>& tensors) {
   ParamCounts counts;
-  for (const TensorInfo& t : list_tensors(arch)) {
+  for (const TensorInfo& t : tensors) {
     const std::int64_t n = t.elements();
     if (t.is_mtp) {
       counts.mtp += n;

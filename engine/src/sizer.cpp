@@ -139,9 +139,15 @@ Result<Estimate> Sizer::estimate(const SizedModel& model, const Scenario& scenar
 const ModelWeights& Sizer::weights_for(const SizedModel& model, const QuantScheme& quant) const {
   const auto key = std::make_pair(model.entry, quant.name);
   auto it = weights_cache_.find(key);
-  if (it == weights_cache_.end())
-    it = weights_cache_.emplace(key, ModelWeights{compute_weights(model.arch(), quant), count_params(model.arch())}).first;
-  return it->second;
+  if (it != weights_cache_.end()) return it->second;
+  auto shape = tensors_cache_.find(model.entry);
+  if (shape == tensors_cache_.end()) {
+    std::vector<TensorInfo> tensors = list_tensors(model.arch());
+    ParamCounts params = count_params(model.arch(), tensors);
+    shape = tensors_cache_.emplace(model.entry, TensorsAndParams{std::move(tensors), params}).first;
+  }
+  const TensorsAndParams& s = shape->second;
+  return weights_cache_.emplace(key, ModelWeights{compute_weights(model.arch(), s.tensors, quant), s.params}).first->second;
 }
 
 }  // namespace llmsizer

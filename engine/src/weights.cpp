@@ -51,8 +51,11 @@ std::int64_t gguf_metadata_bytes(const Architecture& arch) { return arch.vocab_s
 }  // namespace
 
 WeightBreakdown compute_weights(const Architecture& arch, const QuantScheme& scheme) {
+  return compute_weights(arch, list_tensors(arch), scheme);
+}
+
+WeightBreakdown compute_weights(const Architecture& arch, const std::vector<TensorInfo>& tensors, const QuantScheme& scheme) {
   WeightBreakdown w;
-  const auto tensors = list_tensors(arch);
   const bool gguf = scheme.is_gguf();
   std::vector<GgmlType> types;
   if (gguf) types = gguf_tensor_types(arch, tensors, scheme);

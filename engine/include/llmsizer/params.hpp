@@ -2,7 +2,10 @@
 #pragma once
 #include <cstdint>
 
+#include <vector>
+
 #include "llmsizer/architecture.hpp"
+#include "llmsizer/tensors.hpp"
 
 namespace llmsizer {
 
@@ -15,5 +18,7 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const Architecture& arch);
+// The same from the model's tensor list (list_tensors(arch)).
+ParamCounts count_params(const Architecture& arch, const std::vector<TensorInfo>& tensors);
 
 }  // namespace llmsizer

@@ -14,6 +14,8 @@
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/tensors.hpp"
 #include "llmsizer/result.hpp"
 
 namespace llmsizer {
@@ -83,6 +85,13 @@ class Sizer {
   std::unordered_map<std::string, std::size_t> model_index_;   // ids and aliases
   std::unordered_map<std::string, std::size_t> device_index_;  // ids and aliases
   mutable std::map<std::pair<const CatalogModel*, std::string>, ModelWeights> weights_cache_;
+  // A model's tensor list and parameter counts, the same at every quantization:
+  // a sweep over six quantizations lists the tensors once.
+  struct TensorsAndParams {
+    std::vector<TensorInfo> tensors;
+    ParamCounts params;
+  };
+  mutable std::unordered_map<const CatalogModel*, TensorsAndParams> tensors_cache_;
 };
 
 }  // namespace llmsizer

@@ -5,6 +5,7 @@
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/quantization.hpp"
+#include "llmsizer/tensors.hpp"
 
 namespace llmsizer {
 
@@ -24,5 +25,8 @@ struct WeightBreakdown {
 // Tensors that exist in the files for this scheme: GGUF drops MTP layers unless
 // llama.cpp's converter keeps them; native checkpoints hold them.
 WeightBreakdown compute_weights(const Architecture& arch, const QuantScheme& scheme);
+// The same from the model's tensor list (list_tensors(arch)), which does not
+// depend on the quantization: callers sizing many quantizations list it once.
+WeightBreakdown compute_weights(const Architecture& arch, const std::vector<TensorInfo>& tensors, const QuantScheme& scheme);
 
 }  // namespace llmsizer
