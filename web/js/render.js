@@ -13,10 +13,12 @@ function el(tag, attrs = {}, text) {
   return node;
 }
 
+// Writes only what changed: a slider move leaves most figures as they were.
 export function setField(field, value, text) {
+  const raw = value == null ? '' : String(value);
   for (const node of document.querySelectorAll(`[data-field="${field}"]`)) {
-    node.dataset.value = value == null ? '' : String(value);
-    node.textContent = text;
+    if (node.dataset.value !== raw) node.dataset.value = raw;
+    if (node.textContent !== text) node.textContent = text;
   }
 }
 
