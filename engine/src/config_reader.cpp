@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "architecture_checks.hpp"
 #include "config_view.hpp"
@@ -14,7 +14,6 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
 
 // Sizes every family shares, read once.
 struct CommonSizes {
@@ -79,15 +78,15 @@ FfnSpec moe_ffn(ConfigView& v, const CommonSizes& s) {
 
 // Which layers carry experts: the many spellings of "dense first, then MoE".
 bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
-  if (const json* list = v.json_field({"mlp_only_layers"}); list && list->is_array()) {
+  if (const Json* list = v.json_field({"mlp_only_layers"}); list && list->is_array()) {
     for (const auto& x : *list)
       if (x.is_number_integer() && x.get<std::int64_t>() == i) return false;
   }
-  if (const json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_array()) {
+  if (const Json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_array()) {
     if (static_cast<std::size_t>(i) < freq->size() && (*freq)[static_cast<std::size_t>(i)].is_number())
       return (*freq)[static_cast<std::size_t>(i)].get<double>() != 0;
   }
-  if (const json* layers = v.json_field({"moe_layers_enum"}); layers && layers->is_string()) {
+  if (const Json* layers = v.json_field({"moe_layers_enum"}); layers && layers->is_string()) {
     const std::string text = layers->get<std::string>();
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -106,7 +105,7 @@ bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
   if (i < first_dense) return false;
   if (auto end = v.int_field({"moe_layer_end_index"}); end && *end >= 0 && i > *end) return false;
   std::int64_t step = v.int_or({"decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval"}, 1);
-  if (const json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_number_integer())
+  if (const Json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_number_integer())
     step = freq->get<std::int64_t>();
   if (step <= 1) return true;
   // transformers' Qwen2-MoE: (i + 1) % step == 0; Llama 4 interleave uses the same phase.
@@ -116,9 +115,9 @@ bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
 
 // Per-layer attention kind from layer_types or the older pattern fields.
 AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const std::string& family) {
-  if (const json* types = v.json_field({"layer_types"}); types && types->is_array() &&
+  if (const Json* types = v.json_field({"layer_types"}); types && types->is_array() &&
                                                          static_cast<std::size_t>(i) < types->size()) {
-    const json& t = (*types)[static_cast<std::size_t>(i)];
+    const Json& t = (*types)[static_cast<std::size_t>(i)];
     if (t.is_string()) {
       const std::string name = t.get<std::string>();
       if (name.find("linear") != std::string::npos) return AttentionKind::linear;
@@ -150,7 +149,7 @@ AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const st
 }
 
 NativeFormat read_native_format(const ConfigView& v) {
-  const json* q = v.json_field({"quantization_config"});
+  const Json* q = v.json_field({"quantization_config"});
   if (q != nullptr && q->is_object()) {
     const std::string method = json_string_or(*q, "quant_method", "");
     const std::string fmt = json_string_or(*q, "fmt", "");
@@ -168,7 +167,7 @@ NativeFormat read_native_format(const ConfigView& v) {
   return NativeFormat::bf16;
 }
 
-std::string read_model_type(const json& config) {
+std::string read_model_type(const Json& config) {
   for (const char* key : {"text_config", "llm_config", "language_config"}) {
     auto it = config.find(key);
     if (it != config.end() && it->is_object()) {
@@ -189,10 +188,10 @@ std::string read_model_type(const json& config) {
 // transformers config-class defaults for fields configs may omit.
 // Gemma3TextConfig: vocab_size 262208. NemotronHConfig: mamba_num_heads 128,
 // mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4.
-const json& class_defaults(const std::string& model_type) {
-  static const json none = json::object();
-  static const json gemma3 = {{"vocab_size", 262208}, {"sliding_window", 4096}};
-  static const json nemotron_h = {{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
+const Json& class_defaults(const std::string& model_type) {
+  static const Json none = Json::object();
+  static const Json gemma3 = {{"vocab_size", 262208}, {"sliding_window", 4096}};
+  static const Json nemotron_h = {{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
                                   {"n_groups", 8}, {"conv_kernel", 4}};
   if (model_type == "gemma3" || model_type == "gemma3_text") return gemma3;
   if (model_type == "nemotron_h") return nemotron_h;
@@ -203,7 +202,7 @@ const json& class_defaults(const std::string& model_type) {
 std::string hybrid_pattern(const ConfigView& v) {
   if (auto pattern = v.string_field({"hybrid_override_pattern"})) return *pattern;
   std::string out;
-  if (const json* types = v.json_field({"layers_block_type"}); types && types->is_array()) {
+  if (const Json* types = v.json_field({"layers_block_type"}); types && types->is_array()) {
     for (const auto& t : *types) {
       const std::string name = t.is_string() ? t.get<std::string>() : "";
       out += name == "mamba" ? 'M' : name == "attention" ? '*' : name == "moe" ? 'E' : name == "mlp" ? '-' : '?';
@@ -432,16 +431,16 @@ void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arc
 // Llama-Nemotron (DeciLM / nemotron-nas): each layer's attention and FFN width
 // come from block_configs.
 void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* blocks = v.json_field({"block_configs"});
+  const Json* blocks = v.json_field({"block_configs"});
   if (blocks == nullptr || !blocks->is_array() || blocks->empty()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("block_configs") +
                                        " that gives each layer's attention and FFN");
     return;
   }
-  for (const json& block : *blocks) {
+  for (const Json& block : *blocks) {
     LayerSpec layer;
-    const json& attn = json_object_or_empty(block, "attention");
-    const json& ffn = json_object_or_empty(block, "ffn");
+    const Json& attn = json_object_or_empty(block, "attention");
+    const Json& ffn = json_object_or_empty(block, "ffn");
     if (json_bool_or(attn, "no_op", false)) {
       layer.attn.kind = AttentionKind::none;
       layer.n_hidden_norms -= 1;
@@ -473,7 +472,7 @@ void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) 
 
 // MiMo-V2-Flash: full and sliding layers with their own head counts.
 void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* pattern = v.json_field({"hybrid_layer_pattern"});
+  const Json* pattern = v.json_field({"hybrid_layer_pattern"});
   AttentionSpec full = standard_attention(s);
   full.head_dim_v = v.int_or({"v_head_dim"}, s.head_dim);
   AttentionSpec swa = full;
@@ -526,7 +525,7 @@ void read_falcon(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // compressed per layer (compress_ratios: 0 = sliding window only), MoE in every
 // layer. Hyper-connection and compressor weights are small and not modelled.
 void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* ratios = v.json_field({"compress_ratios"});
+  const Json* ratios = v.json_field({"compress_ratios"});
   AttentionSpec a = standard_attention(s);
   a.n_kv_heads = v.int_or({"num_key_value_heads"}, 1);
   a.k_eq_v = true;  // one cached vector per token serves as key and value
@@ -559,7 +558,7 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // Kimi Linear / K3: Kimi Delta Attention (linear) layers with MLA layers between,
 // latent routed experts.
 void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* linear_cfg = v.json_field({"linear_attn_config"});
+  const Json* linear_cfg = v.json_field({"linear_attn_config"});
   if (linear_cfg == nullptr || !linear_cfg->is_object()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("linear_attn_config") +
                                        " that says which layers use linear attention");
@@ -662,13 +661,13 @@ bool is_known_model_type(std::string_view model_type) {
   return false;
 }
 
-Result<Architecture> read_hf_config(const json& config) {
+Result<Architecture> read_hf_config(const Json& config) {
   if (!config.is_object()) return Error{"config.not_object", "config.json must hold a JSON object"};
   ConfigView v(config);
   Architecture arch;
   arch.model_type = read_model_type(config);
 
-  const json& defaults = class_defaults(arch.model_type);
+  const Json& defaults = class_defaults(arch.model_type);
   if (!defaults.empty()) v.set_class_defaults(&defaults);
 
   CommonSizes s;
@@ -727,7 +726,7 @@ Result<Architecture> read_hf_config(const json& config) {
 }
 
 Result<Architecture> read_hf_config_text(std::string_view text) {
-  json parsed = json::parse(text.begin(), text.end(), nullptr, false);
+  Json parsed = Json::parse(text.begin(), text.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"config.not_json", "config.json is not valid JSON"};
   return read_hf_config(parsed);
 }

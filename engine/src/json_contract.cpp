@@ -13,12 +13,10 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
-using nlohmann::ordered_json;
 
 template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
 }
 
 Error bad_key(const std::string& key, const std::string& what) {
@@ -27,15 +25,15 @@ Error bad_key(const std::string& key, const std::string& what) {
 
 // Reads an optional field; records a typed error in `error` when it is present but wrong.
 struct FieldReader {
-  const json& object;
+  const Json& object;
   std::optional<Error> error;
 
-  const json* find(const char* key) {
+  const Json* find(const char* key) {
     auto it = object.find(key);
     return it == object.end() || it->is_null() ? nullptr : &*it;
   }
   void text(const char* key, std::string& out, std::size_t max_length) {
-    const json* v = find(key);
+    const Json* v = find(key);
     if (v == nullptr || error) return;
     if (!v->is_string()) return fail(key, "must be a string");
     const auto& s = v->get_ref<const std::string&>();
@@ -43,7 +41,7 @@ struct FieldReader {
     out = s;
   }
   void number(const char* key, double& out, double low, double high) {
-    const json* v = find(key);
+    const Json* v = find(key);
     if (v == nullptr || error) return;
     if (!v->is_number()) return fail(key, "must be a number");
     const double d = v->get<double>();
@@ -60,7 +58,7 @@ struct FieldReader {
     out = static_cast<Int>(d);
   }
   void boolean(const char* key, bool& out) {
-    const json* v = find(key);
+    const Json* v = find(key);
     if (v == nullptr || error) return;
     if (!v->is_boolean()) return fail(key, "must be true or false");
     out = v->get<bool>();
@@ -78,7 +76,7 @@ struct FieldReader {
 
 }  // namespace
 
-Result<SizerRequest> request_from_json(const json& request) {
+Result<SizerRequest> request_from_json(const Json& request) {
   if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   SizerRequest r;
   FieldReader f{request, std::nullopt};
@@ -105,7 +103,7 @@ Result<SizerRequest> request_from_json(const json& request) {
   f.number("hours_per_day", r.hours_per_day, 0.0, 24.0);
   f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
-  if (const json* custom = f.find("custom_gpu"); custom != nullptr && !f.error) {
+  if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.error) {
     if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
     CustomDevice c;
     FieldReader g{*custom, std::nullopt};
@@ -122,8 +120,8 @@ Result<SizerRequest> request_from_json(const json& request) {
   return r;
 }
 
-ordered_json params_to_json(const ParamCounts& p) {
-  ordered_json j;
+Json params_to_json(const ParamCounts& p) {
+  Json j;
   j["total"] = p.total;
   j["active"] = p.active;
   j["embedding"] = p.embedding;
@@ -132,24 +130,24 @@ ordered_json params_to_json(const ParamCounts& p) {
   return j;
 }
 
-ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
+Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
                               const std::vector<LaunchCommand>& commands) {
-  ordered_json j;
+  Json j;
   j["model"] = model_label;
-  ordered_json scenario;
+  Json scenario;
   scenario["quant"] = s.quant.name;
   scenario["ctx"] = s.context_tokens;
   scenario["batch"] = s.sequences;
   scenario["kv_type"] = std::string(kv_type_name(s.kv_type));
   scenario["engine"] = std::string(engine_name(s.engine));
-  scenario["gpu"] = s.device ? ordered_json(s.device->id) : ordered_json(nullptr);
+  scenario["gpu"] = s.device ? Json(s.device->id) : Json(nullptr);
   scenario["gpus"] = s.gpu_count;
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
   j["scenario"] = scenario;
   j["params"] = params_to_json(e.params);
 
-  ordered_json weights;
+  Json weights;
   weights["bits_per_weight"] = e.weights.bits_per_weight;
   weights["tensor_bytes"] = e.weights.tensor_bytes;
   weights["metadata_bytes"] = e.weights.metadata_bytes;
@@ -160,7 +158,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   j["weights"] = weights;
 
   const MemoryEstimate& m = e.memory;
-  ordered_json mem;
+  Json mem;
   mem["weights_bytes"] = m.weights_bytes;
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
   mem["kv_state_bytes"] = m.kv_state_bytes;
@@ -175,18 +173,18 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
   mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
   mem["offloaded_layers"] = m.offloaded_layers;
-  ordered_json by_type = ordered_json::object();
+  Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
   mem["kv_cache_bytes_by_type"] = by_type;
-  ordered_json per_gpu = ordered_json::array();
+  Json per_gpu = Json::array();
   for (const GpuShare& g : m.per_gpu) {
-    ordered_json share;
+    Json share;
     share["weights_bytes"] = g.weights_bytes;
     share["kv_cache_bytes"] = g.kv_cache_bytes;
     share["runtime_bytes"] = g.runtime_bytes;
     share["required_bytes"] = g.required_bytes;
-    share["usable_bytes"] = m.usable_bytes ? ordered_json(g.usable_bytes) : ordered_json(nullptr);
-    share["fits"] = m.fits ? ordered_json(g.fits) : ordered_json(nullptr);
+    share["usable_bytes"] = m.usable_bytes ? Json(g.usable_bytes) : Json(nullptr);
+    share["fits"] = m.fits ? Json(g.fits) : Json(nullptr);
     share["first_layer"] = g.first_layer;
     share["last_layer"] = g.last_layer;
     per_gpu.push_back(share);
@@ -197,7 +195,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   j["speed"] = speed_to_json(e.speed);
   j["cost"] = cost_to_json(e.cost);
   if (!commands.empty()) {
-    ordered_json cmds = ordered_json::object();
+    Json cmds = Json::object();
     for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
     j["commands"] = cmds;
   }
@@ -205,13 +203,13 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   return j;
 }
 
-ordered_json catalog_to_json(const Sizer& sizer) {
+Json catalog_to_json(const Sizer& sizer) {
   const Catalog& c = sizer.catalog();
-  ordered_json models = ordered_json::array();
+  Json models = Json::array();
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const CatalogModel& m = c.models[i];
     const Result<Architecture>& arch = sizer.catalog_architecture(i);
-    ordered_json j;
+    Json j;
     j["id"] = m.id;
     j["name"] = m.name;
     j["family"] = m.family;
@@ -247,10 +245,10 @@ ordered_json catalog_to_json(const Sizer& sizer) {
     j["estimated"] = estimated;
     models.push_back(j);
   }
-  ordered_json devices = ordered_json::array();
+  Json devices = Json::array();
   for (const Device& d : c.devices) {
     const UsableMemory u = usable_memory(d);
-    ordered_json j;
+    Json j;
     j["id"] = d.id;
     j["name"] = d.name;
     j["vendor"] = d.vendor;
@@ -265,18 +263,18 @@ ordered_json catalog_to_json(const Sizer& sizer) {
     j["price_usd"] = optional_json(d.price_usd);
     devices.push_back(j);
   }
-  ordered_json quants = ordered_json::array();
+  Json quants = Json::array();
   for (const std::string& name : quant_scheme_names()) {
     const QuantScheme q = quant_scheme_from_name(name).value();
-    ordered_json j;
+    Json j;
     j["name"] = q.name;
     j["gguf"] = q.is_gguf();
     j["approximate"] = q.approximate;
     quants.push_back(j);
   }
-  ordered_json engines = ordered_json::array();
+  Json engines = Json::array();
   for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
-  ordered_json out;
+  Json out;
   out["models"] = models;
   out["devices"] = devices;
   out["quants"] = quants;
@@ -289,10 +287,10 @@ namespace {
 
 // {"ok": false, "error": {"id", "message"}}; strings from files never make dump() throw.
 std::string error_response(const Error& e) {
-  ordered_json j;
+  Json j;
   j["ok"] = false;
   j["error"] = {{"id", e.id}, {"message", e.message}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // The "parts" of a file request: each file's name, size and how many of its
@@ -304,13 +302,13 @@ struct FilePart {
   std::int64_t file_bytes = -1;
 };
 
-Result<std::vector<FilePart>> file_parts(const json& request, std::string_view bytes, std::size_t max_parts) {
-  const json parts_json = request.contains("parts") ? request["parts"] : json();
+Result<std::vector<FilePart>> file_parts(const Json& request, std::string_view bytes, std::size_t max_parts) {
+  const Json parts_json = request.contains("parts") ? request["parts"] : Json();
   if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > max_parts)
     return Error{"request.bad_value", "request field 'parts' must list 1 to " + std::to_string(max_parts) + " files"};
   std::vector<FilePart> parts;
   std::size_t offset = 0;
-  for (const json& p : parts_json) {
+  for (const Json& p : parts_json) {
     const double length = json_number_or(p, "length", -1.0);
     const double file_bytes = json_number_or(p, "file_bytes", -1.0);
     if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
@@ -332,7 +330,7 @@ struct ResolvedRequest {
 };
 
 Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
-  const json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  const Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   auto request = request_from_json(parsed);
   if (!request) return request.error();
@@ -357,13 +355,13 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   const ResolvedRequest& r = resolved.value();
   auto result = sizer.estimate(r.model, r.scenario);
   if (!result) return error_response(result.error());
-  ordered_json j;
+  Json j;
   j["ok"] = true;
-  const ordered_json body = estimate_to_json(result.value(), r.scenario, r.model.label,
+  const Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
@@ -373,15 +371,15 @@ std::string recommend_response(const Sizer& sizer, std::string_view request_json
   if (!offers) return error_response(offers.error());
   auto r = recommend(sizer, resolved.value().model, resolved.value().scenario, offers.value());
   if (!r) return error_response(r.error());
-  ordered_json j;
+  Json j;
   j["ok"] = true;
-  const ordered_json body = recommendation_to_json(r.value());
+  const Json body = recommendation_to_json(r.value());
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 1024);
   if (!file_list) return error_response(file_list.error());
@@ -413,7 +411,7 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
     if (read.value().complete) shards.push_back(std::move(read.value().file));
   }
   if (!complete) {
-    ordered_json j;
+    Json j;
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = needed;
@@ -431,17 +429,17 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   auto result = estimate(model.value().arch(), s, weights.value());
   if (!result) return error_response(result.error());
   for (auto& w : warnings) result.value().warnings.push_back(w);
-  ordered_json j;
+  Json j;
   j["ok"] = true;
   j["complete"] = true;
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
-  const ordered_json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
+  const Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 256);
   if (!file_list) return error_response(file_list.error());
@@ -450,7 +448,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   auto read = read_gguf_model(parts);
   if (!read) return error_response(read.error());
   if (!read.value().complete) {
-    ordered_json j;
+    Json j;
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = read.value().bytes_needed;
@@ -471,14 +469,14 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   s.quant = model.quant;
   auto result = estimate(model.arch, s, model.weights);
   if (!result) return error_response(result.error());
-  ordered_json j;
+  Json j;
   j["ok"] = true;
   j["complete"] = true;
   j["gguf"] = {{"name", model.name}, {"architecture", model.architecture}, {"quant", model.quant.name},
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
-  const ordered_json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
+  const Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace llmsizer

@@ -4,8 +4,6 @@
 namespace llmsizer {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 Json hardware_json(const std::optional<HardwareChoice>& c) {
   if (!c) return nullptr;
   Json j;
@@ -31,7 +29,7 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
 
 }  // namespace
 
-nlohmann::ordered_json recommendation_to_json(const Recommendation& r) {
+Json recommendation_to_json(const Recommendation& r) {
   Json j;
   j["single"] = hardware_json(r.single);
   j["value"] = hardware_json(r.value);
@@ -53,7 +51,7 @@ nlohmann::ordered_json recommendation_to_json(const Recommendation& r) {
   return j;
 }
 
-nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep) {
+Json fit_sweep_to_json(const FitSweep& sweep) {
   Json results = Json::array();
   for (const FitResult& r : sweep.results) {
     Json item;

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/launch_commands.hpp"
@@ -17,15 +17,15 @@ namespace llmsizer {
 // offload_mode, prompt, flash_attention, hourly_price_usd, purchase_price_usd,
 // years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs. Absent keys take the
 // defaults of SizerRequest; a key of the wrong type or range is an error naming it.
-Result<SizerRequest> request_from_json(const nlohmann::json& request);
+Result<SizerRequest> request_from_json(const Json& request);
 
-nlohmann::ordered_json params_to_json(const ParamCounts& params);
-nlohmann::ordered_json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
+Json params_to_json(const ParamCounts& params);
+Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                                         const std::vector<LaunchCommand>& commands = {});
 
 // Everything the page lists: models with their badges and counts, devices with
 // their usable memory, quantizations and engines.
-nlohmann::ordered_json catalog_to_json(const Sizer& sizer);
+Json catalog_to_json(const Sizer& sizer);
 
 // Request text in, the estimate out, without the JSON of the answer: for callers
 // that need a few figures of many scenarios (the page's matrix and chart).

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/result.hpp"
@@ -133,7 +133,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request);
 
 // ---- JSON (the CLI prints it, the bindings return it) -----------------------
 
-nlohmann::ordered_json recommendation_to_json(const Recommendation& r);
-nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep);
+Json recommendation_to_json(const Recommendation& r);
+Json fit_sweep_to_json(const FitSweep& sweep);
 
 }  // namespace llmsizer
