@@ -1,6 +1,7 @@
 #include "llmsizer/catalog.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include "llmsizer/units.hpp"
 
@@ -41,7 +42,8 @@ DeviceKind kind_from_name(const std::string& kind) {
   return DeviceKind::consumer;
 }
 
-Result<CatalogModel> parse_model(const Json& entry, const std::string& path) {
+// entry's config is moved out, not copied: the parsed document is thrown away.
+Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
     return Error{"catalog.bad_entry", path + "/id must be a string"};
   CatalogModel m;
@@ -49,7 +51,7 @@ Result<CatalogModel> parse_model(const Json& entry, const std::string& path) {
   m.name = string_or(entry, "name", m.id);
   m.family = string_or(entry, "family", "");
   m.hf_repo = string_or(entry, "hf_repo", "");
-  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = *it;
+  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = std::move(*it);
   else return Error{"catalog.bad_entry", path + "/config must be an object"};
   if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
   if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
@@ -123,10 +125,10 @@ const Device* Catalog::find_device(std::string_view id) const {
 
 Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json) {
   Catalog catalog;
-  const Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
+  Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
   if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
     return Error{"catalog.not_json", "models catalog must be a JSON object with a 'models' array"};
-  const Json& model_list = models["models"];
+  Json& model_list = models["models"];
   for (std::size_t i = 0; i < model_list.size(); ++i) {
     auto m = parse_model(model_list[i], "/models/" + std::to_string(i));
     if (!m) return m.error();

@@ -76,6 +76,19 @@ FfnSpec moe_ffn(ConfigView& v, const CommonSizes& s) {
   return f;
 }
 
+// The routed-expert FFN reads some thirty field spellings and is the same in
+// every MoE layer of a config: the family readers read it once.
+class MoeFfn {
+ public:
+  const FfnSpec& operator()(ConfigView& v, const CommonSizes& s) {
+    if (!spec_) spec_ = moe_ffn(v, s);
+    return *spec_;
+  }
+
+ private:
+  std::optional<FfnSpec> spec_;
+};
+
 // Which layers carry experts: the many spellings of "dense first, then MoE".
 bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
   if (const Json* list = v.json_field({"mlp_only_layers"}); list && list->is_array()) {
@@ -238,6 +251,7 @@ void add_mtp_layers(ConfigView& v, Architecture& arch, std::int64_t count) {
 
 // Dense and MoE transformers whose attention is plain (GQA) per layer.
 void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const std::string& family = arch.model_type;
   const bool gemma_family = family.rfind("gemma", 0) == 0;
   AttentionSpec base = standard_attention(s);
@@ -286,7 +300,7 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       layer.attn.k_eq_v = v.bool_or({"attention_k_eq_v"}, false);
     }
     if (moe_model && layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       if (family == "qwen2_moe") layer.ffn.shared_expert_gate = true;
       if (family == "gpt_oss") {
         layer.ffn.expert_bias = true;
@@ -321,6 +335,7 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 
 // DeepSeek-V2/V3 family: multi-head latent attention, shared + routed experts.
 void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   AttentionSpec a;
   a.mla = true;
   a.n_heads = s.n_heads;
@@ -337,7 +352,7 @@ void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = a;
-    layer.ffn = moe && layer_is_moe(v, i, s.n_layers) ? moe_ffn(v, s) : dense_ffn(s.intermediate);
+    layer.ffn = moe && layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
     arch.layers.push_back(layer);
   }
   add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
@@ -347,6 +362,7 @@ void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture
 // Qwen3-Next and Qwen3.5: gated delta-net linear attention with a full-attention
 // layer every full_attention_interval layers; MoE or dense MLP.
 void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   AttentionSpec full = standard_attention(s);
   full.qk_norm = true;
   full.output_gate = v.bool_or({"attn_output_gate"}, true);
@@ -366,7 +382,7 @@ void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       kind = (i + 1) % interval == 0 ? AttentionKind::full : AttentionKind::linear;
     layer.attn = kind == AttentionKind::linear ? linear : full;
     if (moe && layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       layer.ffn.shared_expert_gate = true;
     } else {
       layer.ffn = dense_ffn(s.intermediate);
@@ -380,6 +396,7 @@ void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // Nemotron-H: one mixer per layer from hybrid_override_pattern
 // (M = Mamba2, * = attention, - = MLP, E = MoE).
 void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const std::string pattern = hybrid_pattern(v);
   if (pattern.empty()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("hybrid_override_pattern") +
@@ -408,7 +425,7 @@ void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arc
         layer.ffn.gated = false;  // relu2 MLP: up and down only
         break;
       case 'E':
-        layer.ffn = moe_ffn(v, s);
+        layer.ffn = routed(v, s);
         layer.ffn.gated = false;
         layer.ffn.router_bias = true;
         layer.ffn.expert_latent = v.int_or({"moe_latent_size"}, 0);
@@ -472,6 +489,7 @@ void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) 
 
 // MiMo-V2-Flash: full and sliding layers with their own head counts.
 void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const Json* pattern = v.json_field({"hybrid_layer_pattern"});
   AttentionSpec full = standard_attention(s);
   full.head_dim_v = v.int_or({"v_head_dim"}, s.head_dim);
@@ -490,7 +508,7 @@ void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
                         (*pattern)[static_cast<std::size_t>(i)].is_number() &&
                         (*pattern)[static_cast<std::size_t>(i)].get<int>() == 1;
     layer.attn = is_swa ? swa : full;
-    layer.ffn = layer_is_moe(v, i, s.n_layers) ? moe_ffn(v, s) : dense_ffn(s.intermediate);
+    layer.ffn = layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
     arch.layers.push_back(layer);
   }
 }
@@ -525,6 +543,7 @@ void read_falcon(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // compressed per layer (compress_ratios: 0 = sliding window only), MoE in every
 // layer. Hyper-connection and compressor weights are small and not modelled.
 void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const Json* ratios = v.json_field({"compress_ratios"});
   AttentionSpec a = standard_attention(s);
   a.n_kv_heads = v.int_or({"num_key_value_heads"}, 1);
@@ -548,7 +567,7 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       layer.attn.kv_compress_ratio = ratio;
       layer.attn.window_tokens = s.window;
     }
-    layer.ffn = moe_ffn(v, s);
+    layer.ffn = routed(v, s);
     arch.layers.push_back(layer);
   }
   add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
@@ -558,6 +577,7 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // Kimi Linear / K3: Kimi Delta Attention (linear) layers with MLA layers between,
 // latent routed experts.
 void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const Json* linear_cfg = v.json_field({"linear_attn_config"});
   if (linear_cfg == nullptr || !linear_cfg->is_object()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("linear_attn_config") +
@@ -592,7 +612,7 @@ void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
     LayerSpec layer;
     layer.attn = is_listed("kda_layers", i + 1) ? kda : mla;
     if (layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       layer.ffn.expert_latent = v.int_or({"routed_expert_hidden_size"}, 0);
       if (layer.ffn.expert_latent == s.hidden) layer.ffn.expert_latent = 0;
       if (auto shared = v.int_field({"num_shared_experts"}))

@@ -14,20 +14,22 @@ ConfigView::ConfigView(const Json& root) : root_(root), text_(nullptr) {
       break;
     }
   }
+  if (text_ != nullptr) index(*text_, false);
+  if (root.is_object()) index(root, false);
+}
+
+void ConfigView::index(const Json& object, bool with_nulls) {
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (with_nulls || !it->is_null()) fields_.emplace(it.key(), &*it);  // the first source wins
+}
+
+void ConfigView::set_class_defaults(const Json* defaults) {
+  if (defaults != nullptr && defaults->is_object()) index(*defaults, true);
 }
 
 const Json* ConfigView::find(const char* name) const {
-  if (text_ != nullptr) {
-    auto it = text_->find(name);
-    if (it != text_->end() && !it->is_null()) return &*it;
-  }
-  auto it = root_.find(name);
-  if (it != root_.end() && !it->is_null()) return &*it;
-  if (defaults_ != nullptr) {
-    auto d = defaults_->find(name);
-    if (d != defaults_->end()) return &*d;
-  }
-  return nullptr;
+  auto it = fields_.find(name);
+  return it == fields_.end() ? nullptr : it->second;
 }
 
 std::string ConfigView::path_of(const char* name) const {

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "llmsizer/json.hpp"
 
@@ -27,7 +29,7 @@ class ConfigView {
 
   // transformers' config-class defaults: a field absent from config.json takes
   // its class default, so these are the model's real values, not guesses.
-  void set_class_defaults(const Json* defaults) { defaults_ = defaults; }
+  void set_class_defaults(const Json* defaults);
 
   // First present, non-null field among names, as an integer (whole floats accepted).
   std::optional<std::int64_t> int_field(std::initializer_list<const char*> names) const;
@@ -54,9 +56,14 @@ class ConfigView {
   const Json* find(const char* name) const;
   void fail_const(std::string id, std::string message) const;
 
+  void index(const Json& object, bool with_nulls);
+
   const Json& root_;
   const Json* text_;  // text_config / llm_config when present
-  const Json* defaults_ = nullptr;
+  // Every field name to its value, in lookup order: text_config's non-null
+  // fields, then the top level's, then the class defaults. The readers ask for
+  // hundreds of spellings and the objects keep their keys in file order.
+  std::unordered_map<std::string_view, const Json*> fields_;
   mutable std::optional<Error> error_;  // first problem found, also by const readers
 };
 

@@ -243,7 +243,7 @@ Json catalog_to_json(const Sizer& sizer) {
       j["error"] = arch.error().message;
     }
     j["estimated"] = estimated;
-    models.push_back(j);
+    models.push_back(std::move(j));
   }
   Json devices = Json::array();
   for (const Device& d : c.devices) {
@@ -261,7 +261,7 @@ Json catalog_to_json(const Sizer& sizer) {
     j["fp16_flops"] = d.fp16_flops;
     j["tdp_w"] = d.tdp_w;
     j["price_usd"] = optional_json(d.price_usd);
-    devices.push_back(j);
+    devices.push_back(std::move(j));
   }
   Json quants = Json::array();
   for (const std::string& name : quant_scheme_names()) {
@@ -270,15 +270,15 @@ Json catalog_to_json(const Sizer& sizer) {
     j["name"] = q.name;
     j["gguf"] = q.is_gguf();
     j["approximate"] = q.approximate;
-    quants.push_back(j);
+    quants.push_back(std::move(j));
   }
   Json engines = Json::array();
   for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
   Json out;
-  out["models"] = models;
-  out["devices"] = devices;
-  out["quants"] = quants;
-  out["engines"] = engines;
+  out["models"] = std::move(models);
+  out["devices"] = std::move(devices);
+  out["quants"] = std::move(quants);
+  out["engines"] = std::move(engines);
   out["kv_types"] = {"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};
   return out;
 }
