@@ -11,6 +11,7 @@
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/planner.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace {
@@ -77,6 +78,10 @@ class WasmSizer {
   std::string recommend(const std::string& request_json) const {
     return llmsizer::recommend_response(sizer_, request_json);
   }
+  // Every catalog model x device x standard quantization at one context.
+  std::string sweep(const std::string& request_json) const {
+    return llmsizer::sweep_response(sizer_, request_json);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -108,6 +113,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)
+      .function("sweep", &WasmSizer::sweep)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

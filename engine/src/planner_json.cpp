@@ -1,4 +1,7 @@
 // The planner's answers as JSON, with the keys of issue 6 (bytes as integers).
+#include <string>
+#include <utility>
+
 #include "llmsizer/planner.hpp"
 
 namespace llmsizer {
@@ -69,6 +72,48 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   return j;
+}
+
+Json catalog_sweep_to_json(const CatalogSweep& sweep) {
+  Json j;
+  j["ctx"] = sweep.context_tokens;
+  j["engine"] = engine_name(sweep.engine);
+  j["quants"] = sweep.quants;
+  j["models"] = sweep.models;
+  j["devices"] = sweep.devices;
+  j["required_bytes"] = sweep.required_bytes;
+  j["best_quant"] = sweep.best_quant;
+  j["scenarios"] = sweep.scenarios;
+  j["estimates"] = sweep.estimates;
+  return j;
+}
+
+std::string sweep_response(const Sizer& sizer, std::string_view request_json) {
+  Json j;
+  auto fail = [&j](const char* id, const std::string& message) {
+    j["ok"] = false;
+    j["error"] = {{"id", id}, {"message", message}};
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  };
+  const Json request = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (request.is_discarded()) return fail("request.not_json", "the request is not valid JSON");
+  if (!request.is_object()) return fail("request.not_object", "the request must be a JSON object");
+  SweepRequest r;
+  if (auto it = request.find("ctx"); it != request.end()) {
+    if (!it->is_number_integer()) return fail("request.bad_value", "request field 'ctx' must be an integer");
+    r.context_tokens = it->get<std::int64_t>();
+  }
+  if (auto it = request.find("engine"); it != request.end()) {
+    const auto engine = it->is_string() ? engine_from_name(it->get<std::string>()) : std::nullopt;
+    if (!engine) return fail("request.bad_value", "request field 'engine' must be llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm");
+    r.engine = *engine;
+  }
+  auto sweep = sweep_catalog(sizer, r);
+  if (!sweep) return fail(sweep.error().id.c_str(), sweep.error().message);
+  j["ok"] = true;
+  Json body = catalog_sweep_to_json(sweep.value());
+  for (auto& item : body.items()) j[item.key()] = std::move(item.value());
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace llmsizer

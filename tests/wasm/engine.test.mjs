@@ -126,3 +126,23 @@ test('wasm and native agree over 2000 scenarios', () => {
   assert.deepEqual(problems.slice(0, 10), []);
   assert.ok(estimated > 1000, `${estimated} of 2000 scenarios estimated`);
 });
+
+test('the catalog sweep answers every model x device x quantization as the estimates do', () => {
+  const sweep = JSON.parse(sizer.sweep(JSON.stringify({ ctx: 16384 })));
+  assert.equal(sweep.ok, true);
+  const catalog = JSON.parse(sizer.catalog());
+  assert.deepEqual(sweep.devices, catalog.devices.map((d) => d.id));
+  assert.deepEqual(sweep.models, catalog.models.filter((m) => m.sizable).map((m) => m.id));
+  assert.equal(sweep.scenarios, sweep.models.length * sweep.devices.length * sweep.quants.length);
+  assert.equal(sweep.best_quant.length, sweep.models.length * sweep.devices.length);
+  for (let cell = 0; cell < sweep.best_quant.length; cell += 37) {
+    const model = sweep.models[Math.floor(cell / sweep.devices.length)];
+    const gpu = sweep.devices[cell % sweep.devices.length];
+    const fits = sweep.quants.map((quant) => ask({ model, gpu, quant, ctx: 16384 }).memory.fits);
+    assert.equal(sweep.best_quant[cell], fits.indexOf(true), `${model} on ${gpu}`);
+  }
+  const bad = JSON.parse(sizer.sweep('{"engine": "<b>x</b>"}'));
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.id, 'request.bad_value');
+  assert.equal(JSON.parse(sizer.sweep('not json')).error.id, 'request.not_json');
+});
