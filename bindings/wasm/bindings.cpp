@@ -49,8 +49,14 @@ class WasmSizer {
     return llmsizer::estimate_response(sizer_, request_json);
   }
   Figures figures(const std::string& request_json) const {
+    return figures_of(llmsizer::estimate_request(sizer_, request_json));
+  }
+  // The same from a value object, without JSON text to write and parse.
+  Figures figures_for(const llmsizer::RequestFields& request) const {
+    return figures_of(llmsizer::estimate_request(sizer_, request));
+  }
+  static Figures figures_of(const llmsizer::Result<llmsizer::Estimate>& e) {
     Figures f;
-    auto e = llmsizer::estimate_request(sizer_, request_json);
     if (!e) {
       f.error_id = e.error().id;
       f.error_message = e.error().message;
@@ -106,10 +112,23 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .field("utilization", &Figures::utilization)
       .field("fits", &Figures::fits)
       .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
+  emscripten::value_object<llmsizer::RequestFields>("RequestFields")
+      .field("model", &llmsizer::RequestFields::model)
+      .field("config", &llmsizer::RequestFields::config)
+      .field("quant", &llmsizer::RequestFields::quant)
+      .field("kv", &llmsizer::RequestFields::kv)
+      .field("engine", &llmsizer::RequestFields::engine)
+      .field("gpu", &llmsizer::RequestFields::gpu)
+      .field("ctx", &llmsizer::RequestFields::ctx)
+      .field("batch", &llmsizer::RequestFields::batch)
+      .field("gpus", &llmsizer::RequestFields::gpus)
+      .field("offload", &llmsizer::RequestFields::offload)
+      .field("prompt", &llmsizer::RequestFields::prompt);
   emscripten::class_<WasmSizer>("Sizer")
       .constructor<>()
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
+      .function("figuresFor", &WasmSizer::figures_for)
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)

@@ -23,45 +23,42 @@ Error bad_key(const std::string& key, const std::string& what) {
   return Error{"request.bad_value", "request field '" + key + "' " + what};
 }
 
-// Reads an optional field; records a typed error in `error` when it is present but wrong.
-struct FieldReader {
-  const Json& object;
+// The limits of the request's keys, shared by the JSON and the plain-fields readers.
+struct Limit {
+  const char* key;
+  double low;
+  double high;
+};
+constexpr Limit kContextLimit{"ctx", 1, 16777216};
+constexpr Limit kBatchLimit{"batch", 1, 4096};
+constexpr Limit kGpusLimit{"gpus", 1, 1024};
+constexpr Limit kOffloadLimit{"offload", 0.0, 1.0};
+constexpr Limit kPromptLimit{"prompt", 1, 16777216};
+constexpr std::size_t kModelLength = 200, kConfigLength = 1u << 20, kQuantLength = 64, kKvLength = 16,
+                      kEngineLength = 32, kGpuLength = 200;
+
+// Checks a value once read; records the first problem in `error`.
+struct ValueChecker {
   std::optional<Error> error;
 
-  const Json* find(const char* key) {
-    auto it = object.find(key);
-    return it == object.end() || it->is_null() ? nullptr : &*it;
+  void text(const char* key, const std::string& value, std::string& out, std::size_t max_length) {
+    if (error) return;
+    if (value.size() > max_length) return fail(key, "is longer than " + std::to_string(max_length) + " characters");
+    out = value;
   }
-  void text(const char* key, std::string& out, std::size_t max_length) {
-    const Json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_string()) return fail(key, "must be a string");
-    const auto& s = v->get_ref<const std::string&>();
-    if (s.size() > max_length) return fail(key, "is longer than " + std::to_string(max_length) + " characters");
-    out = s;
-  }
-  void number(const char* key, double& out, double low, double high) {
-    const Json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_number()) return fail(key, "must be a number");
-    const double d = v->get<double>();
+  void number(const char* key, double d, double& out, double low, double high) {
+    if (error) return;
     if (!std::isfinite(d) || d < low || d > high)
       return fail(key, "must be between " + trim(low) + " and " + trim(high));
     out = d;
   }
   template <typename Int>
-  void integer(const char* key, Int& out, double low, double high) {
-    double d = static_cast<double>(out);
-    number(key, d, low, high);
+  void integer(const Limit& limit, double d, Int& out) {
+    double checked = static_cast<double>(out);
+    number(limit.key, d, checked, limit.low, limit.high);
     if (error) return;
-    if (d != std::floor(d)) return fail(key, "must be a whole number");
-    out = static_cast<Int>(d);
-  }
-  void boolean(const char* key, bool& out) {
-    const Json* v = find(key);
-    if (v == nullptr || error) return;
-    if (!v->is_boolean()) return fail(key, "must be true or false");
-    out = v->get<bool>();
+    if (checked != std::floor(checked)) return fail(limit.key, "must be a whole number");
+    out = static_cast<Int>(checked);
   }
   void fail(const char* key, const std::string& what) {
     if (!error) error = bad_key(key, what);
@@ -74,24 +71,63 @@ struct FieldReader {
   }
 };
 
+// Reads an optional field; records a typed error in `error` when it is present but wrong.
+struct FieldReader {
+  const Json& object;
+  ValueChecker check;
+
+  // A scan of the few keys a request has: Json::find would build a std::string
+  // (allocated for the longer names) for each of the twenty fields asked for.
+  const Json* find(const char* key) const {
+    for (const auto& [name, value] : object.get_ref<const Json::object_t&>())
+      if (name == key) return value.is_null() ? nullptr : &value;
+    return nullptr;
+  }
+  void text(const char* key, std::string& out, std::size_t max_length) {
+    const Json* v = find(key);
+    if (v == nullptr || check.error) return;
+    if (!v->is_string()) return check.fail(key, "must be a string");
+    check.text(key, v->get_ref<const std::string&>(), out, max_length);
+  }
+  void number(const char* key, double& out, double low, double high) {
+    const Json* v = find(key);
+    if (v == nullptr || check.error) return;
+    if (!v->is_number()) return check.fail(key, "must be a number");
+    check.number(key, v->get<double>(), out, low, high);
+  }
+  template <typename Int>
+  void integer(const Limit& limit, Int& out) {
+    const Json* v = find(limit.key);
+    if (v == nullptr || check.error) return;
+    if (!v->is_number()) return check.fail(limit.key, "must be a number");
+    check.integer(limit, v->get<double>(), out);
+  }
+  void boolean(const char* key, bool& out) {
+    const Json* v = find(key);
+    if (v == nullptr || check.error) return;
+    if (!v->is_boolean()) return check.fail(key, "must be true or false");
+    out = v->get<bool>();
+  }
+};
+
 }  // namespace
 
 Result<SizerRequest> request_from_json(const Json& request) {
   if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   SizerRequest r;
-  FieldReader f{request, std::nullopt};
-  f.text("model", r.model_id, 200);
-  f.text("config", r.config_json, 1u << 20);
-  f.text("quant", r.quant, 64);
-  f.integer("ctx", r.context_tokens, 1, 16777216);
-  f.integer("batch", r.sequences, 1, 4096);
-  f.text("kv", r.kv_type, 16);
-  f.text("engine", r.engine, 32);
-  f.text("gpu", r.gpu_id, 200);
-  f.integer("gpus", r.gpu_count, 1, 1024);
-  f.number("offload", r.offload_fraction, 0.0, 1.0);
+  FieldReader f{request, {}};
+  f.text("model", r.model_id, kModelLength);
+  f.text("config", r.config_json, kConfigLength);
+  f.text("quant", r.quant, kQuantLength);
+  f.integer(kContextLimit, r.context_tokens);
+  f.integer(kBatchLimit, r.sequences);
+  f.text("kv", r.kv_type, kKvLength);
+  f.text("engine", r.engine, kEngineLength);
+  f.text("gpu", r.gpu_id, kGpuLength);
+  f.integer(kGpusLimit, r.gpu_count);
+  f.number(kOffloadLimit.key, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
   f.text("offload_mode", r.offload_mode, 16);
-  f.integer("prompt", r.prompt_tokens, 1, 16777216);
+  f.integer(kPromptLimit, r.prompt_tokens);
   f.boolean("flash_attention", r.flash_attention);
   double price = -1.0;
   f.number("hourly_price_usd", price, 0.0, 1e6);
@@ -103,18 +139,38 @@ Result<SizerRequest> request_from_json(const Json& request) {
   f.number("hours_per_day", r.hours_per_day, 0.0, 24.0);
   f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
-  if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.error) {
+  if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
     if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
     CustomDevice c;
-    FieldReader g{*custom, std::nullopt};
+    FieldReader g{*custom, {}};
     g.number("memory_gib", c.memory_gib, 0.0, 1048576.0);
     g.number("bandwidth_gbs", c.bandwidth_gb_per_s, 0.0, 1e6);
     g.number("tflops", c.fp16_tflops, 0.0, 1e6);
     g.text("vendor", c.vendor, 16);
-    if (g.error) return Error{g.error->id, "custom_gpu: " + g.error->message};
+    if (g.check.error) return Error{g.check.error->id, "custom_gpu: " + g.check.error->message};
     r.custom_gpu = c;
   }
-  if (f.error) return *f.error;
+  if (f.check.error) return *f.check.error;
+  if (r.model_id.empty() == r.config_json.empty())
+    return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
+  return r;
+}
+
+Result<SizerRequest> request_from_fields(const RequestFields& x) {
+  SizerRequest r;
+  ValueChecker c;
+  c.text("model", x.model, r.model_id, kModelLength);
+  c.text("config", x.config, r.config_json, kConfigLength);
+  c.text("quant", x.quant, r.quant, kQuantLength);
+  if (!std::isnan(x.ctx)) c.integer(kContextLimit, x.ctx, r.context_tokens);
+  if (!std::isnan(x.batch)) c.integer(kBatchLimit, x.batch, r.sequences);
+  c.text("kv", x.kv, r.kv_type, kKvLength);
+  if (!x.engine.empty()) c.text("engine", x.engine, r.engine, kEngineLength);
+  c.text("gpu", x.gpu, r.gpu_id, kGpuLength);
+  if (!std::isnan(x.gpus)) c.integer(kGpusLimit, x.gpus, r.gpu_count);
+  if (!std::isnan(x.offload)) c.number(kOffloadLimit.key, x.offload, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
+  if (!std::isnan(x.prompt)) c.integer(kPromptLimit, x.prompt, r.prompt_tokens);
+  if (c.error) return *c.error;
   if (r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
   return r;
@@ -347,6 +403,12 @@ Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_j
   auto resolved = resolve_request(sizer, request_json);
   if (!resolved) return resolved.error();
   return sizer.estimate(resolved.value().model, resolved.value().scenario);
+}
+
+Result<Estimate> estimate_request(const Sizer& sizer, const RequestFields& fields) {
+  auto request = request_from_fields(fields);
+  if (!request) return request.error();
+  return sizer.estimate(request.value());
 }
 
 std::string estimate_response(const Sizer& sizer, std::string_view request_json) {
