@@ -12,11 +12,10 @@
 namespace llmsizer::cli {
 namespace {
 
-using nlohmann::ordered_json;
 
 template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
 }
 
 // "12.34 GiB (13.25 GB)": both units, always labelled.
@@ -37,9 +36,9 @@ std::string billions(std::int64_t n) {
 
 // The JSON contract lives in the engine (json_contract.hpp), shared with the
 // WebAssembly module, so the CLI and the page print the same fields and figures.
-ordered_json params_json(const ParamCounts& p) { return params_to_json(p); }
+Json params_json(const ParamCounts& p) { return params_to_json(p); }
 
-ordered_json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label) {
+Json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label) {
   return estimate_to_json(e, s, model_label);
 }
 
@@ -122,12 +121,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
 
 // Models and devices as the page lists them (json_contract's catalog_to_json:
 // counts, badges, usable memory); quantizations and engines as plain names.
-ordered_json list_json(const Catalog& catalog, const std::string& what) {
+Json list_json(const Catalog& catalog, const std::string& what) {
   if (what == "models" || what == "gpus") {
-    const ordered_json all = catalog_to_json(Sizer(catalog));
+    const Json all = catalog_to_json(Sizer(catalog));
     return all[what == "models" ? "models" : "devices"];
   }
-  ordered_json out = ordered_json::array();
+  Json out = Json::array();
   if (what == "quants") {
     for (const auto& q : quant_scheme_names()) out.push_back(q);
   } else {

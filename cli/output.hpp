@@ -3,18 +3,18 @@
 #pragma once
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/estimate.hpp"
 
 namespace llmsizer::cli {
 
-nlohmann::ordered_json params_json(const ParamCounts& params);
-nlohmann::ordered_json estimate_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label);
+Json params_json(const ParamCounts& params);
+Json estimate_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label);
 std::string params_table(const ParamCounts& params);
 std::string estimate_table(const Estimate& estimate, const Scenario& scenario, const std::string& model_label);
-nlohmann::ordered_json list_json(const Catalog& catalog, const std::string& what);
+Json list_json(const Catalog& catalog, const std::string& what);
 std::string list_table(const Catalog& catalog, const std::string& what);
 
 }  // namespace llmsizer::cli

@@ -282,7 +282,7 @@ int run_command(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const auto commands = launch_commands(model.value(), scenario.value(), e.value());
   if (c.json) {
-    nlohmann::ordered_json j;
+    Json j;
     for (const LaunchCommand& lc : commands) j[lc.engine] = lc.command;
     std::cout << j.dump(1) << "\n";
     return 0;

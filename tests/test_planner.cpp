@@ -387,3 +387,47 @@ TEST_CASE("what can I run over the whole catalog stays fast") {
                                                          << " results");
   CHECK_FALSE(sweep.results.empty());
 }
+
+TEST_CASE("catalog sweep: every cell is what estimate() says on that device") {
+  const Sizer sizer(test::catalog());
+  for (const auto engine : {InferenceEngine::llama_cpp, InferenceEngine::vllm, InferenceEngine::mlx}) {
+    SweepRequest request;
+    request.engine = engine;
+    request.context_tokens = 32768;
+    auto swept = sweep_catalog(sizer, request);
+    REQUIRE(swept);
+    const CatalogSweep& sweep = swept.value();
+    REQUIRE(sweep.models.size() > 90);
+    REQUIRE(sweep.devices.size() == sizer.catalog().devices.size());
+    REQUIRE(sweep.best_quant.size() == sweep.models.size() * sweep.devices.size());
+    CHECK(sweep.scenarios == static_cast<std::int64_t>(sweep.models.size() * sweep.devices.size() * sweep.quants.size()));
+    int fitting = 0, checked = 0;
+    for (std::size_t m = 0; m < sweep.models.size(); m += 7) {  // every 7th model, every device and quantization
+      for (std::size_t d = 0; d < sweep.devices.size(); ++d) {
+        int best = -1;
+        for (std::size_t q = 0; q < sweep.quants.size() && best < 0; ++q) {
+          SizerRequest r;
+          r.model_id = sweep.models[m];
+          r.gpu_id = sweep.devices[d];
+          r.quant = sweep.quants[q];
+          r.engine = engine_name(engine);
+          r.context_tokens = request.context_tokens;
+          auto e = sizer.estimate(r);
+          ++checked;
+          if (e && e.value().memory.fits.value_or(false)) best = static_cast<int>(q);
+        }
+        INFO(sweep.models[m] << " on " << sweep.devices[d] << " with " << engine_name(engine));
+        CHECK(sweep.best_quant[m * sweep.devices.size() + d] == best);
+        fitting += best >= 0;
+      }
+    }
+    CHECK(fitting > 0);
+    CHECK(checked > 1000);
+  }
+  SweepRequest bad;
+  bad.context_tokens = 0;
+  CHECK(sweep_catalog(sizer, bad).error().id == "planner.bad_value");
+  const std::string answer = sweep_response(sizer, R"({"ctx": 8192})");
+  CHECK(answer.rfind(R"({"ok":true,"ctx":8192,"engine":"llama.cpp","quants":)", 0) == 0);
+  CHECK(sweep_response(sizer, R"({"engine": "nope"})").find("request.bad_value") != std::string::npos);
+}

@@ -1,5 +1,6 @@
 // The sizing workbench: state in the URL hash, one engine call per input event
-// for the headline figures, then the matrix and the chart on the next frame.
+// for the headline figures, then the URL, notes, commands, matrix and chart on
+// the next frame.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
 import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
@@ -212,9 +213,13 @@ class App {
 
   update({ replaceHash = false, settled = false, notice = '' }) {
     const hash = toHash(this.state) + this.priceSuffix();
-    if (replaceHash) {
+    if (replaceHash && !settled) {
+      // While a slider moves the URL follows on the next frame (replaceState
+      // costs milliseconds in Chromium), from the state of that frame.
+      this.hashPending = true;
+    } else if (replaceHash) {
       if (location.hash !== hash) history.replaceState(null, '', hash);
-      if (settled) this.settledHash = hash;
+      this.settledHash = hash;
     } else {
       this.settle();
     }
@@ -222,10 +227,21 @@ class App {
     const model = this.custom ? { name: this.custom.kind === 'gguf' ? this.custom.name : this.custom.name, max_context_tokens: catalogModel?.max_context_tokens }
       : catalogModel;
     const device = this.devices.get(this.state.gpu);
-    $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
+    if (this.factsFor !== catalogModel) {
+      this.factsFor = catalogModel;
+      $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
+    }
     const result = this.estimateCurrent();
     this.describeCustom(result);
-    if (this.planner.started) this.planner.scenarioChanged();
+    // The rest (URL, notes, commands, matrix, chart) one frame later, and only
+    // once however many input events arrive in between.
+    const ticket = ++this.pending;
+    requestAnimationFrame(() => {
+      if (ticket !== this.pending) return;
+      this.followHash();
+      if (this.planner.started) this.planner.scenarioChanged();
+      if (!result.error) this.renderSecondary(model, result);
+    });
     if (result.error) {
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';
@@ -233,19 +249,19 @@ class App {
       $('summary').textContent = notice;
       return;
     }
+    // The headline figures now, in the same task as the input event.
     this.result = result;
     render.renderVerdict(result, this.state, model, device);
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result);
     render.renderSpeedAndCost(result, this.state);
-    render.renderKvNotes(result, this.state);
-    render.renderCommands(result, this.state, (text, button) => this.copy(text, button));
-    // The matrix and the chart take a few dozen engine calls: one frame later,
-    // and only once however many input events arrive in between.
-    const ticket = ++this.pending;
-    requestAnimationFrame(() => {
-      if (ticket === this.pending) this.renderSecondary(model, result);
-    });
+  }
+
+  followHash() {
+    if (!this.hashPending) return;
+    this.hashPending = false;
+    const hash = toHash(this.state) + this.priceSuffix();
+    if (location.hash !== hash) history.replaceState(null, '', hash);
   }
 
   describeCustom(result) {
@@ -268,6 +284,8 @@ class App {
 
   renderSecondary(model, result) {
     const s = this.state;
+    render.renderKvNotes(result, s);
+    render.renderCommands(result, s, (text, button) => this.copy(text, button));
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
       const max = result.gguf ? Math.max(4096, model?.max_context_tokens || 131072) : 131072;

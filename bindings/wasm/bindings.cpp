@@ -12,6 +12,7 @@
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner_responses.hpp"
+#include "llmsizer/planner.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace {
@@ -43,14 +44,20 @@ llmsizer::Catalog embedded_or_empty(std::string& load_error) {
 class WasmSizer {
  public:
   WasmSizer() : sizer_(embedded_or_empty(load_error_)) {
-    catalog_json_ = llmsizer::catalog_to_json(sizer_).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    catalog_json_ = llmsizer::catalog_to_json(sizer_).dump(-1, ' ', false, llmsizer::Json::error_handler_t::replace);
   }
   std::string estimate(const std::string& request_json) const {
     return llmsizer::estimate_response(sizer_, request_json);
   }
   Figures figures(const std::string& request_json) const {
+    return figures_of(llmsizer::estimate_request(sizer_, request_json));
+  }
+  // The same from a value object, without JSON text to write and parse.
+  Figures figures_for(const llmsizer::RequestFields& request) const {
+    return figures_of(llmsizer::estimate_request(sizer_, request));
+  }
+  static Figures figures_of(const llmsizer::Result<llmsizer::Estimate>& e) {
     Figures f;
-    auto e = llmsizer::estimate_request(sizer_, request_json);
     if (!e) {
       f.error_id = e.error().id;
       f.error_message = e.error().message;
@@ -84,6 +91,10 @@ class WasmSizer {
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
+  // Every catalog model x device x standard quantization at one context.
+  std::string sweep(const std::string& request_json) const {
+    return llmsizer::sweep_response(sizer_, request_json);
+  }
   std::string catalog() const { return catalog_json_; }
   std::string load_error() const { return load_error_; }
 
@@ -108,10 +119,23 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .field("utilization", &Figures::utilization)
       .field("fits", &Figures::fits)
       .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
+  emscripten::value_object<llmsizer::RequestFields>("RequestFields")
+      .field("model", &llmsizer::RequestFields::model)
+      .field("config", &llmsizer::RequestFields::config)
+      .field("quant", &llmsizer::RequestFields::quant)
+      .field("kv", &llmsizer::RequestFields::kv)
+      .field("engine", &llmsizer::RequestFields::engine)
+      .field("gpu", &llmsizer::RequestFields::gpu)
+      .field("ctx", &llmsizer::RequestFields::ctx)
+      .field("batch", &llmsizer::RequestFields::batch)
+      .field("gpus", &llmsizer::RequestFields::gpus)
+      .field("offload", &llmsizer::RequestFields::offload)
+      .field("prompt", &llmsizer::RequestFields::prompt);
   emscripten::class_<WasmSizer>("Sizer")
       .constructor<>()
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
+      .function("figuresFor", &WasmSizer::figures_for)
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)
@@ -119,6 +143,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("offers", &WasmSizer::offers)
       .function("fit", &WasmSizer::fit)
       .function("finetune", &WasmSizer::finetune)
+      .function("sweep", &WasmSizer::sweep)
       .function("catalog", &WasmSizer::catalog)
       .function("loadError", &WasmSizer::load_error);
 }

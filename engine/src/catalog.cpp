@@ -1,6 +1,7 @@
 #include "llmsizer/catalog.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include "llmsizer/units.hpp"
 
@@ -12,7 +13,6 @@ extern const char* const kDevicesJson[];
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
 
 std::string join_chunks(const char* const* chunks) {
   std::string out;
@@ -20,7 +20,7 @@ std::string join_chunks(const char* const* chunks) {
   return out;
 }
 
-std::optional<double> positive_number(const json& entry, const char* key) {
+std::optional<double> positive_number(const Json& entry, const char* key) {
   auto it = entry.find(key);
   if (it == entry.end() || !it->is_number()) return std::nullopt;
   const double v = it->get<double>();
@@ -28,7 +28,7 @@ std::optional<double> positive_number(const json& entry, const char* key) {
   return v;
 }
 
-std::string string_or(const json& entry, const char* key, const std::string& fallback) {
+std::string string_or(const Json& entry, const char* key, const std::string& fallback) {
   auto it = entry.find(key);
   return it != entry.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
@@ -42,7 +42,8 @@ DeviceKind kind_from_name(const std::string& kind) {
   return DeviceKind::consumer;
 }
 
-Result<CatalogModel> parse_model(const json& entry, const std::string& path) {
+// entry's config is moved out, not copied: the parsed document is thrown away.
+Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
     return Error{"catalog.bad_entry", path + "/id must be a string"};
   CatalogModel m;
@@ -50,7 +51,7 @@ Result<CatalogModel> parse_model(const json& entry, const std::string& path) {
   m.name = string_or(entry, "name", m.id);
   m.family = string_or(entry, "family", "");
   m.hf_repo = string_or(entry, "hf_repo", "");
-  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = *it;
+  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = std::move(*it);
   else return Error{"catalog.bad_entry", path + "/config must be an object"};
   if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
   if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
@@ -73,7 +74,7 @@ Result<CatalogModel> parse_model(const json& entry, const std::string& path) {
   return m;
 }
 
-Result<Device> parse_device(const json& entry, const std::string& path) {
+Result<Device> parse_device(const Json& entry, const std::string& path) {
   if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
     return Error{"catalog.bad_entry", path + "/id must be a string"};
   Device d;
@@ -124,19 +125,19 @@ const Device* Catalog::find_device(std::string_view id) const {
 
 Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json) {
   Catalog catalog;
-  const json models = json::parse(models_json.begin(), models_json.end(), nullptr, false);
+  Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
   if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
     return Error{"catalog.not_json", "models catalog must be a JSON object with a 'models' array"};
-  const json& model_list = models["models"];
+  Json& model_list = models["models"];
   for (std::size_t i = 0; i < model_list.size(); ++i) {
     auto m = parse_model(model_list[i], "/models/" + std::to_string(i));
     if (!m) return m.error();
     catalog.models.push_back(std::move(m).value());
   }
-  const json devices = json::parse(devices_json.begin(), devices_json.end(), nullptr, false);
+  const Json devices = Json::parse(devices_json.begin(), devices_json.end(), nullptr, false);
   if (devices.is_discarded() || !devices.is_object() || !devices.contains("devices") || !devices["devices"].is_array())
     return Error{"catalog.not_json", "devices catalog must be a JSON object with a 'devices' array"};
-  const json& device_list = devices["devices"];
+  const Json& device_list = devices["devices"];
   for (std::size_t i = 0; i < device_list.size(); ++i) {
     auto d = parse_device(device_list[i], "/devices/" + std::to_string(i));
     if (!d) return d.error();

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "architecture_checks.hpp"
 #include "config_view.hpp"
@@ -14,7 +14,6 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
 
 // Sizes every family shares, read once.
 struct CommonSizes {
@@ -77,17 +76,30 @@ FfnSpec moe_ffn(ConfigView& v, const CommonSizes& s) {
   return f;
 }
 
+// The routed-expert FFN reads some thirty field spellings and is the same in
+// every MoE layer of a config: the family readers read it once.
+class MoeFfn {
+ public:
+  const FfnSpec& operator()(ConfigView& v, const CommonSizes& s) {
+    if (!spec_) spec_ = moe_ffn(v, s);
+    return *spec_;
+  }
+
+ private:
+  std::optional<FfnSpec> spec_;
+};
+
 // Which layers carry experts: the many spellings of "dense first, then MoE".
 bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
-  if (const json* list = v.json_field({"mlp_only_layers"}); list && list->is_array()) {
+  if (const Json* list = v.json_field({"mlp_only_layers"}); list && list->is_array()) {
     for (const auto& x : *list)
       if (x.is_number_integer() && x.get<std::int64_t>() == i) return false;
   }
-  if (const json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_array()) {
+  if (const Json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_array()) {
     if (static_cast<std::size_t>(i) < freq->size() && (*freq)[static_cast<std::size_t>(i)].is_number())
       return (*freq)[static_cast<std::size_t>(i)].get<double>() != 0;
   }
-  if (const json* layers = v.json_field({"moe_layers_enum"}); layers && layers->is_string()) {
+  if (const Json* layers = v.json_field({"moe_layers_enum"}); layers && layers->is_string()) {
     const std::string text = layers->get<std::string>();
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -106,7 +118,7 @@ bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
   if (i < first_dense) return false;
   if (auto end = v.int_field({"moe_layer_end_index"}); end && *end >= 0 && i > *end) return false;
   std::int64_t step = v.int_or({"decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval"}, 1);
-  if (const json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_number_integer())
+  if (const Json* freq = v.json_field({"moe_layer_freq"}); freq && freq->is_number_integer())
     step = freq->get<std::int64_t>();
   if (step <= 1) return true;
   // transformers' Qwen2-MoE: (i + 1) % step == 0; Llama 4 interleave uses the same phase.
@@ -116,9 +128,9 @@ bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
 
 // Per-layer attention kind from layer_types or the older pattern fields.
 AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const std::string& family) {
-  if (const json* types = v.json_field({"layer_types"}); types && types->is_array() &&
+  if (const Json* types = v.json_field({"layer_types"}); types && types->is_array() &&
                                                          static_cast<std::size_t>(i) < types->size()) {
-    const json& t = (*types)[static_cast<std::size_t>(i)];
+    const Json& t = (*types)[static_cast<std::size_t>(i)];
     if (t.is_string()) {
       const std::string name = t.get<std::string>();
       if (name.find("linear") != std::string::npos) return AttentionKind::linear;
@@ -150,7 +162,7 @@ AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const st
 }
 
 NativeFormat read_native_format(const ConfigView& v) {
-  const json* q = v.json_field({"quantization_config"});
+  const Json* q = v.json_field({"quantization_config"});
   if (q != nullptr && q->is_object()) {
     const std::string method = json_string_or(*q, "quant_method", "");
     const std::string fmt = json_string_or(*q, "fmt", "");
@@ -168,7 +180,7 @@ NativeFormat read_native_format(const ConfigView& v) {
   return NativeFormat::bf16;
 }
 
-std::string read_model_type(const json& config) {
+std::string read_model_type(const Json& config) {
   for (const char* key : {"text_config", "llm_config", "language_config"}) {
     auto it = config.find(key);
     if (it != config.end() && it->is_object()) {
@@ -189,10 +201,10 @@ std::string read_model_type(const json& config) {
 // transformers config-class defaults for fields configs may omit.
 // Gemma3TextConfig: vocab_size 262208. NemotronHConfig: mamba_num_heads 128,
 // mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4.
-const json& class_defaults(const std::string& model_type) {
-  static const json none = json::object();
-  static const json gemma3 = {{"vocab_size", 262208}, {"sliding_window", 4096}};
-  static const json nemotron_h = {{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
+const Json& class_defaults(const std::string& model_type) {
+  static const Json none = Json::object();
+  static const Json gemma3 = {{"vocab_size", 262208}, {"sliding_window", 4096}};
+  static const Json nemotron_h = {{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
                                   {"n_groups", 8}, {"conv_kernel", 4}};
   if (model_type == "gemma3" || model_type == "gemma3_text") return gemma3;
   if (model_type == "nemotron_h") return nemotron_h;
@@ -203,7 +215,7 @@ const json& class_defaults(const std::string& model_type) {
 std::string hybrid_pattern(const ConfigView& v) {
   if (auto pattern = v.string_field({"hybrid_override_pattern"})) return *pattern;
   std::string out;
-  if (const json* types = v.json_field({"layers_block_type"}); types && types->is_array()) {
+  if (const Json* types = v.json_field({"layers_block_type"}); types && types->is_array()) {
     for (const auto& t : *types) {
       const std::string name = t.is_string() ? t.get<std::string>() : "";
       out += name == "mamba" ? 'M' : name == "attention" ? '*' : name == "moe" ? 'E' : name == "mlp" ? '-' : '?';
@@ -239,6 +251,7 @@ void add_mtp_layers(ConfigView& v, Architecture& arch, std::int64_t count) {
 
 // Dense and MoE transformers whose attention is plain (GQA) per layer.
 void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const std::string& family = arch.model_type;
   const bool gemma_family = family.rfind("gemma", 0) == 0;
   AttentionSpec base = standard_attention(s);
@@ -287,7 +300,7 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       layer.attn.k_eq_v = v.bool_or({"attention_k_eq_v"}, false);
     }
     if (moe_model && layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       if (family == "qwen2_moe") layer.ffn.shared_expert_gate = true;
       if (family == "gpt_oss") {
         layer.ffn.expert_bias = true;
@@ -322,6 +335,7 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 
 // DeepSeek-V2/V3 family: multi-head latent attention, shared + routed experts.
 void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   AttentionSpec a;
   a.mla = true;
   a.n_heads = s.n_heads;
@@ -338,7 +352,7 @@ void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = a;
-    layer.ffn = moe && layer_is_moe(v, i, s.n_layers) ? moe_ffn(v, s) : dense_ffn(s.intermediate);
+    layer.ffn = moe && layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
     arch.layers.push_back(layer);
   }
   add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
@@ -348,6 +362,7 @@ void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture
 // Qwen3-Next and Qwen3.5: gated delta-net linear attention with a full-attention
 // layer every full_attention_interval layers; MoE or dense MLP.
 void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   AttentionSpec full = standard_attention(s);
   full.qk_norm = true;
   full.output_gate = v.bool_or({"attn_output_gate"}, true);
@@ -367,7 +382,7 @@ void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       kind = (i + 1) % interval == 0 ? AttentionKind::full : AttentionKind::linear;
     layer.attn = kind == AttentionKind::linear ? linear : full;
     if (moe && layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       layer.ffn.shared_expert_gate = true;
     } else {
       layer.ffn = dense_ffn(s.intermediate);
@@ -381,6 +396,7 @@ void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // Nemotron-H: one mixer per layer from hybrid_override_pattern
 // (M = Mamba2, * = attention, - = MLP, E = MoE).
 void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
   const std::string pattern = hybrid_pattern(v);
   if (pattern.empty()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("hybrid_override_pattern") +
@@ -409,7 +425,7 @@ void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arc
         layer.ffn.gated = false;  // relu2 MLP: up and down only
         break;
       case 'E':
-        layer.ffn = moe_ffn(v, s);
+        layer.ffn = routed(v, s);
         layer.ffn.gated = false;
         layer.ffn.router_bias = true;
         layer.ffn.expert_latent = v.int_or({"moe_latent_size"}, 0);
@@ -432,16 +448,16 @@ void read_nemotron_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arc
 // Llama-Nemotron (DeciLM / nemotron-nas): each layer's attention and FFN width
 // come from block_configs.
 void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* blocks = v.json_field({"block_configs"});
+  const Json* blocks = v.json_field({"block_configs"});
   if (blocks == nullptr || !blocks->is_array() || blocks->empty()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("block_configs") +
                                        " that gives each layer's attention and FFN");
     return;
   }
-  for (const json& block : *blocks) {
+  for (const Json& block : *blocks) {
     LayerSpec layer;
-    const json& attn = json_object_or_empty(block, "attention");
-    const json& ffn = json_object_or_empty(block, "ffn");
+    const Json& attn = json_object_or_empty(block, "attention");
+    const Json& ffn = json_object_or_empty(block, "ffn");
     if (json_bool_or(attn, "no_op", false)) {
       layer.attn.kind = AttentionKind::none;
       layer.n_hidden_norms -= 1;
@@ -473,7 +489,8 @@ void read_nemotron_nas(ConfigView& v, const CommonSizes& s, Architecture& arch) 
 
 // MiMo-V2-Flash: full and sliding layers with their own head counts.
 void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* pattern = v.json_field({"hybrid_layer_pattern"});
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const Json* pattern = v.json_field({"hybrid_layer_pattern"});
   AttentionSpec full = standard_attention(s);
   full.head_dim_v = v.int_or({"v_head_dim"}, s.head_dim);
   AttentionSpec swa = full;
@@ -491,7 +508,7 @@ void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
                         (*pattern)[static_cast<std::size_t>(i)].is_number() &&
                         (*pattern)[static_cast<std::size_t>(i)].get<int>() == 1;
     layer.attn = is_swa ? swa : full;
-    layer.ffn = layer_is_moe(v, i, s.n_layers) ? moe_ffn(v, s) : dense_ffn(s.intermediate);
+    layer.ffn = layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
     arch.layers.push_back(layer);
   }
 }
@@ -526,7 +543,8 @@ void read_falcon(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // compressed per layer (compress_ratios: 0 = sliding window only), MoE in every
 // layer. Hyper-connection and compressor weights are small and not modelled.
 void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* ratios = v.json_field({"compress_ratios"});
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const Json* ratios = v.json_field({"compress_ratios"});
   AttentionSpec a = standard_attention(s);
   a.n_kv_heads = v.int_or({"num_key_value_heads"}, 1);
   a.k_eq_v = true;  // one cached vector per token serves as key and value
@@ -549,7 +567,7 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       layer.attn.kv_compress_ratio = ratio;
       layer.attn.window_tokens = s.window;
     }
-    layer.ffn = moe_ffn(v, s);
+    layer.ffn = routed(v, s);
     arch.layers.push_back(layer);
   }
   add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
@@ -559,7 +577,8 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // Kimi Linear / K3: Kimi Delta Attention (linear) layers with MLA layers between,
 // latent routed experts.
 void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  const json* linear_cfg = v.json_field({"linear_attn_config"});
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const Json* linear_cfg = v.json_field({"linear_attn_config"});
   if (linear_cfg == nullptr || !linear_cfg->is_object()) {
     v.fail("config.missing_field", "config.json lacks the field " + v.path_of("linear_attn_config") +
                                        " that says which layers use linear attention");
@@ -593,7 +612,7 @@ void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
     LayerSpec layer;
     layer.attn = is_listed("kda_layers", i + 1) ? kda : mla;
     if (layer_is_moe(v, i, s.n_layers)) {
-      layer.ffn = moe_ffn(v, s);
+      layer.ffn = routed(v, s);
       layer.ffn.expert_latent = v.int_or({"routed_expert_hidden_size"}, 0);
       if (layer.ffn.expert_latent == s.hidden) layer.ffn.expert_latent = 0;
       if (auto shared = v.int_field({"num_shared_experts"}))
@@ -662,13 +681,13 @@ bool is_known_model_type(std::string_view model_type) {
   return false;
 }
 
-Result<Architecture> read_hf_config(const json& config) {
+Result<Architecture> read_hf_config(const Json& config) {
   if (!config.is_object()) return Error{"config.not_object", "config.json must hold a JSON object"};
   ConfigView v(config);
   Architecture arch;
   arch.model_type = read_model_type(config);
 
-  const json& defaults = class_defaults(arch.model_type);
+  const Json& defaults = class_defaults(arch.model_type);
   if (!defaults.empty()) v.set_class_defaults(&defaults);
 
   CommonSizes s;
@@ -727,7 +746,7 @@ Result<Architecture> read_hf_config(const json& config) {
 }
 
 Result<Architecture> read_hf_config_text(std::string_view text) {
-  json parsed = json::parse(text.begin(), text.end(), nullptr, false);
+  Json parsed = Json::parse(text.begin(), text.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"config.not_json", "config.json is not valid JSON"};
   return read_hf_config(parsed);
 }

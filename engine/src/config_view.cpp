@@ -6,7 +6,7 @@
 
 namespace llmsizer {
 
-ConfigView::ConfigView(const nlohmann::json& root) : root_(root), text_(nullptr) {
+ConfigView::ConfigView(const Json& root) : root_(root), text_(nullptr) {
   for (const char* key : {"text_config", "llm_config", "language_config"}) {
     auto it = root.find(key);
     if (it != root.end() && it->is_object()) {
@@ -14,20 +14,22 @@ ConfigView::ConfigView(const nlohmann::json& root) : root_(root), text_(nullptr)
       break;
     }
   }
+  if (text_ != nullptr) index(*text_, false);
+  if (root.is_object()) index(root, false);
 }
 
-const nlohmann::json* ConfigView::find(const char* name) const {
-  if (text_ != nullptr) {
-    auto it = text_->find(name);
-    if (it != text_->end() && !it->is_null()) return &*it;
-  }
-  auto it = root_.find(name);
-  if (it != root_.end() && !it->is_null()) return &*it;
-  if (defaults_ != nullptr) {
-    auto d = defaults_->find(name);
-    if (d != defaults_->end()) return &*d;
-  }
-  return nullptr;
+void ConfigView::index(const Json& object, bool with_nulls) {
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (with_nulls || !it->is_null()) fields_.emplace(it.key(), &*it);  // the first source wins
+}
+
+void ConfigView::set_class_defaults(const Json* defaults) {
+  if (defaults != nullptr && defaults->is_object()) index(*defaults, true);
+}
+
+const Json* ConfigView::find(const char* name) const {
+  auto it = fields_.find(name);
+  return it == fields_.end() ? nullptr : it->second;
 }
 
 std::string ConfigView::path_of(const char* name) const {
@@ -46,13 +48,13 @@ namespace {
 constexpr std::int64_t kMaxConfigInteger = std::int64_t{1} << 31;
 }  // namespace
 
-bool json_bool_or(const nlohmann::json& obj, const char* key, bool fallback) {
+bool json_bool_or(const Json& obj, const char* key, bool fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
   return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
-std::int64_t json_int_or(const nlohmann::json& obj, const char* key, std::int64_t fallback) {
+std::int64_t json_int_or(const Json& obj, const char* key, std::int64_t fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return fallback;
@@ -61,7 +63,7 @@ std::int64_t json_int_or(const nlohmann::json& obj, const char* key, std::int64_
   return static_cast<std::int64_t>(d);
 }
 
-double json_number_or(const nlohmann::json& obj, const char* key, double fallback) {
+double json_number_or(const Json& obj, const char* key, double fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return fallback;
@@ -69,14 +71,14 @@ double json_number_or(const nlohmann::json& obj, const char* key, double fallbac
   return std::isfinite(d) ? d : fallback;
 }
 
-std::string json_string_or(const nlohmann::json& obj, const char* key, const std::string& fallback) {
+std::string json_string_or(const Json& obj, const char* key, const std::string& fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
-const nlohmann::json& json_object_or_empty(const nlohmann::json& obj, const char* key) {
-  static const nlohmann::json empty = nlohmann::json::object();
+const Json& json_object_or_empty(const Json& obj, const char* key) {
+  static const Json empty = Json::object();
   if (!obj.is_object()) return empty;
   auto it = obj.find(key);
   return it != obj.end() && it->is_object() ? *it : empty;
@@ -88,7 +90,7 @@ void ConfigView::fail_const(std::string id, std::string message) const {
 
 std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
-    const nlohmann::json* v = find(name);
+    const Json* v = find(name);
     if (v == nullptr) continue;
     if (v->is_number()) {
       const double magnitude = std::fabs(v->get<double>());
@@ -120,7 +122,7 @@ std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const ch
 
 std::optional<double> ConfigView::number_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
-    const nlohmann::json* v = find(name);
+    const Json* v = find(name);
     if (v != nullptr && v->is_number()) return v->get<double>();
   }
   return std::nullopt;
@@ -128,7 +130,7 @@ std::optional<double> ConfigView::number_field(std::initializer_list<const char*
 
 std::optional<bool> ConfigView::bool_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
-    const nlohmann::json* v = find(name);
+    const Json* v = find(name);
     if (v != nullptr && v->is_boolean()) return v->get<bool>();
   }
   return std::nullopt;
@@ -136,15 +138,15 @@ std::optional<bool> ConfigView::bool_field(std::initializer_list<const char*> na
 
 std::optional<std::string> ConfigView::string_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
-    const nlohmann::json* v = find(name);
+    const Json* v = find(name);
     if (v != nullptr && v->is_string()) return v->get<std::string>();
   }
   return std::nullopt;
 }
 
-const nlohmann::json* ConfigView::json_field(std::initializer_list<const char*> names) const {
+const Json* ConfigView::json_field(std::initializer_list<const char*> names) const {
   for (const char* name : names) {
-    if (const nlohmann::json* v = find(name)) return v;
+    if (const Json* v = find(name)) return v;
   }
   return nullptr;
 }
@@ -155,13 +157,13 @@ std::int64_t ConfigView::require_positive(std::initializer_list<const char*> nam
   // Bounds keep later products (layers x heads x dims x tokens) inside 64 bits.
   constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
   for (const char* name : names) {
-    const nlohmann::json* v = find(name);
+    const Json* v = find(name);
     if (v == nullptr) continue;
     const auto value = int_field({name});
     if (!value || *value <= 0 || *value > kMaxDimension) {
       fail("config.bad_field", "config.json field " + path_of(name) +
                                    " must be a positive integer of at most 16777216, got " +
-                                   v->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40));
+                                   v->dump(-1, ' ', false, Json::error_handler_t::replace).substr(0, 40));
       return 1;
     }
     return *value;

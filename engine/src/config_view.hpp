@@ -6,8 +6,10 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/result.hpp"
 
@@ -15,26 +17,26 @@ namespace llmsizer {
 
 // Reads obj[key] as T when obj is an object holding that key with a value of
 // T's JSON kind; anything else gives the fallback. Never throws.
-bool json_bool_or(const nlohmann::json& obj, const char* key, bool fallback);
-std::int64_t json_int_or(const nlohmann::json& obj, const char* key, std::int64_t fallback);
-double json_number_or(const nlohmann::json& obj, const char* key, double fallback);
-std::string json_string_or(const nlohmann::json& obj, const char* key, const std::string& fallback);
-const nlohmann::json& json_object_or_empty(const nlohmann::json& obj, const char* key);
+bool json_bool_or(const Json& obj, const char* key, bool fallback);
+std::int64_t json_int_or(const Json& obj, const char* key, std::int64_t fallback);
+double json_number_or(const Json& obj, const char* key, double fallback);
+std::string json_string_or(const Json& obj, const char* key, const std::string& fallback);
+const Json& json_object_or_empty(const Json& obj, const char* key);
 
 class ConfigView {
  public:
-  explicit ConfigView(const nlohmann::json& root);
+  explicit ConfigView(const Json& root);
 
   // transformers' config-class defaults: a field absent from config.json takes
   // its class default, so these are the model's real values, not guesses.
-  void set_class_defaults(const nlohmann::json* defaults) { defaults_ = defaults; }
+  void set_class_defaults(const Json* defaults);
 
   // First present, non-null field among names, as an integer (whole floats accepted).
   std::optional<std::int64_t> int_field(std::initializer_list<const char*> names) const;
   std::optional<double> number_field(std::initializer_list<const char*> names) const;
   std::optional<bool> bool_field(std::initializer_list<const char*> names) const;
   std::optional<std::string> string_field(std::initializer_list<const char*> names) const;
-  const nlohmann::json* json_field(std::initializer_list<const char*> names) const;
+  const Json* json_field(std::initializer_list<const char*> names) const;
 
   std::int64_t int_or(std::initializer_list<const char*> names, std::int64_t fallback) const {
     return int_field(names).value_or(fallback);
@@ -51,12 +53,17 @@ class ConfigView {
   std::string path_of(const char* name) const;
 
  private:
-  const nlohmann::json* find(const char* name) const;
+  const Json* find(const char* name) const;
   void fail_const(std::string id, std::string message) const;
 
-  const nlohmann::json& root_;
-  const nlohmann::json* text_;  // text_config / llm_config when present
-  const nlohmann::json* defaults_ = nullptr;
+  void index(const Json& object, bool with_nulls);
+
+  const Json& root_;
+  const Json* text_;  // text_config / llm_config when present
+  // Every field name to its value, in lookup order: text_config's non-null
+  // fields, then the top level's, then the class defaults. The readers ask for
+  // hundreds of spellings and the objects keep their keys in file order.
+  std::unordered_map<std::string_view, const Json*> fields_;
   mutable std::optional<Error> error_;  // first problem found, also by const readers
 };
 

@@ -87,6 +87,13 @@ double kv_bytes_bound(const Architecture& arch, const Scenario& s) {
 
 }  // namespace
 
+std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& s) {
+  if (!engine_uses_kv_pool(s.engine)) return usable.usable_bytes;
+  // Paged engines may use utilization x capacity; llama.cpp all of it.
+  const double utilization_cap = s.engine == InferenceEngine::sglang ? 0.88 : s.gpu_memory_utilization;
+  return static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable.capacity_bytes));
+}
+
 Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
   return estimate(arch, s, ModelWeights{compute_weights(arch, s.quant), count_params(arch)});
 }
@@ -252,11 +259,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
 
   if (usable) {
     const bool pool = engine_uses_kv_pool(s.engine);
-    // Paged engines may use utilization x capacity; llama.cpp all of it.
-    const double utilization_cap = s.engine == InferenceEngine::sglang ? 0.88 : s.gpu_memory_utilization;
-    std::int64_t per_gpu_usable = usable->usable_bytes;
+    const std::int64_t per_gpu_usable = usable_bytes_per_gpu(*usable, s);
     if (pool) {
-      per_gpu_usable = static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable->capacity_bytes));
       // The context reserve is inside the fraction: it is not a separate charge.
       for (auto& g : e.memory.per_gpu) {
         g.runtime_bytes -= context_reserve;

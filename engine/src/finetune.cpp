@@ -167,8 +167,8 @@ const Device* finetune_device(const Catalog& catalog, std::int64_t bytes_per_gpu
   return best;
 }
 
-nlohmann::ordered_json finetune_to_json(const FinetuneEstimate& e, const Device* device) {
-  nlohmann::ordered_json j;
+Json finetune_to_json(const FinetuneEstimate& e, const Device* device) {
+  Json j;
   j["weights_bytes"] = e.weights_bytes;
   j["gradients_bytes"] = e.gradients_bytes;
   j["optimizer_bytes"] = e.optimizer_bytes;
@@ -176,7 +176,7 @@ nlohmann::ordered_json finetune_to_json(const FinetuneEstimate& e, const Device*
   j["total_bytes"] = e.total_bytes;
   j["trainable_params"] = e.trainable_params;
   j["frozen_params"] = e.frozen_params;
-  j["device"] = device ? nlohmann::ordered_json(device->id) : nlohmann::ordered_json(nullptr);
+  j["device"] = device ? Json(device->id) : Json(nullptr);
   return j;
 }
 

@@ -14,32 +14,30 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
-using nlohmann::ordered_json;
 
 template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
 }
 
 }  // namespace
 
-Result<SizerRequest> request_from_json(const json& request, ModelKey model_key) {
+Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) {
   if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   SizerRequest r;
-  FieldReader f{request, std::nullopt};
-  f.text("model", r.model_id, 200);
-  f.text("config", r.config_json, 1u << 20);
-  f.text("quant", r.quant, 64);
-  f.integer("ctx", r.context_tokens, 1, 16777216);
-  f.integer("batch", r.sequences, 1, 4096);
-  f.text("kv", r.kv_type, 16);
-  f.text("engine", r.engine, 32);
-  f.text("gpu", r.gpu_id, 200);
-  f.integer("gpus", r.gpu_count, 1, 1024);
-  f.number("offload", r.offload_fraction, 0.0, 1.0);
+  FieldReader f{request, {}};
+  f.text("model", r.model_id, kModelLength);
+  f.text("config", r.config_json, kConfigLength);
+  f.text("quant", r.quant, kQuantLength);
+  f.integer(kContextLimit, r.context_tokens);
+  f.integer(kBatchLimit, r.sequences);
+  f.text("kv", r.kv_type, kKvLength);
+  f.text("engine", r.engine, kEngineLength);
+  f.text("gpu", r.gpu_id, kGpuLength);
+  f.integer(kGpusLimit, r.gpu_count);
+  f.number(kOffloadLimit.key, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
   f.text("offload_mode", r.offload_mode, 16);
-  f.integer("prompt", r.prompt_tokens, 1, 16777216);
+  f.integer(kPromptLimit, r.prompt_tokens);
   f.boolean("flash_attention", r.flash_attention);
   double price = -1.0;
   f.number("hourly_price_usd", price, 0.0, 1e6);
@@ -51,25 +49,45 @@ Result<SizerRequest> request_from_json(const json& request, ModelKey model_key) 
   f.number("hours_per_day", r.hours_per_day, 0.0, 24.0);
   f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
-  if (const json* custom = f.find("custom_gpu"); custom != nullptr && !f.error) {
+  if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
     if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
     CustomDevice c;
-    FieldReader g{*custom, std::nullopt};
+    FieldReader g{*custom, {}};
     g.number("memory_gib", c.memory_gib, 0.0, 1048576.0);
     g.number("bandwidth_gbs", c.bandwidth_gb_per_s, 0.0, 1e6);
     g.number("tflops", c.fp16_tflops, 0.0, 1e6);
     g.text("vendor", c.vendor, 16);
-    if (g.error) return Error{g.error->id, "custom_gpu: " + g.error->message};
+    if (g.check.error) return Error{g.check.error->id, "custom_gpu: " + g.check.error->message};
     r.custom_gpu = c;
   }
-  if (f.error) return *f.error;
+  if (f.check.error) return *f.check.error;
   if (model_key == ModelKey::required && r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
   return r;
 }
 
-ordered_json params_to_json(const ParamCounts& p) {
-  ordered_json j;
+Result<SizerRequest> request_from_fields(const RequestFields& x) {
+  SizerRequest r;
+  ValueChecker c;
+  c.text("model", x.model, r.model_id, kModelLength);
+  c.text("config", x.config, r.config_json, kConfigLength);
+  c.text("quant", x.quant, r.quant, kQuantLength);
+  if (!std::isnan(x.ctx)) c.integer(kContextLimit, x.ctx, r.context_tokens);
+  if (!std::isnan(x.batch)) c.integer(kBatchLimit, x.batch, r.sequences);
+  c.text("kv", x.kv, r.kv_type, kKvLength);
+  if (!x.engine.empty()) c.text("engine", x.engine, r.engine, kEngineLength);
+  c.text("gpu", x.gpu, r.gpu_id, kGpuLength);
+  if (!std::isnan(x.gpus)) c.integer(kGpusLimit, x.gpus, r.gpu_count);
+  if (!std::isnan(x.offload)) c.number(kOffloadLimit.key, x.offload, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
+  if (!std::isnan(x.prompt)) c.integer(kPromptLimit, x.prompt, r.prompt_tokens);
+  if (c.error) return *c.error;
+  if (r.model_id.empty() == r.config_json.empty())
+    return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
+  return r;
+}
+
+Json params_to_json(const ParamCounts& p) {
+  Json j;
   j["total"] = p.total;
   j["active"] = p.active;
   j["embedding"] = p.embedding;
@@ -78,24 +96,24 @@ ordered_json params_to_json(const ParamCounts& p) {
   return j;
 }
 
-ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
+Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
                               const std::vector<LaunchCommand>& commands) {
-  ordered_json j;
+  Json j;
   j["model"] = model_label;
-  ordered_json scenario;
+  Json scenario;
   scenario["quant"] = s.quant.name;
   scenario["ctx"] = s.context_tokens;
   scenario["batch"] = s.sequences;
   scenario["kv_type"] = std::string(kv_type_name(s.kv_type));
   scenario["engine"] = std::string(engine_name(s.engine));
-  scenario["gpu"] = s.device ? ordered_json(s.device->id) : ordered_json(nullptr);
+  scenario["gpu"] = s.device ? Json(s.device->id) : Json(nullptr);
   scenario["gpus"] = s.gpu_count;
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
   j["scenario"] = scenario;
   j["params"] = params_to_json(e.params);
 
-  ordered_json weights;
+  Json weights;
   weights["bits_per_weight"] = e.weights.bits_per_weight;
   weights["tensor_bytes"] = e.weights.tensor_bytes;
   weights["metadata_bytes"] = e.weights.metadata_bytes;
@@ -106,7 +124,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   j["weights"] = weights;
 
   const MemoryEstimate& m = e.memory;
-  ordered_json mem;
+  Json mem;
   mem["weights_bytes"] = m.weights_bytes;
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
   mem["kv_state_bytes"] = m.kv_state_bytes;
@@ -121,18 +139,18 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
   mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
   mem["offloaded_layers"] = m.offloaded_layers;
-  ordered_json by_type = ordered_json::object();
+  Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
   mem["kv_cache_bytes_by_type"] = by_type;
-  ordered_json per_gpu = ordered_json::array();
+  Json per_gpu = Json::array();
   for (const GpuShare& g : m.per_gpu) {
-    ordered_json share;
+    Json share;
     share["weights_bytes"] = g.weights_bytes;
     share["kv_cache_bytes"] = g.kv_cache_bytes;
     share["runtime_bytes"] = g.runtime_bytes;
     share["required_bytes"] = g.required_bytes;
-    share["usable_bytes"] = m.usable_bytes ? ordered_json(g.usable_bytes) : ordered_json(nullptr);
-    share["fits"] = m.fits ? ordered_json(g.fits) : ordered_json(nullptr);
+    share["usable_bytes"] = m.usable_bytes ? Json(g.usable_bytes) : Json(nullptr);
+    share["fits"] = m.fits ? Json(g.fits) : Json(nullptr);
     share["first_layer"] = g.first_layer;
     share["last_layer"] = g.last_layer;
     per_gpu.push_back(share);
@@ -143,7 +161,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   j["speed"] = speed_to_json(e.speed);
   j["cost"] = cost_to_json(e.cost);
   if (!commands.empty()) {
-    ordered_json cmds = ordered_json::object();
+    Json cmds = Json::object();
     for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
     j["commands"] = cmds;
   }
@@ -151,13 +169,13 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& s, const std::s
   return j;
 }
 
-ordered_json catalog_to_json(const Sizer& sizer) {
+Json catalog_to_json(const Sizer& sizer) {
   const Catalog& c = sizer.catalog();
-  ordered_json models = ordered_json::array();
+  Json models = Json::array();
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const CatalogModel& m = c.models[i];
     const Result<Architecture>& arch = sizer.catalog_architecture(i);
-    ordered_json j;
+    Json j;
     j["id"] = m.id;
     j["name"] = m.name;
     j["family"] = m.family;
@@ -191,12 +209,12 @@ ordered_json catalog_to_json(const Sizer& sizer) {
       j["error"] = arch.error().message;
     }
     j["estimated"] = estimated;
-    models.push_back(j);
+    models.push_back(std::move(j));
   }
-  ordered_json devices = ordered_json::array();
+  Json devices = Json::array();
   for (const Device& d : c.devices) {
     const UsableMemory u = usable_memory(d);
-    ordered_json j;
+    Json j;
     j["id"] = d.id;
     j["name"] = d.name;
     j["vendor"] = d.vendor;
@@ -209,34 +227,34 @@ ordered_json catalog_to_json(const Sizer& sizer) {
     j["fp16_flops"] = d.fp16_flops;
     j["tdp_w"] = d.tdp_w;
     j["price_usd"] = optional_json(d.price_usd);
-    devices.push_back(j);
+    devices.push_back(std::move(j));
   }
-  ordered_json quants = ordered_json::array();
+  Json quants = Json::array();
   for (const std::string& name : quant_scheme_names()) {
     const QuantScheme q = quant_scheme_from_name(name).value();
-    ordered_json j;
+    Json j;
     j["name"] = q.name;
     j["gguf"] = q.is_gguf();
     j["approximate"] = q.approximate;
-    quants.push_back(j);
+    quants.push_back(std::move(j));
   }
-  ordered_json engines = ordered_json::array();
+  Json engines = Json::array();
   for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
-  ordered_json out;
-  out["models"] = models;
-  out["devices"] = devices;
-  out["quants"] = quants;
-  out["engines"] = engines;
+  Json out;
+  out["models"] = std::move(models);
+  out["devices"] = std::move(devices);
+  out["quants"] = std::move(quants);
+  out["engines"] = std::move(engines);
   out["kv_types"] = {"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};
   return out;
 }
 
 // {"ok": false, "error": {"id", "message"}}; strings from files never make dump() throw.
 std::string error_response(const Error& e) {
-  ordered_json j;
+  Json j;
   j["ok"] = false;
   j["error"] = {{"id", e.id}, {"message", e.message}};
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 namespace {
@@ -250,13 +268,13 @@ struct FilePart {
   std::int64_t file_bytes = -1;
 };
 
-Result<std::vector<FilePart>> file_parts(const json& request, std::string_view bytes, std::size_t max_parts) {
-  const json parts_json = request.contains("parts") ? request["parts"] : json();
+Result<std::vector<FilePart>> file_parts(const Json& request, std::string_view bytes, std::size_t max_parts) {
+  const Json parts_json = request.contains("parts") ? request["parts"] : Json();
   if (!parts_json.is_array() || parts_json.empty() || parts_json.size() > max_parts)
     return Error{"request.bad_value", "request field 'parts' must list 1 to " + std::to_string(max_parts) + " files"};
   std::vector<FilePart> parts;
   std::size_t offset = 0;
-  for (const json& p : parts_json) {
+  for (const Json& p : parts_json) {
     const double length = json_number_or(p, "length", -1.0);
     const double file_bytes = json_number_or(p, "file_bytes", -1.0);
     if (!(length >= 0.0) || length > static_cast<double>(bytes.size() - offset) || !(file_bytes >= -1.0) || file_bytes > 9e15)
@@ -275,12 +293,12 @@ Result<std::vector<FilePart>> file_parts(const json& request, std::string_view b
 }  // namespace
 
 Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
-  const json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  const Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   return resolve_request(sizer, parsed);
 }
 
-Result<ResolvedRequest> resolve_request(const Sizer& sizer, const json& parsed) {
+Result<ResolvedRequest> resolve_request(const Sizer& sizer, const Json& parsed) {
   auto request = request_from_json(parsed);
   if (!request) return request.error();
   auto model = sizer.model_for(request.value());
@@ -296,23 +314,29 @@ Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_j
   return sizer.estimate(resolved.value().model, resolved.value().scenario);
 }
 
+Result<Estimate> estimate_request(const Sizer& sizer, const RequestFields& fields) {
+  auto request = request_from_fields(fields);
+  if (!request) return request.error();
+  return sizer.estimate(request.value());
+}
+
 std::string estimate_response(const Sizer& sizer, std::string_view request_json) {
   auto resolved = resolve_request(sizer, request_json);
   if (!resolved) return error_response(resolved.error());
   const ResolvedRequest& r = resolved.value();
   auto result = sizer.estimate(r.model, r.scenario);
   if (!result) return error_response(result.error());
-  ordered_json j;
+  Json j;
   j["ok"] = true;
-  const ordered_json body = estimate_to_json(result.value(), r.scenario, r.model.label,
+  const Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
                                             launch_commands(r.model, r.scenario, result.value()));
   for (const auto& item : body.items()) j[item.key()] = item.value();
   // error_handler_t::replace: strings from a config never make dump() throw.
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 1024);
   if (!file_list) return error_response(file_list.error());
@@ -344,7 +368,7 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
     if (read.value().complete) shards.push_back(std::move(read.value().file));
   }
   if (!complete) {
-    ordered_json j;
+    Json j;
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = needed;
@@ -362,17 +386,17 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   auto result = estimate(model.value().arch(), s, weights.value());
   if (!result) return error_response(result.error());
   for (auto& w : warnings) result.value().warnings.push_back(w);
-  ordered_json j;
+  Json j;
   j["ok"] = true;
   j["complete"] = true;
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
-  const ordered_json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
+  const Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 256);
   if (!file_list) return error_response(file_list.error());
@@ -381,7 +405,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   auto read = read_gguf_model(parts);
   if (!read) return error_response(read.error());
   if (!read.value().complete) {
-    ordered_json j;
+    Json j;
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = read.value().bytes_needed;
@@ -402,14 +426,14 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   s.quant = model.quant;
   auto result = estimate(model.arch, s, model.weights);
   if (!result) return error_response(result.error());
-  ordered_json j;
+  Json j;
   j["ok"] = true;
   j["complete"] = true;
   j["gguf"] = {{"name", model.name}, {"architecture", model.architecture}, {"quant", model.quant.name},
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
-  const ordered_json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
+  const Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace llmsizer

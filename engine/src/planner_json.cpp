@@ -1,10 +1,11 @@
 // The planner's answers as JSON, with the keys of issue 6 (bytes as integers).
+#include <string>
+#include <utility>
+
 #include "llmsizer/planner.hpp"
 
 namespace llmsizer {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 Json hardware_json(const std::optional<HardwareChoice>& c) {
   if (!c) return nullptr;
@@ -40,7 +41,7 @@ Json optional_json(const std::optional<T>& v) {
 
 }  // namespace
 
-nlohmann::ordered_json recommendation_to_json(const Recommendation& r) {
+Json recommendation_to_json(const Recommendation& r) {
   Json j;
   j["single"] = hardware_json(r.single);
   j["value"] = hardware_json(r.value);
@@ -62,7 +63,7 @@ nlohmann::ordered_json recommendation_to_json(const Recommendation& r) {
   return j;
 }
 
-nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep) {
+Json fit_sweep_to_json(const FitSweep& sweep) {
   Json results = Json::array();
   for (const FitResult& r : sweep.results) {
     Json item;
@@ -83,7 +84,7 @@ nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep) {
   return j;
 }
 
-nlohmann::ordered_json target_plan_to_json(const TargetPlan& plan) {
+Json target_plan_to_json(const TargetPlan& plan) {
   Json j;
   j["users"] = plan.target.users;
   j["tokens_per_s_per_user"] = plan.target.tokens_per_s_per_user;
@@ -93,7 +94,7 @@ nlohmann::ordered_json target_plan_to_json(const TargetPlan& plan) {
   return j;
 }
 
-nlohmann::ordered_json offer_costs_to_json(const std::vector<OfferCost>& rows) {
+Json offer_costs_to_json(const std::vector<OfferCost>& rows) {
   Json out = Json::array();
   for (const OfferCost& r : rows) {
     Json item;
@@ -117,6 +118,48 @@ nlohmann::ordered_json offer_costs_to_json(const std::vector<OfferCost>& rows) {
     out.push_back(std::move(item));
   }
   return out;
+}
+
+Json catalog_sweep_to_json(const CatalogSweep& sweep) {
+  Json j;
+  j["ctx"] = sweep.context_tokens;
+  j["engine"] = engine_name(sweep.engine);
+  j["quants"] = sweep.quants;
+  j["models"] = sweep.models;
+  j["devices"] = sweep.devices;
+  j["required_bytes"] = sweep.required_bytes;
+  j["best_quant"] = sweep.best_quant;
+  j["scenarios"] = sweep.scenarios;
+  j["estimates"] = sweep.estimates;
+  return j;
+}
+
+std::string sweep_response(const Sizer& sizer, std::string_view request_json) {
+  Json j;
+  auto fail = [&j](const char* id, const std::string& message) {
+    j["ok"] = false;
+    j["error"] = {{"id", id}, {"message", message}};
+    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  };
+  const Json request = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  if (request.is_discarded()) return fail("request.not_json", "the request is not valid JSON");
+  if (!request.is_object()) return fail("request.not_object", "the request must be a JSON object");
+  SweepRequest r;
+  if (auto it = request.find("ctx"); it != request.end()) {
+    if (!it->is_number_integer()) return fail("request.bad_value", "request field 'ctx' must be an integer");
+    r.context_tokens = it->get<std::int64_t>();
+  }
+  if (auto it = request.find("engine"); it != request.end()) {
+    const auto engine = it->is_string() ? engine_from_name(it->get<std::string>()) : std::nullopt;
+    if (!engine) return fail("request.bad_value", "request field 'engine' must be llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm");
+    r.engine = *engine;
+  }
+  auto sweep = sweep_catalog(sizer, r);
+  if (!sweep) return fail(sweep.error().id.c_str(), sweep.error().message);
+  j["ok"] = true;
+  Json body = catalog_sweep_to_json(sweep.value());
+  for (auto& item : body.items()) j[item.key()] = std::move(item.value());
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace llmsizer

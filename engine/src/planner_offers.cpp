@@ -18,7 +18,7 @@ Error bad_entry(std::size_t index, const std::string& field, const std::string& 
 }  // namespace
 
 Result<std::vector<CloudOffer>> parse_cloud_offers(std::string_view offers_json) {
-  const nlohmann::json doc = nlohmann::json::parse(offers_json, nullptr, /*allow_exceptions=*/false);
+  const Json doc = Json::parse(offers_json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("offers") || !doc["offers"].is_array())
     return Error{"offers.not_json", "cloud offers: expected an object with an \"offers\" array"};
   std::vector<CloudOffer> offers;

@@ -9,25 +9,22 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::json;
-using nlohmann::ordered_json;
-
-std::string ok_response(const ordered_json& body) {
-  ordered_json j;
+std::string ok_response(const Json& body) {
+  Json j;
   j["ok"] = true;
   for (const auto& item : body.items()) j[item.key()] = item.value();
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // "users" and "tokens_per_s_per_user"; no target when the latter is absent.
-Result<std::optional<ServingTarget>> read_target(const json& request, const Scenario& scenario) {
-  FieldReader f{request, std::nullopt};
+Result<std::optional<ServingTarget>> read_target(const Json& request, const Scenario& scenario) {
+  FieldReader f{request, {}};
   ServingTarget t;
   t.users = scenario.sequences;
-  f.integer("users", t.users, 1, 4096);
+  f.integer(Limit{"users", 1, 4096}, t.users);
   double speed = -1.0;
   f.number("tokens_per_s_per_user", speed, 0.001, 100000.0);
-  if (f.error) return *f.error;
+  if (f.check.error) return *f.check.error;
   if (speed < 0.0) return std::optional<ServingTarget>{};
   t.tokens_per_s_per_user = speed;
   return std::optional<ServingTarget>{t};
@@ -35,18 +32,18 @@ Result<std::optional<ServingTarget>> read_target(const json& request, const Scen
 
 }  // namespace
 
-Result<json> parse_request(std::string_view request_json) {
-  json parsed = json::parse(request_json.begin(), request_json.end(), nullptr, false);
+Result<Json> parse_request(std::string_view request_json) {
+  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   if (!parsed.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   return parsed;
 }
 
-Result<ordered_json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+Result<Json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                     const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target) {
   auto r = recommend(sizer, model, scenario, offers);
   if (!r) return r.error();
-  ordered_json j = recommendation_to_json(r.value());
+  Json j = recommendation_to_json(r.value());
   if (target) {
     auto plan = plan_for_target(sizer, model, scenario, offers, *target);
     if (!plan) return plan.error();
@@ -91,7 +88,7 @@ std::string offers_response(const Sizer& sizer, std::string_view request_json) {
   auto offers = embedded_cloud_offers();
   if (!offers) return error_response(offers.error());
   const ResolvedRequest& r = resolved.value();
-  ordered_json j;
+  Json j;
   j["hours_per_day"] = r.scenario.hours_per_day;
   j["electricity_usd_per_kwh"] = r.scenario.electricity_usd_per_kwh;
   j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, r.model, r.scenario, offers.value()));
@@ -110,10 +107,10 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   const Scenario& s = scenario.value();
   if (!s.device) return error_response(Error{"request.bad_value", "give 'gpu' (a catalog id) or 'custom_gpu'"});
   if (s.gpu_count > 64) return error_response(bad_key("gpus", "must be between 1 and 64"));
-  FieldReader f{parsed.value(), std::nullopt};
+  FieldReader f{parsed.value(), {}};
   double ram_gib = 0.0;
   f.number("ram_gib", ram_gib, 0.0, 1048576.0);
-  if (f.error) return error_response(*f.error);
+  if (f.check.error) return error_response(*f.check.error);
   FitRequest fit;
   fit.device = *s.device;
   fit.gpu_count = s.gpu_count;
@@ -127,7 +124,7 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   auto parsed = parse_request(request_json);
   if (!parsed) return error_response(parsed.error());
   // Only the model keys of an estimate request matter here.
-  json lookup = json::object();
+  Json lookup = Json::object();
   for (const char* key : {"model", "config"})
     if (parsed.value().contains(key)) lookup[key] = parsed.value()[key];
   auto request = request_from_json(lookup);
@@ -135,20 +132,20 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   auto model = sizer.model_for(request.value());
   if (!model) return error_response(model.error());
 
-  FieldReader f{parsed.value(), std::nullopt};
+  FieldReader f{parsed.value(), {}};
   FinetuneRequest r;
   std::string method = "lora", optimizer = "adamw", targets = "all";
   f.text("method", method, 16);
   f.text("optimizer", optimizer, 16);
   f.text("lora_targets", targets, 64);
-  f.integer("seq", r.sequence_tokens, 1, 1048576);
-  f.integer("micro_batch", r.micro_batch, 1, 4096);
-  f.integer("gpus", r.gpus, 1, 4096);
-  f.integer("lora_rank", r.lora_rank, 1, 65536);
-  f.integer("zero", r.zero_stage, 0, 3);
+  f.integer(Limit{"seq", 1, 1048576}, r.sequence_tokens);
+  f.integer(Limit{"micro_batch", 1, 4096}, r.micro_batch);
+  f.integer(Limit{"gpus", 1, 4096}, r.gpus);
+  f.integer(Limit{"lora_rank", 1, 65536}, r.lora_rank);
+  f.integer(Limit{"zero", 0, 3}, r.zero_stage);
   f.boolean("gradient_checkpointing", r.gradient_checkpointing);
   f.boolean("flash_attention", r.flash_attention);
-  if (f.error) return error_response(*f.error);
+  if (f.check.error) return error_response(*f.check.error);
   auto m = finetune_method_from_name(method);
   if (!m) return error_response(bad_key("method", "must be full, lora or qlora"));
   r.method = *m;
@@ -160,7 +157,7 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   r.targets = *t;
   auto e = estimate_finetune(model.value().arch(), r);
   if (!e) return error_response(e.error());
-  ordered_json j = finetune_to_json(e.value(), finetune_device(sizer.catalog(), e.value().total_bytes));
+  Json j = finetune_to_json(e.value(), finetune_device(sizer.catalog(), e.value().total_bytes));
   j["method"] = method;
   j["gpus"] = r.gpus;
   return ok_response(j);

@@ -38,8 +38,7 @@ Result<Device> custom_device(const CustomDevice& c) {
 }  // namespace
 
 Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
-  architectures_.reserve(catalog_.models.size());
-  for (const CatalogModel& m : catalog_.models) architectures_.push_back(read_hf_config(m.config));
+  architectures_.resize(catalog_.models.size());
   // First entry wins, as in Catalog::find_model / find_device.
   for (std::size_t i = 0; i < catalog_.models.size(); ++i) {
     model_index_.emplace(catalog_.models[i].id, i);
@@ -49,6 +48,12 @@ Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
     device_index_.emplace(catalog_.devices[i].id, i);
     for (const auto& alias : catalog_.devices[i].aliases) device_index_.emplace(alias, i);
   }
+}
+
+const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const {
+  std::optional<Result<Architecture>>& slot = architectures_[index];
+  if (!slot) slot.emplace(read_hf_config(catalog_.models[index].config));
+  return *slot;
 }
 
 Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
@@ -64,10 +69,11 @@ Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
   if (auto found = model_index_.find(r.model_id); found != model_index_.end()) {
     const std::size_t i = found->second;
     const CatalogModel& m = catalog_.models[i];
-    if (!architectures_[i]) return Error{architectures_[i].error().id, "catalog model " + m.id + ": " + architectures_[i].error().message};
+    const Result<Architecture>& arch = catalog_architecture(i);
+    if (!arch) return Error{arch.error().id, "catalog model " + m.id + ": " + arch.error().message};
     SizedModel sized;
     sized.entry = &m;
-    sized.architecture = &architectures_[i].value();
+    sized.architecture = &arch.value();
     sized.label = m.id;
     return sized;
   }

@@ -3,17 +3,16 @@
 namespace llmsizer {
 namespace {
 
-using nlohmann::ordered_json;
 
-ordered_json positive_or_null(double v) { return v > 0.0 ? ordered_json(v) : ordered_json(nullptr); }
+Json positive_or_null(double v) { return v > 0.0 ? Json(v) : Json(nullptr); }
 
 template <typename T>
-ordered_json optional_json(const std::optional<T>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
 }
 
-ordered_json step_json(const StepWork& w, const StepTime& t) {
-  ordered_json work;
+Json step_json(const StepWork& w, const StepTime& t) {
+  Json work;
   work["weight_bytes"] = w.gpu_weight_bytes;
   work["kv_bytes"] = w.gpu_kv_bytes;
   work["ram_bytes"] = w.ram_bytes;
@@ -25,7 +24,7 @@ ordered_json step_json(const StepWork& w, const StepTime& t) {
   work["layer_split_gpus"] = w.layer_split_gpus;
   work["allreduces"] = w.allreduces;
   work["allreduce_bytes"] = w.allreduce_bytes;
-  ordered_json time;
+  Json time;
   time["weights_s"] = t.weights_s;
   time["kv_s"] = t.kv_s;
   time["ram_s"] = t.ram_s;
@@ -34,7 +33,7 @@ ordered_json step_json(const StepWork& w, const StepTime& t) {
   time["interconnect_s"] = t.interconnect_s;
   time["overhead_s"] = t.overhead_s;
   time["total_s"] = t.total_s;
-  ordered_json j;
+  Json j;
   j["work"] = work;
   j["time"] = time;
   return j;
@@ -42,15 +41,15 @@ ordered_json step_json(const StepWork& w, const StepTime& t) {
 
 }  // namespace
 
-ordered_json speed_to_json(const std::optional<SpeedEstimate>& speed) {
-  ordered_json j;
-  j["decode_tokens_per_s"] = speed ? ordered_json(speed->decode_tokens_per_s) : ordered_json(nullptr);
-  j["decode_tokens_per_s_total"] = speed ? ordered_json(speed->decode_tokens_per_s_total) : ordered_json(nullptr);
-  j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : ordered_json(nullptr);
-  j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : ordered_json(nullptr);
+Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
+  Json j;
+  j["decode_tokens_per_s"] = speed ? Json(speed->decode_tokens_per_s) : Json(nullptr);
+  j["decode_tokens_per_s_total"] = speed ? Json(speed->decode_tokens_per_s_total) : Json(nullptr);
+  j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : Json(nullptr);
+  j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    ordered_json basis;
+    Json basis;
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -59,7 +58,7 @@ ordered_json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
     basis["datacenter"] = b.datacenter;
     j["basis"] = basis;
-    ordered_json breakdown;
+    Json breakdown;
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);
     breakdown["decode_batch"] = step_json(speed->decode_batch_work, speed->decode_batch_time);
     breakdown["prefill"] = step_json(speed->prefill_work, speed->prefill_time);
@@ -71,15 +70,15 @@ ordered_json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   return j;
 }
 
-ordered_json cost_to_json(const CostEstimate& c) {
-  ordered_json j;
+Json cost_to_json(const CostEstimate& c) {
+  Json j;
   j["usd_per_million_tokens"] = optional_json(c.usd_per_million_tokens);
   j["usd_per_million_tokens_batch"] = optional_json(c.usd_per_million_tokens_batch);
   j["usd_per_hour"] = optional_json(c.usd_per_hour);
   j["power_usd_per_month"] = optional_json(c.power_usd_per_month);
   j["break_even_months"] = optional_json(c.break_even_months);
   j["purchase_usd"] = optional_json(c.purchase_usd);
-  j["basis"] = c.basis.empty() ? ordered_json(nullptr) : ordered_json(c.basis);
+  j["basis"] = c.basis.empty() ? Json(nullptr) : Json(c.basis);
   return j;
 }
 

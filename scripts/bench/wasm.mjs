@@ -34,6 +34,19 @@ for (let i = 0; i < runs; i += 1) {
 figure('wasm.figures.p50', percentile(figures, 50), 'us', 20);
 figure('wasm.figures.p95', percentile(figures, 95), 'us', 20);
 
+// The same through the RequestFields value object (what the page's matrix and chart use).
+const NONE = { config: '', kv: '', batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
+for (let i = 0; i < 20; i += 1) sizer.figuresFor({ ...NONE, ...base });
+const values = [];
+for (let i = 0; i < runs; i += 1) {
+  const ctx = 4096 * (1 + (i % 16));
+  t = performance.now();
+  sizer.figuresFor({ ...NONE, ...base, ctx });
+  values.push((performance.now() - t) * 1000);
+}
+figure('wasm.figures_value.p50', percentile(values, 50), 'us', 20);
+figure('wasm.figures_value.p95', percentile(values, 95), 'us', 20);
+
 const quants = ['F16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'UD-Q2_K_XL', 'IQ2_XXS', 'IQ1_S'];
 const contexts = [4096, 8192, 16384, 32768, 65536, 131072];
 const panels = [];
@@ -48,13 +61,18 @@ figure('wasm.full_page_estimate.p50', percentile(panels, 50), 'ms', 4);
 figure('wasm.full_page_estimate.p95', percentile(panels, 95), 'ms', 4);
 
 if (typeof sizer.sweep === 'function') {
+  // Every model x device x the engine's standard quantizations, answered as JSON.
   const sweeps = [];
+  let answer;
   for (let i = 0; i < 5; i += 1) {
     t = performance.now();
-    sizer.sweep(JSON.stringify({ ctx: 8192 }));
+    answer = JSON.parse(sizer.sweep(JSON.stringify({ ctx: 8192 })));
     sweeps.push(performance.now() - t);
   }
+  if (!answer.ok) throw new Error(answer.error.message);
+  figure('wasm.catalog_sweep.first', sweeps[0], 'ms');
   figure('wasm.catalog_sweep', percentile(sweeps, 50), 'ms', 50);
+  figure('wasm.catalog_sweep.scenarios', answer.scenarios, 'scenarios');
 } else {
   const pairs = catalog.models.length * catalog.devices.length * catalog.quants.length;
   figure('wasm.catalog_sweep.missing', pairs, 'scenarios');

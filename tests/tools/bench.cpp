@@ -8,6 +8,7 @@
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/planner.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace {
@@ -78,5 +79,15 @@ int main(int argc, char** argv) {
   }
   figure("native.full_page_estimate.p50", percentile(panels, 50), "ms");
   figure("native.full_page_estimate.p95", percentile(panels, 95), "ms");
+
+  // Every model x device x standard quantization at one context, as the wasm bench asks it.
+  std::vector<double> sweeps;
+  for (int i = 0; i < 5; ++i) {
+    t0 = Clock::now();
+    const std::string answer = llmsizer::sweep_response(sizer, R"({"ctx": 8192})");
+    sweeps.push_back(since_us(t0) / 1000.0);
+    if (answer.size() < 10) return 1;
+  }
+  figure("native.catalog_sweep", percentile(sweeps, 50), "ms");
   return 0;
 }

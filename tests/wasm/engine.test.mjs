@@ -126,3 +126,47 @@ test('wasm and native agree over 2000 scenarios', () => {
   assert.deepEqual(problems.slice(0, 10), []);
   assert.ok(estimated > 1000, `${estimated} of 2000 scenarios estimated`);
 });
+
+test('the catalog sweep answers every model x device x quantization as the estimates do', () => {
+  const sweep = JSON.parse(sizer.sweep(JSON.stringify({ ctx: 16384 })));
+  assert.equal(sweep.ok, true);
+  const catalog = JSON.parse(sizer.catalog());
+  assert.deepEqual(sweep.devices, catalog.devices.map((d) => d.id));
+  assert.deepEqual(sweep.models, catalog.models.filter((m) => m.sizable).map((m) => m.id));
+  assert.equal(sweep.scenarios, sweep.models.length * sweep.devices.length * sweep.quants.length);
+  assert.equal(sweep.best_quant.length, sweep.models.length * sweep.devices.length);
+  for (let cell = 0; cell < sweep.best_quant.length; cell += 37) {
+    const model = sweep.models[Math.floor(cell / sweep.devices.length)];
+    const gpu = sweep.devices[cell % sweep.devices.length];
+    const fits = sweep.quants.map((quant) => ask({ model, gpu, quant, ctx: 16384 }).memory.fits);
+    assert.equal(sweep.best_quant[cell], fits.indexOf(true), `${model} on ${gpu}`);
+  }
+  const bad = JSON.parse(sizer.sweep('{"engine": "<b>x</b>"}'));
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error.id, 'request.bad_value');
+  assert.equal(JSON.parse(sizer.sweep('not json')).error.id, 'request.not_json');
+});
+
+test('figures from a value object are the figures from JSON text, errors included', () => {
+  const none = { model: '', config: '', quant: '', kv: '', engine: '', gpu: '', ctx: NaN, batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
+  const requests = [
+    { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' },
+    { model: 'llama-3.1-8b', quant: 'Q8_0', ctx: 131072, batch: 4, kv: 'q8_0', engine: 'vllm', gpu: 'rtx-4090', gpus: 2, offload: 0.25, prompt: 2048 },
+    { model: 'qwen3-30b-a3b', ctx: 32768, offload: 0.5, gpu: 'rtx-4060-ti-16gb' },
+    { model: 'llama-3.1-8b' },
+    { model: 'llama-3.1-8b', ctx: 0 },
+    { model: 'llama-3.1-8b', ctx: 1.5 },
+    { model: 'llama-3.1-8b', gpus: 2000 },
+    { model: 'llama-3.1-8b', offload: 2 },
+    { model: 'nope', gpu: 'rtx-4090' },
+    { model: 'llama-3.1-8b', gpu: 'nope' },
+    { model: 'llama-3.1-8b', quant: 'Q9_K' },
+    { model: 'llama-3.1-8b', config: '{}' },
+    { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, vocab_size: 128256, intermediate_size: 14336 }), gpu: 'rtx-4090' },
+  ];
+  for (const request of requests) {
+    const fromText = sizer.figures(JSON.stringify(request));
+    const fromValue = sizer.figuresFor({ ...none, ...request });
+    assert.deepEqual(fromValue, fromText, JSON.stringify(request));
+  }
+});

@@ -22,6 +22,29 @@ function checkNumbers(request) {
   }
 }
 
+// The request as the engine's RequestFields value object (strings, numbers;
+// '' and NaN stand for absent keys), or null when it has other keys or types:
+// those go as JSON text, whose reader names what is wrong with them.
+const STRING_FIELDS = ['model', 'config', 'quant', 'kv', 'engine', 'gpu'];
+const NUMBER_FIELDS = ['ctx', 'batch', 'gpus', 'offload', 'prompt'];
+function requestFields(request) {
+  const fields = {};
+  for (const key of STRING_FIELDS) {
+    const value = request[key];
+    if (value === undefined) fields[key] = '';
+    else if (typeof value === 'string' && value !== '') fields[key] = value;
+    else return null;
+  }
+  for (const key of NUMBER_FIELDS) {
+    const value = request[key];
+    if (value === undefined) fields[key] = NaN;
+    else if (typeof value === 'number') fields[key] = value;
+    else return null;
+  }
+  for (const key in request) if (!(key in fields)) return null;
+  return fields;
+}
+
 function call(sizer, request) {
   if (request === null || typeof request !== 'object' || Array.isArray(request)) {
     throw new SizerError('request.not_object', 'the request must be an object');
@@ -105,7 +128,8 @@ export function loadEngine() {
           let f;
           try {
             checkNumbers(request);
-            f = sizer.figures(JSON.stringify(request));
+            const fields = requestFields(request);
+            f = fields ? sizer.figuresFor(fields) : sizer.figures(JSON.stringify(request));
           } catch (error) {
             return { error: { id: error.id ?? 'request.bad_value', message: error.message } };
           }

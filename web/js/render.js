@@ -13,10 +13,24 @@ export function el(tag, attrs = {}, text) {
   return node;
 }
 
+// The page's figure nodes by field, looked up once: a slider move writes some
+// twenty fields, and each query walks the whole document.
+const fieldNodes = new Map();
+function nodesOf(field) {
+  let nodes = fieldNodes.get(field);
+  if (!nodes || nodes.some((n) => !n.isConnected)) {
+    nodes = [...document.querySelectorAll(`[data-field="${field}"]`)];
+    fieldNodes.set(field, nodes);
+  }
+  return nodes;
+}
+
+// Writes only what changed: a slider move leaves most figures as they were.
 export function setField(field, value, text) {
-  for (const node of document.querySelectorAll(`[data-field="${field}"]`)) {
-    node.dataset.value = value == null ? '' : String(value);
-    node.textContent = text;
+  const raw = value == null ? '' : String(value);
+  for (const node of nodesOf(field)) {
+    if (node.dataset.value !== raw) node.dataset.value = raw;
+    if (node.textContent !== text) node.textContent = text;
   }
 }
 

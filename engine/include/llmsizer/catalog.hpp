@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/device.hpp"
 #include "llmsizer/result.hpp"
@@ -20,7 +20,7 @@ struct CatalogModel {
   std::string family;
   std::string hf_repo;
   std::vector<std::string> aliases;
-  nlohmann::json config;  // the HF config.json, read by read_hf_config
+  Json config;  // the HF config.json, read by read_hf_config
   std::optional<std::int64_t> official_params_total;
   std::optional<std::int64_t> official_params_active;
   bool official_params_precise = false;

@@ -3,7 +3,7 @@
 #pragma once
 #include <string_view>
 
-#include <nlohmann/json_fwd.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/result.hpp"
@@ -12,7 +12,7 @@ namespace llmsizer {
 
 // Error ids: "config.not_json", "config.not_object", "config.missing_field",
 // "config.bad_field" (message names the JSON path, e.g. /text_config/hidden_size).
-Result<Architecture> read_hf_config(const nlohmann::json& config);
+Result<Architecture> read_hf_config(const Json& config);
 Result<Architecture> read_hf_config_text(std::string_view text);
 
 // model_type values with a dedicated reader (others are read as dense with a warning).

@@ -126,6 +126,11 @@ struct Estimate {
 // Error ids: "scenario.bad_value" (message names the input and its range).
 Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario);
 
+// What one GPU of the scenario's device offers the model: all its usable bytes
+// under llama.cpp and MLX; the paged engines' utilization share of capacity
+// (the runtime's reserve is inside that share, not charged on top).
+std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& scenario);
+
 // The model's weights: bytes and parameter counts, either computed from the
 // architecture at scenario.quant (the overload above) or measured from the
 // tensors of model files (gguf.hpp, safetensors.hpp). weights.layer_bytes and

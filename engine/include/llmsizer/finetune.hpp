@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/catalog.hpp"
@@ -59,6 +59,6 @@ Result<FinetuneEstimate> estimate_finetune(const Architecture& arch, const Finet
 // null when none does.
 const Device* finetune_device(const Catalog& catalog, std::int64_t bytes_per_gpu);
 
-nlohmann::ordered_json finetune_to_json(const FinetuneEstimate& e, const Device* device);
+Json finetune_to_json(const FinetuneEstimate& e, const Device* device);
 
 }  // namespace llmsizer

@@ -1,10 +1,11 @@
 // The JSON contract of DESIGN.md, in one place: the CLI prints it and the
 // WebAssembly module returns it, so both show the same figures to the last digit.
 #pragma once
+#include <limits>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/launch_commands.hpp"
@@ -19,19 +20,39 @@ namespace llmsizer {
 // defaults of SizerRequest; a key of the wrong type or range is an error naming it.
 // Requests about hardware alone (the planner's "what can I run") need no model.
 enum class ModelKey { required, optional };
-Result<SizerRequest> request_from_json(const nlohmann::json& request, ModelKey model_key = ModelKey::required);
+Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key = ModelKey::required);
 
-nlohmann::ordered_json params_to_json(const ParamCounts& params);
-nlohmann::ordered_json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
+Json params_to_json(const ParamCounts& params);
+Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                                         const std::vector<LaunchCommand>& commands = {});
 
 // Everything the page lists: models with their badges and counts, devices with
 // their usable memory, quantizations and engines.
-nlohmann::ordered_json catalog_to_json(const Sizer& sizer);
+Json catalog_to_json(const Sizer& sizer);
 
 // Request text in, the estimate out, without the JSON of the answer: for callers
 // that need a few figures of many scenarios (the page's matrix and chart).
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json);
+
+// The keys the page sends for those figures, as plain fields for callers that
+// hand them over one by one (the WebAssembly value object) instead of as JSON
+// text: an empty string or a NaN number is an absent key. The same defaults,
+// checks and error messages as request_from_json.
+struct RequestFields {
+  std::string model;
+  std::string config;
+  std::string quant;
+  std::string kv;
+  std::string engine;
+  std::string gpu;
+  double ctx = std::numeric_limits<double>::quiet_NaN();
+  double batch = std::numeric_limits<double>::quiet_NaN();
+  double gpus = std::numeric_limits<double>::quiet_NaN();
+  double offload = std::numeric_limits<double>::quiet_NaN();
+  double prompt = std::numeric_limits<double>::quiet_NaN();
+};
+Result<SizerRequest> request_from_fields(const RequestFields& fields);
+Result<Estimate> estimate_request(const Sizer& sizer, const RequestFields& fields);
 
 // A local GGUF model (one file or a split set) sized from the first bytes of its
 // files: request {"parts": [{"name", "file_bytes", "length"}], ...estimate keys

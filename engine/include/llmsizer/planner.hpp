@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/result.hpp"
@@ -188,11 +188,46 @@ struct FitSweep {
 
 FitSweep what_fits(const Sizer& sizer, const FitRequest& request);
 
+// ---- The catalog sweep ---------------------------------------------------------
+
+// Every sizable catalog model on every catalog device (one of each) at each of the
+// engine's standard quantizations, at one context: which fit. On one GPU a model
+// needs the same weights, KV cache and buffers whatever the device; the device
+// adds its runtime reserve and sets what is usable. So one estimate per model and
+// quantization, without a device, decides the model on all devices at once, and
+// the answer is the one estimate() gives for each (tests/test_planner.cpp).
+struct SweepRequest {
+  std::int64_t context_tokens = 8192;
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+};
+
+struct CatalogSweep {
+  std::int64_t context_tokens = 0;
+  InferenceEngine engine = InferenceEngine::llama_cpp;
+  std::vector<std::string> quants;   // standard_quants(engine), best quality first
+  std::vector<std::string> models;   // sizable catalog models, in catalog order
+  std::vector<std::string> devices;  // catalog devices, in catalog order
+  // [model * quants + quant]: bytes on one GPU before the device's reserve; -1: no estimate.
+  std::vector<std::int64_t> required_bytes;
+  // [model * devices + device]: index in quants of the best quantization that
+  // fits, -1 when none does.
+  std::vector<int> best_quant;
+  std::int64_t scenarios = 0;  // model x device x quantization decided
+  int estimates = 0;
+};
+
+// Error id "planner.bad_value" for a context out of range.
+Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& request);
+
 // ---- JSON (the CLI prints it, the bindings return it) -----------------------
 
-nlohmann::ordered_json recommendation_to_json(const Recommendation& r);
-nlohmann::ordered_json fit_sweep_to_json(const FitSweep& sweep);
-nlohmann::ordered_json target_plan_to_json(const TargetPlan& plan);
-nlohmann::ordered_json offer_costs_to_json(const std::vector<OfferCost>& rows);
+Json recommendation_to_json(const Recommendation& r);
+Json fit_sweep_to_json(const FitSweep& sweep);
+Json target_plan_to_json(const TargetPlan& plan);
+Json offer_costs_to_json(const std::vector<OfferCost>& rows);
+Json catalog_sweep_to_json(const CatalogSweep& sweep);
+// {"ctx": 8192, "engine": "llama.cpp"} in (both optional), {"ok": true, ...
+// catalog_sweep_to_json} or {"ok": false, "error": {"id", "message"}} out.
+std::string sweep_response(const Sizer& sizer, std::string_view request_json);
 
 }  // namespace llmsizer

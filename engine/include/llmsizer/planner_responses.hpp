@@ -8,9 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "llmsizer/finetune.hpp"
+#include "llmsizer/json.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/sizer.hpp"
 
@@ -18,9 +17,8 @@ namespace llmsizer {
 
 // recommend's answer (recommendation_to_json), the rent-vs-buy rows under
 // "offers", and, when a target is given, "target" (target_plan_to_json).
-Result<nlohmann::ordered_json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
-                                              const std::vector<CloudOffer>& offers,
-                                              const std::optional<ServingTarget>& target);
+Result<Json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
+                            const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target);
 
 // What should I buy or rent: estimate keys plus "tokens_per_s_per_user"
 // (required) and "users" (default: the request's "batch").

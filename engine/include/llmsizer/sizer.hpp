@@ -1,7 +1,8 @@
 // The front door shared by the CLI and the WebAssembly bindings: a request in
 // the vocabulary people use (model id, quant name, engine name, GPU id), resolved
-// against the catalog into a Scenario, estimated, and returned. Architectures of
-// the catalog are read once, when the Sizer is made.
+// against the catalog into a Scenario, estimated, and returned. A catalog model's
+// architecture is read from its config.json the first time it is needed, then
+// kept: making a Sizer reads none. Not for use from several threads at once.
 #pragma once
 #include <map>
 #include <memory>
@@ -65,7 +66,7 @@ class Sizer {
 
   const Catalog& catalog() const { return catalog_; }
   // The architecture of catalog model i, or the error that kept it out.
-  const Result<Architecture>& catalog_architecture(std::size_t index) const { return architectures_[index]; }
+  const Result<Architecture>& catalog_architecture(std::size_t index) const;
 
   // Error ids: "request.unknown_model", "request.unknown_gpu", "request.bad_value",
   // plus those of read_hf_config and quant_scheme_from_name.
@@ -81,7 +82,7 @@ class Sizer {
   const ModelWeights& weights_for(const SizedModel& model, const QuantScheme& quant) const;
 
   Catalog catalog_;
-  std::vector<Result<Architecture>> architectures_;
+  mutable std::vector<std::optional<Result<Architecture>>> architectures_;  // read on first use
   std::unordered_map<std::string, std::size_t> model_index_;   // ids and aliases
   std::unordered_map<std::string, std::size_t> device_index_;  // ids and aliases
   mutable std::map<std::pair<const CatalogModel*, std::string>, ModelWeights> weights_cache_;

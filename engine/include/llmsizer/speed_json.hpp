@@ -4,7 +4,7 @@
 #pragma once
 #include <optional>
 
-#include <nlohmann/json.hpp>
+#include "llmsizer/json.hpp"
 
 #include "llmsizer/estimate.hpp"
 
@@ -15,10 +15,10 @@ namespace llmsizer {
 // throughput figure), speed.basis (fitted runtime row, weight family, peak
 // figures), and speed.breakdown.{decode, decode_batch, prefill}: the work of the
 // step (bytes, FLOPs) and its seconds per part.
-nlohmann::ordered_json speed_to_json(const std::optional<SpeedEstimate>& speed);
+Json speed_to_json(const std::optional<SpeedEstimate>& speed);
 
 // cost.{usd_per_million_tokens, usd_per_million_tokens_batch, usd_per_hour,
 // power_usd_per_month, break_even_months, purchase_usd, basis}; null where no price is known.
-nlohmann::ordered_json cost_to_json(const CostEstimate& cost);
+Json cost_to_json(const CostEstimate& cost);
 
 }  // namespace llmsizer

@@ -1,0 +1,66 @@
+// The catalog sweep: every model x device x standard quantization at one
+// context. One device-less estimate per model and quantization; per device only
+// the reserve and the usable bytes differ (as in estimate(), one GPU).
+#include <string>
+
+#include "llmsizer/planner.hpp"
+
+namespace llmsizer {
+
+Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& request) {
+  if (request.context_tokens < 1 || request.context_tokens > 16777216)
+    return Error{"planner.bad_value", "context must be between 1 and 16777216 tokens"};
+  CatalogSweep sweep;
+  sweep.context_tokens = request.context_tokens;
+  sweep.engine = request.engine;
+  sweep.quants = standard_quants(request.engine);
+  std::vector<QuantScheme> schemes;
+  for (const auto& name : sweep.quants) schemes.push_back(quant_scheme_from_name(name).value());
+
+  Scenario base;
+  base.engine = request.engine;
+  base.kv_type = engine_uses_kv_pool(request.engine) ? KvType::bf16 : KvType::f16;  // as Sizer::scenario_for
+  base.context_tokens = request.context_tokens;
+
+  // Per device: the reserve charged on one GPU and what it offers.
+  const Catalog& catalog = sizer.catalog();
+  const bool pool = engine_uses_kv_pool(request.engine);
+  std::vector<std::int64_t> reserve, usable;
+  for (const Device& d : catalog.devices) {
+    const UsableMemory u = usable_memory(d);
+    sweep.devices.push_back(d.id);
+    reserve.push_back(pool ? 0 : u.reserved_bytes);
+    usable.push_back(usable_bytes_per_gpu(u, base));
+  }
+
+  const std::size_t n_devices = catalog.devices.size();
+  for (std::size_t i = 0; i < catalog.models.size(); ++i) {
+    const Result<Architecture>& arch = sizer.catalog_architecture(i);
+    if (!arch) continue;
+    SizedModel model;
+    model.entry = &catalog.models[i];
+    model.architecture = &arch.value();
+    model.label = catalog.models[i].id;
+    sweep.models.push_back(model.label);
+    const std::size_t first_required = sweep.required_bytes.size();
+    for (const QuantScheme& quant : schemes) {
+      Scenario s = base;
+      s.quant = quant;
+      ++sweep.estimates;
+      auto e = sizer.estimate(model, s);
+      sweep.required_bytes.push_back(e ? e.value().memory.required_bytes : -1);
+    }
+    for (std::size_t d = 0; d < n_devices; ++d) {
+      int best = -1;
+      for (std::size_t q = 0; q < schemes.size() && best < 0; ++q) {
+        const std::int64_t required = sweep.required_bytes[first_required + q];
+        if (required >= 0 && required + reserve[d] <= usable[d]) best = static_cast<int>(q);
+      }
+      sweep.best_quant.push_back(best);
+    }
+    sweep.scenarios += static_cast<std::int64_t>(n_devices * schemes.size());
+  }
+  return sweep;
+}
+
+}  // namespace llmsizer
