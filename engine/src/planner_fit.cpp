@@ -93,11 +93,14 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
     model.entry = &catalog.models[i];
     model.architecture = &arch.value();
     model.label = catalog.models[i].id;
-    for (std::size_t q = 0; q < schemes.size(); ++q) {
+    // Smallest quantization first: a model that does not fit at the smallest
+    // does not fit at any larger one (same context, more bytes of weights), so
+    // the catalog's giants cost one attempt instead of six.
+    for (std::size_t q = schemes.size(); q-- > 0;) {
       Scenario s = base;
       s.quant = schemes[q];
       Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
-      if (!a.estimate) continue;
+      if (!a.estimate) break;
       auto solved = solve_max_context(sizer, model, a.scenario);
       if (solved) sweep.estimates += solved.value().estimates;
 
