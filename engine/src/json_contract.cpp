@@ -12,15 +12,6 @@
 #include "llmsizer/speed_json.hpp"
 
 namespace llmsizer {
-namespace {
-
-
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
-}  // namespace
 
 Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) {
   if (!request.is_object()) return Error{"request.not_object", "the request must be a JSON object"};

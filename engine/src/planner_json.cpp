@@ -34,10 +34,6 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   return j;
 }
 
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 }  // namespace
 

@@ -53,31 +53,45 @@ Result<Json> recommend_json(const Sizer& sizer, const SizedModel& model, const S
   return j;
 }
 
-std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
+namespace {
+
+// A planner request: the estimate keys resolved, the serving target read,
+// and the catalog's cloud offers.
+struct PlannerRequest {
+  ResolvedRequest resolved;
+  std::optional<ServingTarget> target;
+  std::vector<CloudOffer> offers;
+};
+
+Result<PlannerRequest> planner_request(const Sizer& sizer, std::string_view request_json) {
   auto parsed = parse_request(request_json);
-  if (!parsed) return error_response(parsed.error());
+  if (!parsed) return parsed.error();
   auto resolved = resolve_request(sizer, parsed.value());
-  if (!resolved) return error_response(resolved.error());
+  if (!resolved) return resolved.error();
   auto target = read_target(parsed.value(), resolved.value().scenario);
-  if (!target) return error_response(target.error());
+  if (!target) return target.error();
   auto offers = embedded_cloud_offers();
-  if (!offers) return error_response(offers.error());
-  auto j = recommend_json(sizer, resolved.value().model, resolved.value().scenario, offers.value(), target.value());
+  if (!offers) return offers.error();
+  return PlannerRequest{std::move(resolved).value(), target.value(), std::move(offers).value()};
+}
+
+}  // namespace
+
+std::string recommend_response(const Sizer& sizer, std::string_view request_json) {
+  auto r = planner_request(sizer, request_json);
+  if (!r) return error_response(r.error());
+  const PlannerRequest& p = r.value();
+  auto j = recommend_json(sizer, p.resolved.model, p.resolved.scenario, p.offers, p.target);
   if (!j) return error_response(j.error());
   return ok_response(j.value());
 }
 
 std::string target_response(const Sizer& sizer, std::string_view request_json) {
-  auto parsed = parse_request(request_json);
-  if (!parsed) return error_response(parsed.error());
-  auto resolved = resolve_request(sizer, parsed.value());
-  if (!resolved) return error_response(resolved.error());
-  auto target = read_target(parsed.value(), resolved.value().scenario);
-  if (!target) return error_response(target.error());
-  if (!target.value()) return error_response(bad_key("tokens_per_s_per_user", "is required"));
-  auto offers = embedded_cloud_offers();
-  if (!offers) return error_response(offers.error());
-  auto plan = plan_for_target(sizer, resolved.value().model, resolved.value().scenario, offers.value(), *target.value());
+  auto r = planner_request(sizer, request_json);
+  if (!r) return error_response(r.error());
+  const PlannerRequest& p = r.value();
+  if (!p.target) return error_response(bad_key("tokens_per_s_per_user", "is required"));
+  auto plan = plan_for_target(sizer, p.resolved.model, p.resolved.scenario, p.offers, *p.target);
   if (!plan) return error_response(plan.error());
   return ok_response(target_plan_to_json(plan.value()));
 }

@@ -3,13 +3,7 @@
 namespace llmsizer {
 namespace {
 
-
 Json positive_or_null(double v) { return v > 0.0 ? Json(v) : Json(nullptr); }
-
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
 
 Json step_json(const StepWork& w, const StepTime& t) {
   Json work;
