@@ -8,6 +8,7 @@ import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
 import { PlannerPanels } from './js/planner.js';
 
+performance.mark('llm-sizer:app-start');
 const $ = (id) => document.getElementById(id);
 
 const MATRIX_GGUF = ['F16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'UD-Q2_K_XL', 'IQ2_XXS', 'IQ1_S'];

@@ -106,6 +106,7 @@ export async function readSafetensorsHeaders(engine, files, request) {
 // One module and one Sizer per page, however many callers ask.
 export function loadEngine() {
   if (!loading) {
+    performance.mark('llm-sizer:module-create');
     loading = createLlmSizer().then((module) => {
       performance.mark('llm-sizer:module-ready');
       const sizer = new module.Sizer();
