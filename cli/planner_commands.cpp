@@ -66,6 +66,22 @@ Result<SizerRequest> sizer_request(const Command& c) {
   return r;
 }
 
+// The estimate flags resolved against the catalog: the model and its scenario.
+struct Resolved {
+  SizedModel model;
+  Scenario scenario;
+};
+
+Result<Resolved> resolve(const Command& c, const Sizer& sizer) {
+  auto request = sizer_request(c);
+  if (!request) return request.error();
+  auto model = sizer.model_for(request.value());
+  if (!model) return model.error();
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return scenario.error();
+  return Resolved{std::move(model).value(), std::move(scenario).value()};
+}
+
 // --users and --tokens-per-s: the serving target, when the speed is given.
 Result<std::optional<ServingTarget>> serving_target(const Command& c, const Scenario& s) {
   if (!c.tokens_per_s) {
@@ -108,23 +124,21 @@ void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
 }
 
 int run_recommend(const Command& c, const Sizer& sizer) {
-  auto request = sizer_request(c);
-  if (!request) return fail(request.error());
-  auto model = sizer.model_for(request.value());
-  if (!model) return fail(model.error());
-  auto scenario = sizer.scenario_for(request.value());
-  if (!scenario) return fail(scenario.error());
+  auto resolved = resolve(c, sizer);
+  if (!resolved) return fail(resolved.error());
+  const SizedModel& model = resolved.value().model;
+  const Scenario& scenario = resolved.value().scenario;
   auto offers = embedded_cloud_offers();
   if (!offers) return fail(offers.error());
-  auto target = serving_target(c, scenario.value());
+  auto target = serving_target(c, scenario);
   if (!target) return fail(target.error());
   if (c.json) {
-    auto j = recommend_json(sizer, model.value(), scenario.value(), offers.value(), target.value());
+    auto j = recommend_json(sizer, model, scenario, offers.value(), target.value());
     if (!j) return fail(j.error());
     std::cout << j.value().dump(1) << "\n";
     return 0;
   }
-  auto r = recommend(sizer, model.value(), scenario.value(), offers.value());
+  auto r = recommend(sizer, model, scenario, offers.value());
   if (!r) return fail(r.error());
   const Recommendation& rec = r.value();
   auto line = [](const char* what, const std::optional<HardwareChoice>& h) {
@@ -137,7 +151,7 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     if (h->price_usd) std::cout << "  $" << static_cast<long long>(*h->price_usd);
     std::cout << "  needs " << gib(h->required_bytes) << " of " << gib(h->usable_bytes) << "\n";
   };
-  std::cout << model.value().label << " at " << scenario.value().quant.name << ", ctx " << scenario.value().context_tokens
+  std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
             << "\n";
   line("cheapest single device:  ", rec.single);
   line("best value (N devices):  ", rec.value);
@@ -157,7 +171,7 @@ int run_recommend(const Command& c, const Sizer& sizer) {
               << " tokens\n";
   if (target.value()) {
     const ServingTarget& t = *target.value();
-    auto plan = plan_for_target(sizer, model.value(), scenario.value(), offers.value(), t);
+    auto plan = plan_for_target(sizer, model, scenario, offers.value(), t);
     if (!plan) return fail(plan.error());
     std::printf("\n%lld users at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.tokens_per_s_per_user);
     const auto& buy = plan.value().buy;
@@ -173,7 +187,7 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     else
       std::printf("  rent: no on-demand offer reaches it\n");
   }
-  print_offers(rent_vs_buy(sizer, model.value(), scenario.value(), offers.value()), scenario.value().hours_per_day);
+  print_offers(rent_vs_buy(sizer, model, scenario, offers.value()), scenario.hours_per_day);
   return 0;
 }
 
@@ -272,15 +286,13 @@ int run_finetune(const Command& c, const Sizer& sizer) {
 }
 
 int run_command(const Command& c, const Sizer& sizer) {
-  auto request = sizer_request(c);
-  if (!request) return fail(request.error());
-  auto model = sizer.model_for(request.value());
-  if (!model) return fail(model.error());
-  auto scenario = sizer.scenario_for(request.value());
-  if (!scenario) return fail(scenario.error());
-  auto e = sizer.estimate(model.value(), scenario.value());
+  auto resolved = resolve(c, sizer);
+  if (!resolved) return fail(resolved.error());
+  const SizedModel& model = resolved.value().model;
+  const Scenario& scenario = resolved.value().scenario;
+  auto e = sizer.estimate(model, scenario);
   if (!e) return fail(e.error());
-  const auto commands = launch_commands(model.value(), scenario.value(), e.value());
+  const auto commands = launch_commands(model, scenario, e.value());
   if (c.json) {
     Json j;
     for (const LaunchCommand& lc : commands) j[lc.engine] = lc.command;

@@ -68,6 +68,7 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
 
 FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   FitSweep sweep;
+  sweep.kv_type = default_kv_type(request.engine);
   const std::vector<std::string> quants = standard_quants(request.engine);
   std::vector<QuantScheme> schemes;
   for (const auto& name : quants) {
@@ -78,8 +79,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   base.device = request.device;
   base.gpu_count = request.gpu_count;
   base.engine = request.engine;
-  base.kv_type = engine_is_llama_cpp_based(request.engine) || request.engine == InferenceEngine::mlx ? KvType::f16
-                                                                                                     : KvType::bf16;
+  base.kv_type = default_kv_type(request.engine);
   base.context_tokens = request.context_tokens;
   base.prompt_tokens = std::min<std::int64_t>(base.prompt_tokens, request.context_tokens);
 

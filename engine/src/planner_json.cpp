@@ -75,6 +75,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
     results.push_back(std::move(item));
   }
   Json j;
+  j["kv"] = kv_type_name(sweep.kv_type);
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   return j;

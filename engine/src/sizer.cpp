@@ -98,8 +98,8 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     if (!kv) return bad_value("unknown KV type '" + r.kv_type.substr(0, 40) +
                               "'; expected f16, bf16, fp8, q8_0, q4_0, q4_1, q5_0 or q5_1");
     s.kv_type = *kv;
-  } else if (engine_uses_kv_pool(s.engine)) {
-    s.kv_type = KvType::bf16;  // paged engines default to the model dtype
+  } else {
+    s.kv_type = default_kv_type(s.engine);
   }
   s.context_tokens = r.context_tokens;
   s.sequences = r.sequences;

@@ -28,6 +28,9 @@ test('what can I run: the wasm sweep is the CLI sweep, figure for figure', () =>
   const cliAnswer = native(['fit', '--gpu', 'rtx-4090', '--ram-gib', '64', '--ctx', '8192']);
   assert.deepEqual(answer.results, cliAnswer.results);
   assert.equal(answer.estimates, cliAnswer.estimates);
+  // llama.cpp keeps its KV cache in f16 unless -ctk/-ctv say otherwise.
+  assert.equal(answer.kv, 'f16');
+  assert.equal(ask('fit', { gpu: 'h100-sxm', engine: 'vllm' }).kv, 'bf16');
   // Llama-3.1-8B at Q8_0 (~8.5 GB) fits a 24 GB card with room for a long context.
   const llama = answer.results.find((r) => r.model === 'llama-3.1-8b' && r.quant === 'Q8_0');
   assert.ok(llama, 'llama-3.1-8b Q8_0 fits a 4090');

@@ -202,7 +202,7 @@ export class PlannerPanels {
     const left = answer.offers.length - fitting.length;
     note.textContent = `${fitting.length} offers hold this scenario${left ? `; ${left} more are too small` : ''}. ` +
       `A month is ${fmt.tokens(answer.hours_per_day)} h a day for 365.25/12 days; ${batch ? 'decode and $/M tokens are for all sequences together' : 'decode and $/M tokens are for one stream'}; ` +
-      'buying pays off once the rent saved, less the power of the same GPUs at TDP, has paid their catalog price. Prices are list prices from the catalog, with their dates.';
+      'buying pays off once the rent saved, less the power of the same GPUs at TDP, has paid their catalog price. Hourly and purchase prices are the catalog\'s, each with its source in data/.';
   }
 
   whatFits() {
@@ -233,13 +233,15 @@ export class PlannerPanels {
     const seen = new Set();
     const rows = every ? answer.results : answer.results.filter((r) => !seen.has(r.model) && seen.add(r.model));
     const state = this.workbench.state();
-    const kv = request.engine === 'llama.cpp' || request.engine === 'ollama' || request.engine === 'mlx' ? 'f16' : 'bf16';
+    const { kv } = answer;  // the KV type the engine sized every row with
     $('fit-table').tBodies[0].replaceChildren(...rows.slice(0, FIT_ROWS_SHOWN).map((r) => {
       const tr = el('tr', { 'data-model': r.model, 'data-quant': r.quant });
       tr.append(el('th', { scope: 'row' }, this.models.get(r.model)?.name ?? r.model));
       const link = el('a', {
         href: toHash({
           ...state, model: r.model, quant: r.quant, gpu: request.gpu, gpus: request.gpus, ctx: request.ctx, batch: 1, kv,
+          // The offload slider moves in steps of 0.05: round up, since more
+          // experts in RAM only frees GPU memory, so the opened scenario still fits.
           prompt: Math.min(state.prompt, request.ctx), offload: Math.ceil(r.offload_fraction * 20) / 20,
         }),
       }, 'Open');

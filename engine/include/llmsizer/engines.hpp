@@ -20,6 +20,9 @@ inline bool engine_uses_kv_pool(InferenceEngine e) {
 inline bool engine_is_llama_cpp_based(InferenceEngine e) {
   return e == InferenceEngine::llama_cpp || e == InferenceEngine::ollama;
 }
+// The KV element type an engine uses unless told otherwise: llama.cpp, Ollama
+// and MLX keep f16; the paged engines keep the model's dtype (bf16).
+inline KvType default_kv_type(InferenceEngine e) { return engine_uses_kv_pool(e) ? KvType::bf16 : KvType::f16; }
 // Whether the engine can hold the KV cache in this element type.
 bool engine_supports_kv_type(InferenceEngine engine, KvType type);
 

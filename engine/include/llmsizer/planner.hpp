@@ -182,6 +182,7 @@ struct FitResult {
 };
 
 struct FitSweep {
+  KvType kv_type = KvType::f16;    // the KV cache every result was sized with (one sequence each)
   std::vector<FitResult> results;  // best quality first, then fastest
   int estimates = 0;
 };
