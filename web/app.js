@@ -1,6 +1,6 @@
 // The sizing workbench: state in the URL hash, one engine call per input event
-// for the headline figures, then the URL, notes, commands, matrix and chart on
-// the next frame.
+// for the headline figures, then the notes, commands, matrix and chart on the
+// next frame, and the URL when the input rests.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
 import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
@@ -215,9 +215,13 @@ class App {
   update({ replaceHash = false, settled = false, notice = '' }) {
     const hash = toHash(this.state) + this.priceSuffix();
     if (replaceHash && !settled) {
-      // While a slider moves the URL follows on the next frame (replaceState
-      // costs milliseconds in Chromium), from the state of that frame.
+      // While a slider moves the URL follows once the input rests: each
+      // replaceState costs Chromium milliseconds in the page and more in the
+      // browser process, which on a small machine land on the next move. The
+      // change event that ends a drag settles the URL at once.
       this.hashPending = true;
+      clearTimeout(this.hashTimer);
+      this.hashTimer = setTimeout(() => this.followHash(), 250);
     } else if (replaceHash) {
       if (location.hash !== hash) history.replaceState(null, '', hash);
       this.settledHash = hash;
@@ -239,7 +243,6 @@ class App {
     const ticket = ++this.pending;
     requestAnimationFrame(() => {
       if (ticket !== this.pending) return;
-      this.followHash();
       if (this.planner.started) this.planner.scenarioChanged();
       if (!result.error) this.renderSecondary(model, result);
     });

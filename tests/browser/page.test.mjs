@@ -41,6 +41,33 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
   await page.close();
 });
 
+test('a context drag updates figures, matrix and commands in place; the URL follows when it rests', async () => {
+  const { page, log } = await openPage(browser, server.url + SEED);
+  const rowsBefore = await page.$$('#matrix tbody tr');
+  const q4 = '#matrix tbody tr[data-quant="Q4_K_M"] td:nth-of-type(2)';
+  const kvBefore = await page.$eval(q4, (td) => td.dataset.value);
+  const state = await page.evaluate(() => {
+    const slider = document.querySelector('input[name="ctx"]');
+    slider.value = '15';  // 2^15 = 32768 tokens
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+    return { hash: location.hash, kv: document.querySelector('[data-field="memory.kv_cache_bytes"]').dataset.value };
+  });
+  // The headline follows in the input task; the URL not yet (no replaceState per move).
+  assert.match(state.hash, /ctx=8192/);
+  const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 32768, gpu: 'mi300x', engine: 'llama.cpp' }]);
+  assert.equal(Number(state.kv), JSON.parse(native).memory.kv_cache_bytes);
+  await page.waitForFunction(() => location.hash.includes('ctx=32768'), null, { timeout: 5000 });
+  // The matrix rows are the same nodes, their KV cells rewritten with the new context.
+  await page.waitForFunction(([sel, kv]) => document.querySelector(sel).dataset.value === kv, [q4, state.kv]);
+  assert.notEqual(kvBefore, state.kv);
+  const rowsAfter = await page.$$('#matrix tbody tr');
+  assert.equal(rowsAfter.length, rowsBefore.length);
+  assert.ok(await rowsAfter[0].evaluate((tr, first) => tr === first, rowsBefore[0]), 'matrix rows kept');
+  assert.match(await page.textContent('#commands'), /-c 32768/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('hardware recommendations on request', async () => {
   const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
   await page.click('#recommend');

@@ -36,24 +36,36 @@ export function setField(field, value, text) {
 
 const bytesText = (b) => (b == null ? '—' : fmt.gibAndGb(b));
 
+// Updates the bar's segments in place when the same kinds are shown, so a
+// slider move changes a few styles instead of replacing nodes.
 export function renderBar(container, parts, capacity, label) {
   // Scale: the larger of what is needed and what is there, so both show.
   const total = parts.reduce((sum, p) => sum + p.bytes, 0);
   const scale = Math.max(total, capacity || 0, 1);
-  const bar = [];
+  const specs = [];
   for (const p of parts) {
     if (p.bytes <= 0) continue;
-    const seg = el('span', { class: `segment ${p.kind}`, title: `${p.label}: ${fmt.gib(p.bytes)}` });
-    seg.style.width = `${(p.bytes / scale) * 100}%`;
-    bar.push(seg);
+    specs.push({ cls: `segment ${p.kind}`, title: `${p.label}: ${fmt.gib(p.bytes)}`, prop: 'width', pct: (p.bytes / scale) * 100 });
   }
-  if (capacity) {
-    const line = el('span', { class: 'capacity', title: `usable ${fmt.gib(capacity)}` });
-    line.style.left = `${Math.min(100, (capacity / scale) * 100)}%`;
-    bar.push(line);
-  }
-  container.replaceChildren(...bar);
-  container.setAttribute('aria-label', label);
+  if (capacity) specs.push({ cls: 'capacity', title: `usable ${fmt.gib(capacity)}`, prop: 'left', pct: Math.min(100, (capacity / scale) * 100) });
+  const nodes = container.children;
+  const same = nodes.length === specs.length && specs.every((spec, i) => nodes[i].className === spec.cls);
+  if (!same) container.replaceChildren(...specs.map((spec) => el('span', { class: spec.cls })));
+  specs.forEach((spec, i) => {
+    const node = nodes[i];
+    if (node.title !== spec.title) node.title = spec.title;
+    const value = `${spec.pct}%`;
+    if (node.style[spec.prop] !== value) node.style[spec.prop] = value;
+  });
+  if (container.getAttribute('aria-label') !== label) container.setAttribute('aria-label', label);
+}
+
+// Replaces a list's children only when its items' text changed.
+function setList(list, texts) {
+  const key = texts.join('\u0000');
+  if (list.dataset.key === key && list.children.length === texts.length) return;
+  list.dataset.key = key;
+  list.replaceChildren(...texts.map((t) => el('li', {}, t)));
 }
 
 export function renderMemory(r) {
@@ -131,35 +143,53 @@ export function renderVerdict(r, state, model, device) {
       `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)} per sequence and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt.`,
   ];
   $('summary').textContent = sentences.filter(Boolean).join(' ');
-  $('warnings').replaceChildren(...r.warnings.map((w) => el('li', {}, w)));
+  setList($('warnings'), r.warnings);
 }
 
+function setCell(td, text, value) {
+  const raw = value == null ? '' : String(value);
+  if (td.dataset.value !== raw) td.dataset.value = raw;
+  if (td.textContent !== text) td.textContent = text;
+}
+
+// Rows are rebuilt only when the list of quantizations (or which of them fail)
+// changes; a context move rewrites the cells' text in place.
 export function renderMatrix(rows) {
   const body = $('matrix').tBodies[0];
-  body.replaceChildren(...rows.map(({ quant, result, current }) => {
-    const tr = el('tr', { 'data-quant': quant, class: current ? 'current' : '' });
-    tr.append(el('th', { scope: 'row' }, quant));
-    if (result.error) {
-      const td = el('td', { colspan: '5' }, result.error.message);
-      tr.append(td);
+  const shape = rows.map(({ quant, result, current }) => `${quant}${current ? '*' : ''}${result.error ? '!' : ''}`).join(' ');
+  if (body.dataset.shape !== shape) {
+    body.dataset.shape = shape;
+    body.replaceChildren(...rows.map(({ quant, result, current }) => {
+      const tr = el('tr', { 'data-quant': quant, class: current ? 'current' : '' });
+      tr.append(el('th', { scope: 'row' }, quant));
+      if (result.error) tr.append(el('td', { colspan: '5' }));
+      else for (let i = 0; i < 5; i += 1) tr.append(el('td'));
       return tr;
+    }));
+  }
+  rows.forEach(({ result }, i) => {
+    const cells = body.rows[i].cells;
+    if (result.error) {
+      if (cells[1].textContent !== result.error.message) cells[1].textContent = result.error.message;
+      return;
     }
     const m = result.memory;
-    const cell = (text, value) => {
-      const td = el('td', {}, text);
-      td.dataset.value = value == null ? '' : String(value);
-      return td;
-    };
-    tr.append(cell(fmt.gib(m.weights_bytes), m.weights_bytes), cell(fmt.gib(m.kv_cache_bytes), m.kv_cache_bytes),
-      cell(fmt.gib(m.required_bytes), m.required_bytes), cell(fmt.rate(result.speed.decode_tokens_per_s), result.speed.decode_tokens_per_s),
-      cell(m.fits == null ? '—' : m.fits ? 'yes' : 'no', m.fits));
-    return tr;
-  }));
+    setCell(cells[1], fmt.gib(m.weights_bytes), m.weights_bytes);
+    setCell(cells[2], fmt.gib(m.kv_cache_bytes), m.kv_cache_bytes);
+    setCell(cells[3], fmt.gib(m.required_bytes), m.required_bytes);
+    setCell(cells[4], fmt.rate(result.speed.decode_tokens_per_s), result.speed.decode_tokens_per_s);
+    setCell(cells[5], m.fits == null ? '—' : m.fits ? 'yes' : 'no', m.fits);
+  });
 }
 
+// The chart spans every context, so a context move leaves it as it was: it is
+// redrawn only when the points or the usable line change.
 export function renderChart(points, usable) {
   const chart = $('context-chart');
   const ok = points.filter((p) => !p.result.error);
+  const key = `${usable}|${ok.map((p) => `${p.ctx}:${p.result.memory.required_bytes}:${p.result.memory.fits}`).join(',')}`;
+  if (chart.dataset.key === key) return;
+  chart.dataset.key = key;
   if (ok.length < 2) {
     chart.replaceChildren(el('p', { class: 'note' }, 'Not enough context range to draw.'));
     return;
@@ -210,21 +240,28 @@ export function renderKvNotes(r, state) {
     (state.engine === 'llama.cpp' || state.engine === 'ollama' ? ' A quantized V cache needs flash attention in llama.cpp.' : '');
 }
 
+// The blocks are rebuilt when the set of engines changes; a context move only
+// rewrites the command text, and Copy copies whatever the block shows.
 export function renderCommands(r, state, onCopy) {
   const commands = r.commands || {};
   const order = [state.engine === 'ollama' ? 'ollama' : state.engine, ...Object.keys(commands)];
-  const seen = new Set();
-  const blocks = [];
-  for (const name of order) {
-    if (!(name in commands) || seen.has(name)) continue;
-    seen.add(name);
-    const block = el('div', { class: 'command' });
-    const head = el('div', { class: 'command-head' });
-    const copy = el('button', { type: 'button', 'data-engine': name }, 'Copy');
-    copy.addEventListener('click', () => onCopy(commands[name], copy));
-    head.append(el('span', {}, name), copy);
-    block.append(head, el('pre', {}, commands[name]));
-    blocks.push(block);
+  const names = [...new Set(order.filter((name) => name in commands))];
+  const box = $('commands');
+  if (box.dataset.names !== names.join(' ')) {
+    box.dataset.names = names.join(' ');
+    box.replaceChildren(...names.map((name) => {
+      const block = el('div', { class: 'command' });
+      const head = el('div', { class: 'command-head' });
+      const copy = el('button', { type: 'button', 'data-engine': name }, 'Copy');
+      const pre = el('pre');
+      copy.addEventListener('click', () => onCopy(pre.textContent, copy));
+      head.append(el('span', {}, name), copy);
+      block.append(head, pre);
+      return block;
+    }));
   }
-  $('commands').replaceChildren(...blocks);
+  names.forEach((name, i) => {
+    const pre = box.children[i].lastElementChild;
+    if (pre.textContent !== commands[name]) pre.textContent = commands[name];
+  });
 }
