@@ -1,8 +1,10 @@
 // Embind layer: one Sizer made from the embedded catalog. `estimate` takes and
 // returns JSON text (the contract of engine/include/llmsizer/json_contract.hpp,
 // the same the CLI prints); `figures` returns a plain value object of the few
-// numbers the page's tables and charts draw, without building any JSON. No
-// logic here: conversion only. Nothing throws across.
+// numbers the page's tables and charts draw, without building any JSON, and
+// `figuresInto` writes them into a shared buffer. No logic here: conversion
+// only. Nothing throws across.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -52,10 +54,26 @@ class WasmSizer {
   Figures figures(const std::string& request_json) const {
     return figures_of(llmsizer::estimate_request(sizer_, request_json));
   }
-  // The same from a value object, without JSON text to write and parse.
-  Figures figures_for(const llmsizer::RequestFields& request) const {
-    return figures_of(llmsizer::estimate_request(sizer_, request));
+  // The same from the request's fields as arguments, the figures written into
+  // a buffer the caller reads through figuresView(): weights, KV cache,
+  // runtime, required and usable bytes, utilization, fits (-1 no device, 0, 1)
+  // and decode tokens/s, NaN where absent. One crossing of the boundary and no
+  // object built on either side per scenario (the page's matrix and chart ask
+  // for some twenty). An empty string or a NaN is an absent key; false means
+  // see figuresError().
+  bool figures_into(const std::string& model, const std::string& config, const std::string& quant,
+                    const std::string& kv, const std::string& engine, const std::string& gpu, double ctx,
+                    double batch, double gpus, double offload, double prompt) {
+    const llmsizer::RequestFields fields{model, config, quant, kv, engine, gpu, ctx, batch, gpus, offload, prompt};
+    last_ = figures_of(llmsizer::estimate_request(sizer_, fields));
+    buffer_ = {last_.weights_bytes, last_.kv_cache_bytes, last_.runtime_bytes, last_.required_bytes,
+               last_.usable_bytes,  last_.utilization,    static_cast<double>(last_.fits), last_.decode_tokens_per_s};
+    return last_.ok;
   }
+  emscripten::val figures_view() const {
+    return emscripten::val(emscripten::typed_memory_view(buffer_.size(), buffer_.data()));
+  }
+  Figures figures_error() const { return last_; }
   static Figures figures_of(const llmsizer::Result<llmsizer::Estimate>& e) {
     Figures f;
     if (!e) {
@@ -102,6 +120,8 @@ class WasmSizer {
   std::string load_error_;
   llmsizer::Sizer sizer_;
   std::string catalog_json_;
+  Figures last_;
+  std::array<double, 8> buffer_{};
 };
 
 }  // namespace
@@ -119,23 +139,13 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .field("utilization", &Figures::utilization)
       .field("fits", &Figures::fits)
       .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
-  emscripten::value_object<llmsizer::RequestFields>("RequestFields")
-      .field("model", &llmsizer::RequestFields::model)
-      .field("config", &llmsizer::RequestFields::config)
-      .field("quant", &llmsizer::RequestFields::quant)
-      .field("kv", &llmsizer::RequestFields::kv)
-      .field("engine", &llmsizer::RequestFields::engine)
-      .field("gpu", &llmsizer::RequestFields::gpu)
-      .field("ctx", &llmsizer::RequestFields::ctx)
-      .field("batch", &llmsizer::RequestFields::batch)
-      .field("gpus", &llmsizer::RequestFields::gpus)
-      .field("offload", &llmsizer::RequestFields::offload)
-      .field("prompt", &llmsizer::RequestFields::prompt);
   emscripten::class_<WasmSizer>("Sizer")
       .constructor<>()
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
-      .function("figuresFor", &WasmSizer::figures_for)
+      .function("figuresInto", &WasmSizer::figures_into)
+      .function("figuresView", &WasmSizer::figures_view)
+      .function("figuresError", &WasmSizer::figures_error)
       .function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)

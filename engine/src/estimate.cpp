@@ -135,6 +135,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   kv_request.engine = s.engine;
   kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
   e.kv = compute_kv_cache(arch, kv_request);
+  e.memory.kv_cache_bytes_by_type.reserve(5);
   for (KvType type : {KvType::f16, KvType::bf16, KvType::fp8, KvType::q8_0, KvType::q4_0}) {
     if (!engine_supports_kv_type(s.engine, type)) continue;
     e.memory.kv_cache_bytes_by_type.emplace_back(type, kv_bytes_as(e.kv, type));

@@ -1,6 +1,7 @@
 #include "llmsizer/kv_cache.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace llmsizer {
 namespace {
@@ -31,19 +32,14 @@ std::int64_t state_bytes_per_sequence(const AttentionSpec& a, InferenceEngine en
 
 }  // namespace
 
+// ggml block sizes: q8_0 34 bytes / 32, q4_0 18/32, q4_1 20/32, q5_0 22/32,
+// q5_1 24/32. Indexed by KvType.
+constexpr std::array<KvElementSize, kKvTypeCount> kElementSizes{{
+    {2, 1}, {2, 1}, {1, 1}, {34, 32}, {18, 32}, {20, 32}, {22, 32}, {24, 32}}};
+
 KvElementSize kv_element_size(KvType type) {
-  // ggml block sizes: q8_0 34 bytes / 32, q4_0 18/32, q4_1 20/32, q5_0 22/32, q5_1 24/32.
-  switch (type) {
-    case KvType::f16:
-    case KvType::bf16: return {2, 1};
-    case KvType::fp8: return {1, 1};
-    case KvType::q8_0: return {34, 32};
-    case KvType::q4_0: return {18, 32};
-    case KvType::q4_1: return {20, 32};
-    case KvType::q5_0: return {22, 32};
-    case KvType::q5_1: return {24, 32};
-  }
-  return {2, 1};
+  const auto i = static_cast<std::size_t>(type);
+  return i < kElementSizes.size() ? kElementSizes[i] : KvElementSize{2, 1};
 }
 
 KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request) {
@@ -64,8 +60,6 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
   kv.cells = full_cells;
 
   kv.layer_bytes.assign(arch.layers.size(), 0);
-  kv.layer_elements.assign(arch.layers.size(), 0);
-  kv.layer_fixed_bytes.assign(arch.layers.size(), 0);
   for (std::size_t i = 0; i < arch.layers.size(); ++i) {
     const LayerSpec& layer = arch.layers[i];
     if (layer.is_mtp) continue;  // MTP layers are not run unless speculative decoding is on
@@ -76,7 +70,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
       case AttentionKind::mamba2:
         bytes = state_bytes_per_sequence(a, request.engine) * seqs;
         kv.state_bytes += bytes;
-        kv.layer_fixed_bytes[i] = bytes;
+        for (std::int64_t& total : kv.total_bytes_as) total += bytes;
         break;
       case AttentionKind::none: break;
       case AttentionKind::full:
@@ -103,7 +97,8 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           }
         }
         bytes = elements * cells * elem.num / elem.den;
-        kv.layer_elements[i] = elements * cells;
+        for (std::size_t t = 0; t < kKvTypeCount; ++t)
+          kv.total_bytes_as[t] += elements * cells * kElementSizes[t].num / kElementSizes[t].den;
         kv.attention_bytes += bytes;
         if (a.kind == AttentionKind::full) kv.bytes_per_token += elements * elem.num / elem.den;
         // DSA indexer keys (DeepSeek V3.2, GLM-5): fp8 plus an fp32 scale per token
@@ -112,7 +107,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           const std::int64_t index_bytes = (a.index_head_dim + 4) * cells;
           bytes += index_bytes;
           kv.attention_bytes += index_bytes;
-          kv.layer_fixed_bytes[i] = index_bytes;
+          for (std::int64_t& total : kv.total_bytes_as) total += index_bytes;
         }
         break;
       }
@@ -124,11 +119,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
 }
 
 std::int64_t kv_bytes_as(const KvBreakdown& kv, KvType type) {
-  const KvElementSize elem = kv_element_size(type);
-  std::int64_t total = 0;
-  for (std::size_t i = 0; i < kv.layer_elements.size(); ++i)
-    total += kv.layer_elements[i] * elem.num / elem.den + kv.layer_fixed_bytes[i];
-  return total;
+  return kv.total_bytes_as[static_cast<std::size_t>(type)];
 }
 
 }  // namespace llmsizer

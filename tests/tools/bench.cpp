@@ -66,6 +66,23 @@ int main(int argc, char** argv) {
   figure("native.figures.p50", percentile(figures, 50), "us");
   figure("native.figures.p95", percentile(figures, 95), "us");
 
+  // From the request's fields, no JSON at all (the page's figuresInto).
+  std::vector<double> from_fields;
+  llmsizer::RequestFields fields;
+  fields.model = "glm-4.5";
+  fields.quant = "Q4_K_M";
+  fields.gpu = "mi300x";
+  fields.engine = "llama.cpp";
+  for (int i = 0; i < runs; ++i) {
+    fields.ctx = 4096.0 * (1 + i % 16);
+    t0 = Clock::now();
+    auto estimate = llmsizer::estimate_request(sizer, fields);
+    from_fields.push_back(since_us(t0));
+    if (!estimate) return 1;
+  }
+  figure("native.figures_fields.p50", percentile(from_fields, 50), "us");
+  figure("native.figures_fields.p95", percentile(from_fields, 95), "us");
+
   const char* quants[] = {"F16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL", "IQ2_XXS", "IQ1_S"};
   const int contexts[] = {4096, 8192, 16384, 32768, 65536, 131072};
   std::vector<double> panels;

@@ -147,7 +147,7 @@ test('the catalog sweep answers every model x device x quantization as the estim
   assert.equal(JSON.parse(sizer.sweep('not json')).error.id, 'request.not_json');
 });
 
-test('figures from a value object are the figures from JSON text, errors included', () => {
+test('figures written through figuresInto are the figures from JSON text, errors included', () => {
   const none = { model: '', config: '', quant: '', kv: '', engine: '', gpu: '', ctx: NaN, batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
   const requests = [
     { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' },
@@ -164,9 +164,19 @@ test('figures from a value object are the figures from JSON text, errors include
     { model: 'llama-3.1-8b', config: '{}' },
     { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, vocab_size: 128256, intermediate_size: 14336 }), gpu: 'rtx-4090' },
   ];
+  const names = ['weightsBytes', 'kvCacheBytes', 'runtimeBytes', 'requiredBytes', 'usableBytes', 'utilization', 'fits', 'decodeTokensPerS'];
+  let view = sizer.figuresView();
   for (const request of requests) {
     const fromText = sizer.figures(JSON.stringify(request));
-    const fromValue = sizer.figuresFor({ ...none, ...request });
-    assert.deepEqual(fromValue, fromText, JSON.stringify(request));
+    const f = { ...none, ...request };
+    const ok = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
+    assert.equal(ok, fromText.ok, JSON.stringify(request));
+    if (!ok) {
+      assert.deepEqual(sizer.figuresError(), fromText, JSON.stringify(request));
+      continue;
+    }
+    if (view.byteLength === 0) view = sizer.figuresView();
+    assert.deepEqual(Object.fromEntries(names.map((name, i) => [name, view[i]])),
+      Object.fromEntries(names.map((name) => [name, fromText[name]])), JSON.stringify(request));
   }
 });

@@ -22,8 +22,8 @@ function checkNumbers(request) {
   }
 }
 
-// The request as the engine's RequestFields value object (strings, numbers;
-// '' and NaN stand for absent keys), or null when it has other keys or types:
+// The request as the engine's RequestFields (strings, numbers; '' and NaN
+// stand for absent keys), or null when it has other keys or types:
 // those go as JSON text, whose reader names what is wrong with them.
 const STRING_FIELDS = ['model', 'config', 'quant', 'kv', 'engine', 'gpu'];
 const NUMBER_FIELDS = ['ctx', 'batch', 'gpus', 'offload', 'prompt'];
@@ -43,6 +43,21 @@ function requestFields(request) {
   }
   for (const key in request) if (!(key in fields)) return null;
   return fields;
+}
+
+// The Figures value object (JSON path, or the error of the fields path) as
+// the page's figures object.
+const n = (v) => (Number.isNaN(v) ? null : v);
+function figuresOf(f) {
+  if (!f.ok) return { error: { id: f.errorId, message: f.errorMessage } };
+  return {
+    memory: {
+      weights_bytes: f.weightsBytes, kv_cache_bytes: f.kvCacheBytes, runtime_bytes: f.runtimeBytes,
+      required_bytes: f.requiredBytes, usable_bytes: n(f.usableBytes), utilization: n(f.utilization),
+      fits: f.fits < 0 ? null : f.fits === 1,
+    },
+    speed: { decode_tokens_per_s: n(f.decodeTokensPerS) },
+  };
 }
 
 function call(sizer, request) {
@@ -114,6 +129,7 @@ export function loadEngine() {
       if (loadError) throw new SizerError('catalog.load', loadError);
       const catalog = JSON.parse(sizer.catalog());
       performance.mark('llm-sizer:catalog-ready');
+      let view = sizer.figuresView();
       return {
         catalog,
         // Returns the estimate (the CLI's JSON) or throws a SizerError.
@@ -126,23 +142,24 @@ export function loadEngine() {
         // {memory: {weights_bytes, kv_cache_bytes, runtime_bytes, required_bytes,
         // usable_bytes, utilization, fits}, speed: {decode_tokens_per_s}} or {error}.
         figures(request) {
-          let f;
+          let ok;
           try {
             checkNumbers(request);
-            const fields = requestFields(request);
-            f = fields ? sizer.figuresFor(fields) : sizer.figures(JSON.stringify(request));
+            const f = requestFields(request);
+            if (!f) return figuresOf(sizer.figures(JSON.stringify(request)));
+            ok = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
           } catch (error) {
             return { error: { id: error.id ?? 'request.bad_value', message: error.message } };
           }
-          if (!f.ok) return { error: { id: f.errorId, message: f.errorMessage } };
-          const n = (v) => (Number.isNaN(v) ? null : v);
+          if (!ok) return figuresOf(sizer.figuresError());
+          // The view is made again when a growing wasm memory detached it.
+          if (view.byteLength === 0) view = sizer.figuresView();
           return {
             memory: {
-              weights_bytes: f.weightsBytes, kv_cache_bytes: f.kvCacheBytes, runtime_bytes: f.runtimeBytes,
-              required_bytes: f.requiredBytes, usable_bytes: n(f.usableBytes), utilization: n(f.utilization),
-              fits: f.fits < 0 ? null : f.fits === 1,
+              weights_bytes: view[0], kv_cache_bytes: view[1], runtime_bytes: view[2], required_bytes: view[3],
+              usable_bytes: n(view[4]), utilization: n(view[5]), fits: view[6] < 0 ? null : view[6] === 1,
             },
-            speed: { decode_tokens_per_s: n(f.decodeTokensPerS) },
+            speed: { decode_tokens_per_s: n(view[7]) },
           };
         },
         // A local GGUF (one file or a split set) from its headers alone: parts

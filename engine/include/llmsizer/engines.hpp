@@ -1,5 +1,6 @@
 // Inference engines and KV element types, as stable strings for CLI and bindings.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -7,6 +8,7 @@ namespace llmsizer {
 
 enum class InferenceEngine { llama_cpp, ollama, vllm, sglang, mlx, tensorrt_llm };
 enum class KvType { f16, bf16, fp8, q8_0, q4_0, q4_1, q5_0, q5_1 };
+constexpr std::size_t kKvTypeCount = 8;
 
 std::optional<InferenceEngine> engine_from_name(std::string_view name);
 std::string_view engine_name(InferenceEngine engine);

@@ -1,5 +1,6 @@
 // KV cache and recurrent state, per layer, as each engine holds them.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -24,11 +25,11 @@ struct KvBreakdown {
   std::int64_t cells = 0;            // token slots of a full-attention layer (padded)
   std::int64_t bytes_per_token = 0;  // full-attention bytes per cached token, all layers
   std::vector<std::int64_t> layer_bytes;  // per decoder layer
-  // Per layer: cached elements (per-token width x cells) and bytes that do not
-  // depend on the element type (recurrent state, indexer keys), so the same
-  // request can be priced in another KV type without redoing the layout.
-  std::vector<std::int64_t> layer_elements;
-  std::vector<std::int64_t> layer_fixed_bytes;
+  // The same total had the elements been stored in each KvType (indexed by the
+  // enum), summed layer by layer in the same pass: the page shows the request
+  // in every type, and a second walk of the layers per type cost as much as
+  // the cache itself.
+  std::array<std::int64_t, kKvTypeCount> total_bytes_as{};
 };
 
 // Bytes per element of a KV type, as a ratio: bytes = elements * num / den.
