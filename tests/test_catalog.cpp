@@ -1,6 +1,8 @@
-// The embedded catalog parses and resolves ids; bad catalog text is refused.
+// The embedded catalog parses and resolves ids; bad catalog text is refused;
+// the embedded model facts are current.
 #include "llmsizer/catalog.hpp"
 
+#include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
 #include "test_support.hpp"
 
@@ -34,4 +36,55 @@ TEST_CASE("malformed catalog text is an error with its path", "[catalog][errors]
   CHECK(bad.error().message == "/models/0/id must be a string");
   auto no_memory = parse_catalog(R"({"models": []})", R"({"devices": [{"id": "x"}]})");
   CHECK(no_memory.error().message == "/devices/0/memory_gb_marketed must be a positive number");
+}
+
+TEST_CASE("the embedded model facts are what the engine reads from each config", "[catalog][facts]") {
+  // data/embedded/model_facts.json spares the page's startup reading a hundred
+  // configs; it must say exactly what reading them says.
+  auto with_facts = embedded_catalog(EmbeddedFacts::use);
+  auto without = embedded_catalog(EmbeddedFacts::ignore);
+  REQUIRE(with_facts.ok());
+  REQUIRE(without.ok());
+  const Sizer fresh(std::move(without).value());
+  const Catalog& c = with_facts.value();
+  REQUIRE(c.models.size() == fresh.catalog().models.size());
+  for (std::size_t i = 0; i < c.models.size(); ++i) {
+    INFO(c.models[i].id << ": run scripts/catalog/model_facts.sh to refresh data/embedded/model_facts.json");
+    CHECK_FALSE(fresh.catalog().models[i].facts.has_value());
+    REQUIRE(c.models[i].facts.has_value());
+    CHECK(*c.models[i].facts == fresh.model_facts(i));
+  }
+  // GLM-4.5 by hand from its config: MoE, no MLA, 131072 positions.
+  const Sizer sizer(c);
+  const CatalogModel* glm = c.find_model("glm-4.5");
+  REQUIRE(glm != nullptr);
+  const ModelFacts f = sizer.model_facts(static_cast<std::size_t>(glm - c.models.data()));
+  CHECK(f.sizable);
+  CHECK(f.moe);
+  CHECK_FALSE(f.mla);
+  CHECK(f.max_context_tokens == 131072);
+  CHECK(f.params_active < f.params_total);
+}
+
+TEST_CASE("facts that do not parse are read from the config instead", "[catalog][facts]") {
+  const std::string models = R"({"models": [{"id": "m", "config": {"model_type": "llama", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128}}]})";
+  const std::string devices = R"({"devices": []})";
+  for (const char* facts : {"{", R"({"models": 3})", R"({"models": [{"id": "m", "sizable": true}]})",
+                            R"({"models": [{"id": "other", "sizable": true, "params_total": 1, "params_active": 1, "max_context_tokens": 1}]})"}) {
+    INFO(facts);
+    auto c = parse_catalog(models, devices, facts);
+    REQUIRE(c.ok());
+    CHECK_FALSE(c.value().models[0].facts.has_value());
+    const Sizer sizer(c.value());
+    CHECK(sizer.model_facts(0).sizable);
+    CHECK(sizer.model_facts(0).params_total > 0);
+  }
+  // A well-formed entry is taken as given (the build's checked copy).
+  auto c = parse_catalog(models, devices,
+                         R"({"models": [{"id": "m", "sizable": true, "params_total": 7, "params_active": 5, "moe": true, "max_context_tokens": 9}]})");
+  REQUIRE(c.ok());
+  REQUIRE(c.value().models[0].facts.has_value());
+  CHECK(c.value().models[0].facts->params_total == 7);
+  CHECK(c.value().models[0].facts->moe);
 }

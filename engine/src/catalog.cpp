@@ -8,6 +8,7 @@
 namespace llmsizer::embedded {
 extern const char* const kModelsJson[];
 extern const char* const kDevicesJson[];
+extern const char* const kModelFactsJson[];
 }  // namespace llmsizer::embedded
 
 namespace llmsizer {
@@ -123,7 +124,52 @@ const Device* Catalog::find_device(std::string_view id) const {
   return nullptr;
 }
 
-Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json) {
+namespace {
+
+// One entry of model_facts.json; nullopt when it is not the expected shape
+// (the model's facts are then read from its architecture).
+std::optional<ModelFacts> parse_facts(const Json& e) {
+  const auto flag = [&](const char* key) {
+    auto it = e.find(key);
+    return it != e.end() && it->is_boolean() && it->get<bool>();
+  };
+  const auto count = [&](const char* key) -> std::int64_t {
+    auto it = e.find(key);
+    return it != e.end() && it->is_number_integer() ? it->get<std::int64_t>() : -1;
+  };
+  ModelFacts f;
+  f.sizable = flag("sizable");
+  f.estimated = flag("estimated");
+  if (!f.sizable) {
+    f.error = string_or(e, "error", "");
+    return f.error.empty() ? std::nullopt : std::optional<ModelFacts>(f);
+  }
+  f.params_total = count("params_total");
+  f.params_active = count("params_active");
+  f.max_context_tokens = count("max_context_tokens");
+  if (f.params_total < 0 || f.params_active < 0 || f.max_context_tokens < 0) return std::nullopt;
+  f.moe = flag("moe");
+  f.mla = flag("mla");
+  f.swa = flag("swa");
+  f.hybrid = flag("hybrid");
+  return f;
+}
+
+void attach_facts(Catalog& catalog, std::string_view facts_json) {
+  if (facts_json.empty()) return;
+  const Json facts = Json::parse(facts_json.begin(), facts_json.end(), nullptr, false);
+  if (facts.is_discarded() || !facts.is_object() || !facts.contains("models") || !facts["models"].is_array()) return;
+  for (const Json& e : facts["models"]) {
+    if (!e.is_object()) continue;
+    const std::string id = string_or(e, "id", "");
+    for (CatalogModel& m : catalog.models)
+      if (m.id == id) m.facts = parse_facts(e);
+  }
+}
+
+}  // namespace
+
+Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json, std::string_view facts_json) {
   Catalog catalog;
   Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
   if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
@@ -143,11 +189,13 @@ Result<Catalog> parse_catalog(std::string_view models_json, std::string_view dev
     if (!d) return d.error();
     catalog.devices.push_back(std::move(d).value());
   }
+  attach_facts(catalog, facts_json);
   return catalog;
 }
 
-Result<Catalog> embedded_catalog() {
-  return parse_catalog(join_chunks(embedded::kModelsJson), join_chunks(embedded::kDevicesJson));
+Result<Catalog> embedded_catalog(EmbeddedFacts facts) {
+  return parse_catalog(join_chunks(embedded::kModelsJson), join_chunks(embedded::kDevicesJson),
+                       facts == EmbeddedFacts::use ? join_chunks(embedded::kModelFactsJson) : std::string());
 }
 
 }  // namespace llmsizer

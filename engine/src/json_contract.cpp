@@ -160,12 +160,47 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   return j;
 }
 
+namespace {
+
+// The facts' keys, in the order the catalog answer has always listed them.
+void append_model_facts(Json& j, const ModelFacts& f) {
+  j["sizable"] = f.sizable;
+  if (f.sizable) {
+    j["params_total"] = f.params_total;
+    j["params_active"] = f.params_active;
+    j["moe"] = f.moe;
+    j["mla"] = f.mla;
+    j["swa"] = f.swa;
+    j["hybrid"] = f.hybrid;
+    j["max_context_tokens"] = f.max_context_tokens;
+  } else {
+    j["error"] = f.error;
+  }
+  j["estimated"] = f.estimated;
+}
+
+}  // namespace
+
+Json model_facts_to_json(const Sizer& sizer) {
+  Json models = Json::array();
+  for (std::size_t i = 0; i < sizer.catalog().models.size(); ++i) {
+    Json j;
+    j["id"] = sizer.catalog().models[i].id;
+    append_model_facts(j, sizer.model_facts(i));
+    models.push_back(std::move(j));
+  }
+  Json out;
+  out["schema_version"] = 1;
+  out["generated_by"] = "scripts/catalog/model_facts.sh from data/embedded/models.json; test_catalog checks it";
+  out["models"] = std::move(models);
+  return out;
+}
+
 Json catalog_to_json(const Sizer& sizer) {
   const Catalog& c = sizer.catalog();
   Json models = Json::array();
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const CatalogModel& m = c.models[i];
-    const Result<Architecture>& arch = sizer.catalog_architecture(i);
     Json j;
     j["id"] = m.id;
     j["name"] = m.name;
@@ -177,29 +212,7 @@ Json catalog_to_json(const Sizer& sizer) {
     j["ollama_tags"] = m.ollama_tags;
     j["official_params_total"] = optional_json(m.official_params_total);
     j["official_params_active"] = optional_json(m.official_params_active);
-    j["sizable"] = arch.ok();
-    bool estimated = !m.estimated_fields.empty() || m.config_provenance == "derived";
-    if (arch) {
-      const Architecture& a = arch.value();
-      const ParamCounts p = count_params(a);
-      j["params_total"] = p.total;
-      j["params_active"] = p.active;
-      bool mla = false, windowed = false, hybrid = false;
-      for (const auto& layer : a.layers) {
-        mla = mla || layer.attn.mla;
-        windowed = windowed || layer.attn.kind == AttentionKind::sliding || layer.attn.kind == AttentionKind::chunked;
-        hybrid = hybrid || layer.attn.kind == AttentionKind::linear || layer.attn.kind == AttentionKind::mamba2;
-      }
-      j["moe"] = a.is_moe();
-      j["mla"] = mla;
-      j["swa"] = windowed;
-      j["hybrid"] = hybrid;
-      j["max_context_tokens"] = a.max_context_tokens;
-      estimated = estimated || !a.warnings.empty();
-    } else {
-      j["error"] = arch.error().message;
-    }
-    j["estimated"] = estimated;
+    append_model_facts(j, sizer.model_facts(i));
     models.push_back(std::move(j));
   }
   Json devices = Json::array();

@@ -56,6 +56,35 @@ const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const
   return *slot;
 }
 
+ModelFacts read_model_facts(const CatalogModel& m, const Result<Architecture>& arch) {
+  ModelFacts f;
+  f.estimated = !m.estimated_fields.empty() || m.config_provenance == "derived";
+  f.sizable = arch.ok();
+  if (!arch) {
+    f.error = arch.error().message;
+    return f;
+  }
+  const Architecture& a = arch.value();
+  const ParamCounts p = count_params(a);
+  f.params_total = p.total;
+  f.params_active = p.active;
+  for (const auto& layer : a.layers) {
+    f.mla = f.mla || layer.attn.mla;
+    f.swa = f.swa || layer.attn.kind == AttentionKind::sliding || layer.attn.kind == AttentionKind::chunked;
+    f.hybrid = f.hybrid || layer.attn.kind == AttentionKind::linear || layer.attn.kind == AttentionKind::mamba2;
+  }
+  f.moe = a.is_moe();
+  f.max_context_tokens = a.max_context_tokens;
+  f.estimated = f.estimated || !a.warnings.empty();
+  return f;
+}
+
+ModelFacts Sizer::model_facts(std::size_t index) const {
+  const CatalogModel& m = catalog_.models[index];
+  if (m.facts) return *m.facts;
+  return read_model_facts(m, catalog_architecture(index));
+}
+
 Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
   if (!r.config_json.empty()) {
     auto arch = read_hf_config_text(r.config_json);

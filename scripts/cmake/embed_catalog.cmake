@@ -19,6 +19,7 @@ set(source "// Generated from data/*.json by scripts/cmake/embed_catalog.cmake. 
 append_json_constant(source kModelsJson ${MODELS})
 append_json_constant(source kDevicesJson ${DEVICES})
 append_json_constant(source kOffersJson ${OFFERS})
+append_json_constant(source kModelFactsJson ${MODEL_FACTS})
 string(APPEND source "}  // namespace llmsizer::embedded\n")
 file(WRITE ${OUTPUT}.tmp "${source}")
 file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)

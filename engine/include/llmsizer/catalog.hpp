@@ -14,6 +14,29 @@
 
 namespace llmsizer {
 
+// What the model list shows of a catalog model, read from its architecture.
+// The build embeds these for every model (data/embedded/model_facts.json,
+// written by scripts/catalog/model_facts.sh and checked against the engine by
+// test_catalog): a page then reads one architecture at startup, not a hundred.
+struct ModelFacts {
+  bool sizable = false;
+  std::string error;  // why the model cannot be sized, when it cannot
+  std::int64_t params_total = 0;
+  std::int64_t params_active = 0;
+  bool moe = false;
+  bool mla = false;
+  bool swa = false;     // sliding-window or chunked attention layers
+  bool hybrid = false;  // linear-attention or Mamba layers
+  bool estimated = false;  // estimated fields, a derived config, or approximations
+  std::int64_t max_context_tokens = 0;
+
+  bool operator==(const ModelFacts& o) const {
+    return sizable == o.sizable && error == o.error && params_total == o.params_total &&
+           params_active == o.params_active && moe == o.moe && mla == o.mla && swa == o.swa &&
+           hybrid == o.hybrid && estimated == o.estimated && max_context_tokens == o.max_context_tokens;
+  }
+};
+
 struct CatalogModel {
   std::string id;
   std::string name;
@@ -30,6 +53,7 @@ struct CatalogModel {
   std::string config_provenance;  // "verbatim_copy" or "derived"
   std::vector<std::string> gguf_repos;
   std::vector<std::string> ollama_tags;
+  std::optional<ModelFacts> facts;  // precomputed by the build; else read on demand
 };
 
 struct Catalog {
@@ -41,7 +65,13 @@ struct Catalog {
 };
 
 // Error ids: "catalog.not_json", "catalog.bad_entry" (with the JSON path).
-Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json);
-Result<Catalog> embedded_catalog();
+// facts_json, when given: {"models": [{"id", ModelFacts' fields...}]}, matched
+// to the models by id.
+Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json,
+                              std::string_view facts_json = {});
+// The catalog compiled into the build, with its precomputed model facts or
+// (for the check that they are current) without.
+enum class EmbeddedFacts { use, ignore };
+Result<Catalog> embedded_catalog(EmbeddedFacts facts = EmbeddedFacts::use);
 
 }  // namespace llmsizer

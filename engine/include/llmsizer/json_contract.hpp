@@ -29,6 +29,8 @@ Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const 
 // Everything the page lists: models with their badges and counts, devices with
 // their usable memory, quantizations and engines.
 Json catalog_to_json(const Sizer& sizer);
+// Every catalog model's ModelFacts: data/embedded/model_facts.json.
+Json model_facts_to_json(const Sizer& sizer);
 
 // Request text in, the estimate out, without the JSON of the answer: for callers
 // that need a few figures of many scenarios (the page's matrix and chart).

@@ -60,6 +60,9 @@ struct SizedModel {
   const Architecture& arch() const { return *architecture; }
 };
 
+// A catalog model's facts read from its architecture (or its error).
+ModelFacts read_model_facts(const CatalogModel& model, const Result<Architecture>& arch);
+
 class Sizer {
  public:
   explicit Sizer(Catalog catalog);
@@ -67,6 +70,9 @@ class Sizer {
   const Catalog& catalog() const { return catalog_; }
   // The architecture of catalog model i, or the error that kept it out.
   const Result<Architecture>& catalog_architecture(std::size_t index) const;
+  // What the model list shows of catalog model i: the build's precomputed
+  // facts, else read from its architecture.
+  ModelFacts model_facts(std::size_t index) const;
 
   // Error ids: "request.unknown_model", "request.unknown_gpu", "request.bad_value",
   // plus those of read_hf_config and quant_scheme_from_name.
