@@ -11,8 +11,10 @@ function option(value, text) {
   return o;
 }
 
+// The groups are filled while detached and put in with one call: options
+// added one by one to a select in the document each update its list (some
+// 250 of them at startup).
 function groupedOptions(select, items, groupOf, labelOf, selected) {
-  select.replaceChildren();
   const groups = new Map();
   for (const item of items) {
     const group = groupOf(item);
@@ -20,10 +22,10 @@ function groupedOptions(select, items, groupOf, labelOf, selected) {
       const g = document.createElement('optgroup');
       g.label = group;
       groups.set(group, g);
-      select.append(g);
     }
     groups.get(group).append(option(item.id, labelOf(item)));
   }
+  select.replaceChildren(...groups.values());
   if (selected && items.some((i) => i.id === selected)) select.value = selected;
 }
 
