@@ -68,6 +68,26 @@ test('a context drag updates figures, matrix and commands in place; the URL foll
   await page.close();
 });
 
+test('the engine still loads when the early wasm compile cannot stream it', async () => {
+  // A host that serves .wasm without application/wasm: compileStreaming
+  // refuses it, and the page falls back to the loader's own fetch.
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.route('**/llmsizer.wasm', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
+  });
+  await page.goto(server.url + SEED);
+  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
+  const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' }]);
+  assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), JSON.parse(native).memory.required_bytes);
+  // The early compile did give up, so the figures came through the fallback.
+  assert.equal(await page.evaluate(async () => (await (await import('./js/wasm-module.js')).compiledWasm) === null), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('hardware recommendations on request', async () => {
   const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
   await page.click('#recommend');

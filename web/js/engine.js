@@ -1,6 +1,7 @@
 // The page's only door to the sizing engine: loads the WebAssembly module once
 // and turns its JSON answers into objects. Nothing here computes a figure.
 import createLlmSizer from '../llmsizer.mjs';
+import { compiledWasm } from './wasm-module.js';
 
 export class SizerError extends Error {
   constructor(id, message) {
@@ -118,11 +119,25 @@ export async function readSafetensorsHeaders(engine, files, request) {
   return { ...read, config: withConfig.config };
 }
 
+// The Emscripten module, from the module wasm-module.js compiled early when
+// there is one.
+function instantiate(compiled) {
+  if (!compiled) return createLlmSizer();
+  return new Promise((resolve, reject) => {
+    createLlmSizer({
+      instantiateWasm(imports, done) {
+        WebAssembly.instantiate(compiled, imports).then((instance) => done(instance, compiled), reject);
+        return {};
+      },
+    }).then(resolve, reject);
+  });
+}
+
 // One module and one Sizer per page, however many callers ask.
 export function loadEngine() {
   if (!loading) {
     performance.mark('llm-sizer:module-create');
-    loading = createLlmSizer().then((module) => {
+    loading = compiledWasm.then(instantiate).then((module) => {
       performance.mark('llm-sizer:module-ready');
       const sizer = new module.Sizer();
       const loadError = sizer.loadError();
