@@ -67,7 +67,9 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
   if (m == nullptr)
     return Error{"cli.unknown_model", "unknown model '" + c.model_id->substr(0, 80) +
                                           "'; `llm-sizer list models` shows the catalog"};
-  auto arch = read_hf_config(m->config);
+  auto config = model_config(*m);
+  if (!config) return config.error();
+  auto arch = read_hf_config(config.value());
   if (!arch) return Error{arch.error().id, "catalog model " + m->id + ": " + arch.error().message};
   return LoadedModel{std::move(arch).value(), m->id};
 }

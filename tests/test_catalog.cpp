@@ -88,3 +88,33 @@ TEST_CASE("facts that do not parse are read from the config instead", "[catalog]
   CHECK(c.value().models[0].facts->params_total == 7);
   CHECK(c.value().models[0].facts->moe);
 }
+
+TEST_CASE("configs given as TSV text are parsed when a model is first asked for", "[catalog][configs]") {
+  const std::string models = R"({"models": [{"id": "a"}, {"id": "b", "config": {"model_type": "llama", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128}}]})";
+  const std::string devices = R"({"devices": []})";
+  const std::string config_a = R"({"model_type": "llama", "hidden_size": 128, "num_hidden_layers": 3, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 256})";
+  // "b" has its config inline: its TSV line is ignored.
+  auto c = parse_catalog(models, devices, {}, "a\t" + config_a + "\nb\t{}\n");
+  REQUIRE(c.ok());
+  CHECK(c.value().models[0].config.is_null());
+  CHECK(c.value().models[0].config_text == config_a);
+  CHECK(c.value().models[1].config_text.empty());
+  auto a = model_config(c.value().models[0]);
+  REQUIRE(a.ok());
+  CHECK(a.value()["hidden_size"] == 128);
+  const Sizer sizer(c.value());
+  REQUIRE(sizer.catalog_architecture(0).ok());
+  CHECK(sizer.catalog_architecture(0).value().layers.size() == 3);
+  CHECK(sizer.catalog_architecture(1).value().layers.size() == 2);
+
+  // A model with neither an inline config nor a line is refused at parse time,
+  // with its path; a line that is not a JSON object when it is read.
+  CHECK(parse_catalog(models, devices).error().message == "/models/0/config must be an object");
+  auto broken = parse_catalog(models, devices, {}, "a\t{not json\n");
+  REQUIRE(broken.ok());
+  const Sizer broken_sizer(broken.value());
+  REQUIRE_FALSE(broken_sizer.catalog_architecture(0).ok());
+  CHECK(broken_sizer.catalog_architecture(0).error().id == "catalog.bad_entry");
+  CHECK(broken_sizer.model_facts(0).error == "the config of a is not a JSON object");
+}

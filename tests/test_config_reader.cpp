@@ -207,7 +207,9 @@ TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]"
 TEST_CASE("every catalog model reads", "[config][catalog]") {
   for (const auto& m : test::catalog().models) {
     INFO(m.id);
-    auto a = read_hf_config(m.config);
+    auto config = model_config(m);
+    REQUIRE(config.ok());
+    auto a = read_hf_config(config.value());
     CHECK(a.ok());
   }
 }

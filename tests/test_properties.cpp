@@ -17,7 +17,7 @@ struct RandomScenarios {
 
   RandomScenarios() {
     for (const auto& m : test::catalog().models) {
-      auto arch = read_hf_config(m.config);
+      auto arch = read_hf_config(model_config(m).value());
       if (arch) {
         models.push_back(arch.value());
         model_ids.push_back(m.id);

@@ -1,5 +1,6 @@
 #include "llmsizer/catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -9,6 +10,7 @@ namespace llmsizer::embedded {
 extern const char* const kModelsJson[];
 extern const char* const kDevicesJson[];
 extern const char* const kModelFactsJson[];
+extern const char* const kModelConfigsTsv[];
 }  // namespace llmsizer::embedded
 
 namespace llmsizer {
@@ -52,8 +54,10 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   m.name = string_or(entry, "name", m.id);
   m.family = string_or(entry, "family", "");
   m.hf_repo = string_or(entry, "hf_repo", "");
-  if (auto it = entry.find("config"); it != entry.end() && it->is_object()) m.config = std::move(*it);
-  else return Error{"catalog.bad_entry", path + "/config must be an object"};
+  if (auto it = entry.find("config"); it != entry.end()) {
+    if (!it->is_object()) return Error{"catalog.bad_entry", path + "/config must be an object"};
+    m.config = std::move(*it);
+  }
   if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
   if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
   m.official_params_precise = entry.contains("official_params_precise") && entry["official_params_precise"].is_boolean() && entry["official_params_precise"].get<bool>();
@@ -167,9 +171,32 @@ void attach_facts(Catalog& catalog, std::string_view facts_json) {
   }
 }
 
+// Gives each model without an inline config its line of configs_tsv.
+void attach_config_texts(Catalog& catalog, std::string_view tsv) {
+  while (!tsv.empty()) {
+    const std::size_t end = std::min(tsv.find('\n'), tsv.size());
+    const std::string_view line = tsv.substr(0, end);
+    tsv.remove_prefix(std::min(end + 1, tsv.size()));
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string_view::npos) continue;
+    const std::string_view id = line.substr(0, tab);
+    for (CatalogModel& m : catalog.models)
+      if (m.id == id && m.config.is_null()) m.config_text = std::string(line.substr(tab + 1));
+  }
+}
+
 }  // namespace
 
-Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json, std::string_view facts_json) {
+Result<Json> model_config(const CatalogModel& m) {
+  if (m.config.is_object()) return m.config;
+  Json parsed = Json::parse(m.config_text.begin(), m.config_text.end(), nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object())
+    return Error{"catalog.bad_entry", "the config of " + m.id + " is not a JSON object"};
+  return parsed;
+}
+
+Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json, std::string_view facts_json,
+                              std::string_view configs_tsv) {
   Catalog catalog;
   Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
   if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
@@ -180,6 +207,10 @@ Result<Catalog> parse_catalog(std::string_view models_json, std::string_view dev
     if (!m) return m.error();
     catalog.models.push_back(std::move(m).value());
   }
+  attach_config_texts(catalog, configs_tsv);
+  for (std::size_t i = 0; i < catalog.models.size(); ++i)
+    if (catalog.models[i].config.is_null() && catalog.models[i].config_text.empty())
+      return Error{"catalog.bad_entry", "/models/" + std::to_string(i) + "/config must be an object"};
   const Json devices = Json::parse(devices_json.begin(), devices_json.end(), nullptr, false);
   if (devices.is_discarded() || !devices.is_object() || !devices.contains("devices") || !devices["devices"].is_array())
     return Error{"catalog.not_json", "devices catalog must be a JSON object with a 'devices' array"};
@@ -195,7 +226,8 @@ Result<Catalog> parse_catalog(std::string_view models_json, std::string_view dev
 
 Result<Catalog> embedded_catalog(EmbeddedFacts facts) {
   return parse_catalog(join_chunks(embedded::kModelsJson), join_chunks(embedded::kDevicesJson),
-                       facts == EmbeddedFacts::use ? join_chunks(embedded::kModelFactsJson) : std::string());
+                       facts == EmbeddedFacts::use ? join_chunks(embedded::kModelFactsJson) : std::string(),
+                       join_chunks(embedded::kModelConfigsTsv));
 }
 
 }  // namespace llmsizer

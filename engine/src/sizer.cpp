@@ -52,7 +52,10 @@ Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
 
 const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const {
   std::optional<Result<Architecture>>& slot = architectures_[index];
-  if (!slot) slot.emplace(read_hf_config(catalog_.models[index].config));
+  if (!slot) {
+    auto config = model_config(catalog_.models[index]);
+    slot.emplace(config ? read_hf_config(config.value()) : Result<Architecture>(config.error()));
+  }
   return *slot;
 }
 

@@ -2,7 +2,10 @@
 """Writes data/embedded/*.json: the catalog as the engine and the page read it,
 without the sources, notes and alternative values that stay in data/*.json.
 This is what the build compiles into the CLI and the wasm module, so the page
-downloads only what it uses. `--check` fails when the copies are out of date.
+downloads only what it uses. The models' config.json files go to
+model_configs.tsv, one "id<TAB>config" line per model, apart from models.json:
+the engine parses a config when that model is first asked for, and starting
+up parses only the small list. `--check` fails when the copies are out of date.
 """
 import argparse
 import json
@@ -44,8 +47,7 @@ def compact(name, doc):
     if name == "models.json":
         models = []
         for m in doc["models"]:
-            entry = {k: m[k] for k in MODEL_KEYS if k in m}
-            entry["config"] = compact_config(m["config"])
+            entry = {k: m[k] for k in MODEL_KEYS if k in m and k != "config"}
             models.append(entry)
         return {"schema_version": doc.get("schema_version", 1), "models": models}
     if name == "devices.json":
@@ -61,13 +63,29 @@ def render(doc):
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
+def render_configs(doc):
+    # Compact JSON escapes every control character, so no config holds a raw
+    # tab or newline; ids are checked for them.
+    lines = []
+    for m in doc["models"]:
+        if "\t" in m["id"] or "\n" in m["id"]:
+            raise ValueError(f"model id {m['id']!r} holds a tab or a newline")
+        lines.append(m["id"] + "\t" + render(compact_config(m["config"])).rstrip("\n"))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="fail when data/embedded is out of date")
     args = parser.parse_args()
     stale = []
+    outputs = []
     for name in ("models.json", "devices.json", "cloud_offers.json"):
-        text = render(compact(name, json.loads((DATA / name).read_text(encoding="utf-8"))))
+        doc = json.loads((DATA / name).read_text(encoding="utf-8"))
+        outputs.append((name, render(compact(name, doc))))
+        if name == "models.json":
+            outputs.append(("model_configs.tsv", render_configs(doc)))
+    for name, text in outputs:
         target = OUT / name
         if args.check:
             if not target.exists() or target.read_text(encoding="utf-8") != text:

@@ -1,4 +1,5 @@
-# Writes a C++ source holding the catalog JSON files as string constants.
+# Writes a C++ source holding the catalog files (JSON, and the configs' TSV) as
+# string constants.
 # Raw string literals are split in chunks: compilers cap one literal's length.
 function(append_json_constant out_var name path)
   file(READ ${path} content)
@@ -20,6 +21,7 @@ append_json_constant(source kModelsJson ${MODELS})
 append_json_constant(source kDevicesJson ${DEVICES})
 append_json_constant(source kOffersJson ${OFFERS})
 append_json_constant(source kModelFactsJson ${MODEL_FACTS})
+append_json_constant(source kModelConfigsTsv ${MODEL_CONFIGS})
 string(APPEND source "}  // namespace llmsizer::embedded\n")
 file(WRITE ${OUTPUT}.tmp "${source}")
 file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)

@@ -15,7 +15,7 @@ namespace {
 
 const Architecture& architecture() {
   static const Architecture arch = [] {
-    auto a = read_hf_config(fuzz::catalog().find_model("qwen3-30b-a3b")->config);
+    auto a = read_hf_config(model_config(*fuzz::catalog().find_model("qwen3-30b-a3b")).value());
     if (!a) std::abort();
     return a.value();
   }();

@@ -147,6 +147,6 @@ int main(int argc, char** argv) {
                                       {"lm_head.weight", "model-00002-of-00002.safetensors"}}}};
   write("safetensors", "model.safetensors.index.json", index.dump());
 
-  for (const CatalogModel& m : fuzz::catalog().models) write("config", m.id + ".json", m.config.dump());
+  for (const CatalogModel& m : fuzz::catalog().models) write("config", m.id + ".json", model_config(m).value().dump());
   return 0;
 }

@@ -43,7 +43,8 @@ struct CatalogModel {
   std::string family;
   std::string hf_repo;
   std::vector<std::string> aliases;
-  Json config;  // the HF config.json, read by read_hf_config
+  Json config;  // the HF config.json when given inline (catalog files), or
+  std::string config_text;  // its text (the build's model_configs.tsv): see model_config
   std::optional<std::int64_t> official_params_total;
   std::optional<std::int64_t> official_params_active;
   bool official_params_precise = false;
@@ -66,9 +67,13 @@ struct Catalog {
 
 // Error ids: "catalog.not_json", "catalog.bad_entry" (with the JSON path).
 // facts_json, when given: {"models": [{"id", ModelFacts' fields...}]}, matched
-// to the models by id.
+// to the models by id. configs_tsv, when given: one "id<TAB>config.json" line
+// per model whose entry has no "config" object; kept as text until asked for.
 Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json,
-                              std::string_view facts_json = {});
+                              std::string_view facts_json = {}, std::string_view configs_tsv = {});
+// A catalog model's config.json: the inline object, or its text parsed now
+// ("catalog.bad_entry" when that text is not a JSON object).
+Result<Json> model_config(const CatalogModel& model);
 // The catalog compiled into the build, with its precomputed model facts or
 // (for the check that they are current) without.
 enum class EmbeddedFacts { use, ignore };
