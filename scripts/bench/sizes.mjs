@@ -32,7 +32,7 @@ for (const [kind, t] of Object.entries(totals)) {
   all += t.gzip;
 }
 figure('bytes.page_total.gzip', all / 1024, 'KiB', 120 * 1000 / 1024);
-for (const file of ['models.json', 'devices.json', 'cloud_offers.json']) {
+for (const file of readdirSync(data).sort()) {
   const raw = readFileSync(join(data, file));
   figure(`bytes.catalog.${file}.raw`, raw.length / 1024, 'KiB');
   figure(`bytes.catalog.${file}.gzip`, gzipSync(raw, { level: 9 }).length / 1024, 'KiB');
