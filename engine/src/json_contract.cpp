@@ -191,7 +191,7 @@ Json model_facts_to_json(const Sizer& sizer) {
   }
   Json out;
   out["schema_version"] = 1;
-  out["generated_by"] = "scripts/catalog/model_facts.sh from data/embedded/models.json; test_catalog checks it";
+  out["generated_by"] = "scripts/catalog/model_facts.sh from data/embedded/models.json and model_configs.tsv; test_catalog checks it";
   out["models"] = std::move(models);
   return out;
 }

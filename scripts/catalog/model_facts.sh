@@ -2,7 +2,7 @@
 # Writes data/embedded/model_facts.json: the model list's facts (parameter
 # counts, badges, largest context) as the engine reads them from each config,
 # embedded so that the page's startup reads no config. Run it after changing
-# data/embedded/models.json (compact_catalog.py) or how the engine reads
+# data/embedded (compact_catalog.py) or how the engine reads
 # configs or counts parameters; test_catalog fails until the file is current.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
