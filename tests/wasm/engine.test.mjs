@@ -180,3 +180,19 @@ test('figures written through figuresInto are the figures from JSON text, errors
       Object.fromEntries(names.map((name) => [name, fromText[name]])), JSON.stringify(request));
   }
 });
+
+test('a figures view detached by memory growth is replaced by a fresh one', () => {
+  const request = { model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu: 'rtx-4090' };
+  const args = (r) => [r.model, '', r.quant, '', '', r.gpu, r.ctx, NaN, NaN, NaN, NaN];
+  let view = sizer.figuresView();
+  assert.equal(sizer.figuresInto(...args(request)), true);
+  const before = view[3];
+  // 48 MiB of file bytes copied into the module's memory makes it grow (16 MiB at start).
+  sizer.estimateGguf(JSON.stringify({ parts: [{ name: 'x.gguf', file_bytes: 48 << 20, length: 48 << 20 }] }), new Uint8Array(48 << 20));
+  assert.equal(view.byteLength, 0, 'the old view is detached');
+  view = sizer.figuresView();
+  assert.equal(sizer.figuresInto(...args({ ...request, ctx: 16384 })), true);
+  const expected = sizer.figures(JSON.stringify({ ...request, ctx: 16384 }));
+  assert.equal(view[3], expected.requiredBytes);
+  assert.ok(view[3] > before);
+});
