@@ -243,8 +243,12 @@ class App {
     const ticket = ++this.pending;
     requestAnimationFrame(() => {
       if (ticket !== this.pending) return;
+      const start = performance.now();
       if (this.planner.started) this.planner.scenarioChanged();
       if (!result.error) this.renderSecondary(model, result);
+      // The cost of this frame's panels, for the bench (one entry, replaced).
+      performance.clearMeasures('llm-sizer:panels');
+      performance.measure('llm-sizer:panels', { start });
     });
     if (result.error) {
       $('verdict').className = 'verdict nofit';
@@ -292,6 +296,7 @@ class App {
     render.renderCommands(result, s, (text, button) => this.copy(text, button));
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
+      if (this.chartUnchanged()) return;
       const max = result.gguf ? Math.max(4096, model?.max_context_tokens || 131072) : 131072;
       const points = [];
       for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
@@ -301,12 +306,26 @@ class App {
     }
     const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;
     const quants = list.includes(s.quant) ? list : [s.quant, ...list];
-    render.renderMatrix(quants.map((quant) => ({ quant, current: quant === s.quant, result: this.engine.figures(this.request({ quant })) })));
+    // The current quantization's row is the headline estimate itself.
+    render.renderMatrix(quants.map((quant) => ({
+      quant, current: quant === s.quant, result: quant === s.quant ? result : this.engine.figures(this.request({ quant })),
+    })));
+    if (this.chartUnchanged()) return;
     const max = model?.max_context_tokens || 131072;
     const points = [];
     for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
     points.push(max);
     render.renderChart(points.map((ctx) => ({ ctx, result: this.engine.figures(this.request({ ctx })) })), result.memory.usable_bytes);
+  }
+
+  // The chart spans every context, so a context move leaves it as it was: its
+  // estimates are redone only when the rest of the request or the file changes.
+  chartUnchanged() {
+    const key = JSON.stringify(this.request({ ctx: 0 }));
+    if (this.chartKey === key && this.chartCustom === this.custom) return true;
+    this.chartKey = key;
+    this.chartCustom = this.custom;
+    return false;
   }
 
   facts(m) {

@@ -44,6 +44,7 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
 test('a context drag updates figures, matrix and commands in place; the URL follows when it rests', async () => {
   const { page, log } = await openPage(browser, server.url + SEED);
   const rowsBefore = await page.$$('#matrix tbody tr');
+  const chartBefore = await page.$('#context-chart svg');
   const q4 = '#matrix tbody tr[data-quant="Q4_K_M"] td:nth-of-type(2)';
   const kvBefore = await page.$eval(q4, (td) => td.dataset.value);
   const state = await page.evaluate(() => {
@@ -64,6 +65,12 @@ test('a context drag updates figures, matrix and commands in place; the URL foll
   assert.equal(rowsAfter.length, rowsBefore.length);
   assert.ok(await rowsAfter[0].evaluate((tr, first) => tr === first, rowsBefore[0]), 'matrix rows kept');
   assert.match(await page.textContent('#commands'), /-c 32768/);
+  // The chart spans every context: the drag left it as it was; a new
+  // quantization redraws it.
+  assert.ok(await chartBefore.evaluate((svg) => svg.isConnected), 'chart kept through the drag');
+  await page.selectOption('select[name="quant"]', 'Q8_0');
+  await page.waitForFunction((old) => !old.isConnected, chartBefore);
+  assert.ok(await page.$('#context-chart svg polyline'));
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -13,6 +13,14 @@ export function el(tag, attrs = {}, text) {
   return node;
 }
 
+// Replaces an element's text, in place when it holds one text node already:
+// no node is made or dropped (a slider move rewrites some hundred texts).
+export function writeText(node, text) {
+  const only = node.firstChild;
+  if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
+  else node.textContent = text;
+}
+
 // The page's figure nodes by field, looked up once: a slider move writes some
 // twenty fields, and each query walks the whole document.
 const fieldNodes = new Map();
@@ -30,7 +38,10 @@ export function setField(field, value, text) {
   const raw = value == null ? '' : String(value);
   for (const node of nodesOf(field)) {
     if (node.dataset.value !== raw) node.dataset.value = raw;
-    if (node.textContent !== text) node.textContent = text;
+    if (node.llmText !== text) {
+      node.llmText = text;
+      writeText(node, text);
+    }
   }
 }
 
@@ -146,10 +157,18 @@ export function renderVerdict(r, state, model, device) {
   setList($('warnings'), r.warnings);
 }
 
+// What each cell shows is kept on the node as well: comparing with it costs
+// no read of the document.
 function setCell(td, text, value) {
   const raw = value == null ? '' : String(value);
-  if (td.dataset.value !== raw) td.dataset.value = raw;
-  if (td.textContent !== text) td.textContent = text;
+  if (td.llmValue !== raw) {
+    td.llmValue = raw;
+    td.dataset.value = raw;
+  }
+  if (td.llmText !== text) {
+    td.llmText = text;
+    writeText(td, text);
+  }
 }
 
 // Rows are rebuilt only when the list of quantizations (or which of them fail)
@@ -235,9 +254,14 @@ export function renderKvNotes(r, state) {
   const byType = r.memory.kv_cache_bytes_by_type || {};
   const others = Object.entries(byType).filter(([type]) => type !== state.kv);
   const parts = others.map(([type, bytes]) => `${type} ${fmt.gib(bytes)}`);
-  $('kv-notes').textContent = parts.length === 0 ? '' :
+  const text = parts.length === 0 ? '' :
     `KV cache for this request: ${fmt.gib(r.memory.kv_cache_bytes)} in ${state.kv}; the same tokens in ${parts.join(', ')}.` +
     (state.engine === 'llama.cpp' || state.engine === 'ollama' ? ' A quantized V cache needs flash attention in llama.cpp.' : '');
+  const notes = $('kv-notes');
+  if (notes.llmText !== text) {
+    notes.llmText = text;
+    writeText(notes, text);
+  }
 }
 
 // The blocks are rebuilt when the set of engines changes; a context move only
