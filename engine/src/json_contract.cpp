@@ -78,7 +78,7 @@ Result<SizerRequest> request_from_fields(const RequestFields& x) {
 }
 
 Json params_to_json(const ParamCounts& p) {
-  Json j;
+  Json j = json_object(5);
   j["total"] = p.total;
   j["active"] = p.active;
   j["embedding"] = p.embedding;
@@ -89,9 +89,9 @@ Json params_to_json(const ParamCounts& p) {
 
 Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
                               const std::vector<LaunchCommand>& commands) {
-  Json j;
+  Json j = json_object(10);
   j["model"] = model_label;
-  Json scenario;
+  Json scenario = json_object(9);
   scenario["quant"] = s.quant.name;
   scenario["ctx"] = s.context_tokens;
   scenario["batch"] = s.sequences;
@@ -101,10 +101,10 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["gpus"] = s.gpu_count;
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
-  j["scenario"] = scenario;
+  j["scenario"] = std::move(scenario);
   j["params"] = params_to_json(e.params);
 
-  Json weights;
+  Json weights = json_object(7);
   weights["bits_per_weight"] = e.weights.bits_per_weight;
   weights["tensor_bytes"] = e.weights.tensor_bytes;
   weights["metadata_bytes"] = e.weights.metadata_bytes;
@@ -112,10 +112,10 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   weights["routed_expert_bytes"] = e.weights.routed_expert_bytes;
   weights["mtp_bytes"] = e.weights.mtp_bytes;
   weights["approximate_mix"] = s.quant.approximate;
-  j["weights"] = weights;
+  j["weights"] = std::move(weights);
 
   const MemoryEstimate& m = e.memory;
-  Json mem;
+  Json mem = json_object(16);
   mem["weights_bytes"] = m.weights_bytes;
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
   mem["kv_state_bytes"] = m.kv_state_bytes;
@@ -132,10 +132,10 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["offloaded_layers"] = m.offloaded_layers;
   Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
-  mem["kv_cache_bytes_by_type"] = by_type;
+  mem["kv_cache_bytes_by_type"] = std::move(by_type);
   Json per_gpu = Json::array();
   for (const GpuShare& g : m.per_gpu) {
-    Json share;
+    Json share = json_object(8);
     share["weights_bytes"] = g.weights_bytes;
     share["kv_cache_bytes"] = g.kv_cache_bytes;
     share["runtime_bytes"] = g.runtime_bytes;
@@ -144,17 +144,17 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
     share["fits"] = m.fits ? Json(g.fits) : Json(nullptr);
     share["first_layer"] = g.first_layer;
     share["last_layer"] = g.last_layer;
-    per_gpu.push_back(share);
+    per_gpu.push_back(std::move(share));
   }
-  mem["per_gpu"] = per_gpu;
-  j["memory"] = mem;
+  mem["per_gpu"] = std::move(per_gpu);
+  j["memory"] = std::move(mem);
 
   j["speed"] = speed_to_json(e.speed);
   j["cost"] = cost_to_json(e.cost);
   if (!commands.empty()) {
     Json cmds = Json::object();
     for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
-    j["commands"] = cmds;
+    j["commands"] = std::move(cmds);
   }
   j["warnings"] = e.warnings;
   return j;
@@ -332,9 +332,12 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   if (!result) return error_response(result.error());
   Json j;
   j["ok"] = true;
-  const Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
-                                            launch_commands(r.model, r.scenario, result.value()));
-  for (const auto& item : body.items()) j[item.key()] = item.value();
+  Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
+                               launch_commands(r.model, r.scenario, result.value()));
+  // Moved, not copied: "ok" leads, then the estimate's keys in their order.
+  auto& fields = j.get_ref<Json::object_t&>();
+  fields.reserve(1 + body.size());
+  for (auto& [key, value] : body.get_ref<Json::object_t&>()) fields.emplace_back(key, std::move(value));
   // error_handler_t::replace: strings from a config never make dump() throw.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -6,7 +6,7 @@ namespace {
 Json positive_or_null(double v) { return v > 0.0 ? Json(v) : Json(nullptr); }
 
 Json step_json(const StepWork& w, const StepTime& t) {
-  Json work;
+  Json work = json_object(11);
   work["weight_bytes"] = w.gpu_weight_bytes;
   work["kv_bytes"] = w.gpu_kv_bytes;
   work["ram_bytes"] = w.ram_bytes;
@@ -18,7 +18,7 @@ Json step_json(const StepWork& w, const StepTime& t) {
   work["layer_split_gpus"] = w.layer_split_gpus;
   work["allreduces"] = w.allreduces;
   work["allreduce_bytes"] = w.allreduce_bytes;
-  Json time;
+  Json time = json_object(8);
   time["weights_s"] = t.weights_s;
   time["kv_s"] = t.kv_s;
   time["ram_s"] = t.ram_s;
@@ -27,23 +27,23 @@ Json step_json(const StepWork& w, const StepTime& t) {
   time["interconnect_s"] = t.interconnect_s;
   time["overhead_s"] = t.overhead_s;
   time["total_s"] = t.total_s;
-  Json j;
-  j["work"] = work;
-  j["time"] = time;
+  Json j = json_object(2);
+  j["work"] = std::move(work);
+  j["time"] = std::move(time);
   return j;
 }
 
 }  // namespace
 
 Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
-  Json j;
+  Json j = json_object(6);
   j["decode_tokens_per_s"] = speed ? Json(speed->decode_tokens_per_s) : Json(nullptr);
   j["decode_tokens_per_s_total"] = speed ? Json(speed->decode_tokens_per_s_total) : Json(nullptr);
   j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : Json(nullptr);
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis;
+    Json basis = json_object(7);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -51,12 +51,12 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["link_bytes_per_s"] = b.link_bytes_per_s;
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
     basis["datacenter"] = b.datacenter;
-    j["basis"] = basis;
-    Json breakdown;
+    j["basis"] = std::move(basis);
+    Json breakdown = json_object(3);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);
     breakdown["decode_batch"] = step_json(speed->decode_batch_work, speed->decode_batch_time);
     breakdown["prefill"] = step_json(speed->prefill_work, speed->prefill_time);
-    j["breakdown"] = breakdown;
+    j["breakdown"] = std::move(breakdown);
   } else {
     j["basis"] = nullptr;
     j["breakdown"] = nullptr;
@@ -65,7 +65,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
 }
 
 Json cost_to_json(const CostEstimate& c) {
-  Json j;
+  Json j = json_object(7);
   j["usd_per_million_tokens"] = optional_json(c.usd_per_million_tokens);
   j["usd_per_million_tokens_batch"] = optional_json(c.usd_per_million_tokens_batch);
   j["usd_per_hour"] = optional_json(c.usd_per_hour);

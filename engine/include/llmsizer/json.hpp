@@ -2,6 +2,7 @@
 // (the order of the CLI's and the page's JSON), and the WebAssembly build carries
 // one instantiation of nlohmann's template instead of two.
 #pragma once
+#include <cstddef>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -13,5 +14,13 @@ using Json = nlohmann::ordered_json;
 template <typename T>
 Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
+}
+// An object with room for `keys` entries. nlohmann's ordered objects are
+// vectors of pair<const key, value>, which cannot be moved: each time one
+// grows, every entry, nested objects included, is copied.
+inline Json json_object(std::size_t keys) {
+  Json j = Json::object();
+  j.get_ref<Json::object_t&>().reserve(keys);
+  return j;
 }
 }  // namespace llmsizer
