@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <utility>
 
 #include "llmsizer/units.hpp"
@@ -159,29 +160,39 @@ std::optional<ModelFacts> parse_facts(const Json& e) {
   return f;
 }
 
+// The catalog's models by id (the first of a repeated id, as find_model).
+std::unordered_map<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
+  std::unordered_map<std::string_view, CatalogModel*> by_id;
+  for (CatalogModel& m : catalog.models) by_id.emplace(m.id, &m);
+  return by_id;
+}
+
 void attach_facts(Catalog& catalog, std::string_view facts_json) {
   if (facts_json.empty()) return;
   const Json facts = Json::parse(facts_json.begin(), facts_json.end(), nullptr, false);
   if (facts.is_discarded() || !facts.is_object() || !facts.contains("models") || !facts["models"].is_array()) return;
+  const auto by_id = models_by_id(catalog);
   for (const Json& e : facts["models"]) {
     if (!e.is_object()) continue;
-    const std::string id = string_or(e, "id", "");
-    for (CatalogModel& m : catalog.models)
-      if (m.id == id) m.facts = parse_facts(e);
+    const auto it = e.find("id");
+    if (it == e.end() || !it->is_string()) continue;
+    if (auto found = by_id.find(it->get_ref<const std::string&>()); found != by_id.end())
+      found->second->facts = parse_facts(e);
   }
 }
 
 // Gives each model without an inline config its line of configs_tsv.
 void attach_config_texts(Catalog& catalog, std::string_view tsv) {
+  const auto by_id = models_by_id(catalog);
   while (!tsv.empty()) {
     const std::size_t end = std::min(tsv.find('\n'), tsv.size());
     const std::string_view line = tsv.substr(0, end);
     tsv.remove_prefix(std::min(end + 1, tsv.size()));
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) continue;
-    const std::string_view id = line.substr(0, tab);
-    for (CatalogModel& m : catalog.models)
-      if (m.id == id && m.config.is_null()) m.config_text = std::string(line.substr(tab + 1));
+    auto found = by_id.find(line.substr(0, tab));
+    if (found != by_id.end() && found->second->config.is_null())
+      found->second->config_text = std::string(line.substr(tab + 1));
   }
 }
 

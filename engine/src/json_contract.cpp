@@ -201,7 +201,7 @@ Json catalog_to_json(const Sizer& sizer) {
   Json models = Json::array();
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const CatalogModel& m = c.models[i];
-    Json j;
+    Json j = json_object(19);
     j["id"] = m.id;
     j["name"] = m.name;
     j["family"] = m.family;
@@ -218,7 +218,7 @@ Json catalog_to_json(const Sizer& sizer) {
   Json devices = Json::array();
   for (const Device& d : c.devices) {
     const UsableMemory u = usable_memory(d);
-    Json j;
+    Json j = json_object(13);
     j["id"] = d.id;
     j["name"] = d.name;
     j["vendor"] = d.vendor;
@@ -244,7 +244,7 @@ Json catalog_to_json(const Sizer& sizer) {
   }
   Json engines = Json::array();
   for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
-  Json out;
+  Json out = json_object(5);  // growing would copy the model and device lists
   out["models"] = std::move(models);
   out["devices"] = std::move(devices);
   out["quants"] = std::move(quants);
