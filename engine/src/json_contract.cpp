@@ -334,10 +334,7 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   j["ok"] = true;
   Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
                                launch_commands(r.model, r.scenario, result.value()));
-  // Moved, not copied: "ok" leads, then the estimate's keys in their order.
-  auto& fields = j.get_ref<Json::object_t&>();
-  fields.reserve(1 + body.size());
-  for (auto& [key, value] : body.get_ref<Json::object_t&>()) fields.emplace_back(key, std::move(value));
+  move_entries(j, body);
   // error_handler_t::replace: strings from a config never make dump() throw.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -397,8 +394,8 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   j["ok"] = true;
   j["complete"] = true;
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
-  const Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
-  for (const auto& item : body.items()) j[item.key()] = item.value();
+  Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
+  move_entries(j, body);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -438,8 +435,8 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   j["complete"] = true;
   j["gguf"] = {{"name", model.name}, {"architecture", model.architecture}, {"quant", model.quant.name},
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
-  const Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
-  for (const auto& item : body.items()) j[item.key()] = item.value();
+  Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
+  move_entries(j, body);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -155,7 +155,7 @@ std::string sweep_response(const Sizer& sizer, std::string_view request_json) {
   if (!sweep) return fail(sweep.error().id.c_str(), sweep.error().message);
   j["ok"] = true;
   Json body = catalog_sweep_to_json(sweep.value());
-  for (auto& item : body.items()) j[item.key()] = std::move(item.value());
+  move_entries(j, body);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

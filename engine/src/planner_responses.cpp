@@ -9,10 +9,10 @@
 namespace llmsizer {
 namespace {
 
-std::string ok_response(const Json& body) {
+std::string ok_response(Json body) {
   Json j;
   j["ok"] = true;
-  for (const auto& item : body.items()) j[item.key()] = item.value();
+  move_entries(j, body);
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
@@ -83,7 +83,7 @@ std::string recommend_response(const Sizer& sizer, std::string_view request_json
   const PlannerRequest& p = r.value();
   auto j = recommend_json(sizer, p.resolved.model, p.resolved.scenario, p.offers, p.target);
   if (!j) return error_response(j.error());
-  return ok_response(j.value());
+  return ok_response(std::move(j).value());
 }
 
 std::string target_response(const Sizer& sizer, std::string_view request_json) {
@@ -106,7 +106,7 @@ std::string offers_response(const Sizer& sizer, std::string_view request_json) {
   j["hours_per_day"] = r.scenario.hours_per_day;
   j["electricity_usd_per_kwh"] = r.scenario.electricity_usd_per_kwh;
   j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, r.model, r.scenario, offers.value()));
-  return ok_response(j);
+  return ok_response(std::move(j));
 }
 
 std::string fit_response(const Sizer& sizer, std::string_view request_json) {
@@ -174,7 +174,7 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   Json j = finetune_to_json(e.value(), finetune_device(sizer.catalog(), e.value().total_bytes));
   j["method"] = method;
   j["gpus"] = r.gpus;
-  return ok_response(j);
+  return ok_response(std::move(j));
 }
 
 }  // namespace llmsizer

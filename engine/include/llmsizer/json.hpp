@@ -23,4 +23,11 @@ inline Json json_object(std::size_t keys) {
   j.get_ref<Json::object_t&>().reserve(keys);
   return j;
 }
+
+// Moves `from`'s entries into object `to` after its own, in order (an answer's
+// leading keys, then its body's); a key `to` has already is overwritten.
+inline void move_entries(Json& to, Json& from) {
+  to.get_ref<Json::object_t&>().reserve(to.size() + from.size());
+  for (auto& [key, value] : from.get_ref<Json::object_t&>()) to[key] = std::move(value);
+}
 }  // namespace llmsizer
