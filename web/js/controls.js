@@ -1,7 +1,7 @@
 // The form: fills its lists from the catalog, maps sliders to scenario values
 // (context and prompt are logarithmic, snapping to powers of two) and back.
 import * as fmt from './format.js';
-import { writeText } from './render.js';
+import { writeText, writeValue } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -104,27 +104,14 @@ export function writeControls(state, model) {
   writeOutputs(state);
 }
 
-// Writes what changed only: a slider move changes one of the five.
-function setText(node, text) {
-  if (node.llmText === text) return;
-  node.llmText = text;
-  writeText(node, text);
-}
-
+// A slider move changes one of the five (writeText and writeValue skip the rest).
 export function writeOutputs(state) {
-  setText($('ctx-out'), `${fmt.tokens(state.ctx)} tokens (${fmt.contextLabel(state.ctx)})`);
-  setText($('prompt-out'), `${fmt.tokens(state.prompt)} tokens`);
-  setText($('batch-out'), String(state.batch));
-  setText($('gpus-out'), String(state.gpus));
-  setText($('offload-out'), fmt.percent(state.offload));
-  for (const name of ['ctx', 'prompt', 'batch', 'gpus', 'offload']) {
-    const input = $(name);
-    const value = String(state[name]);
-    if (input.llmValue !== value) {
-      input.llmValue = value;
-      input.dataset.value = value;
-    }
-  }
+  writeText($('ctx-out'), `${fmt.tokens(state.ctx)} tokens (${fmt.contextLabel(state.ctx)})`);
+  writeText($('prompt-out'), `${fmt.tokens(state.prompt)} tokens`);
+  writeText($('batch-out'), String(state.batch));
+  writeText($('gpus-out'), String(state.gpus));
+  writeText($('offload-out'), fmt.percent(state.offload));
+  for (const name of ['ctx', 'prompt', 'batch', 'gpus', 'offload']) writeValue($(name), String(state[name]));
 }
 
 // The control that changed -> the new state (the caller re-renders).

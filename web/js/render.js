@@ -13,12 +13,23 @@ export function el(tag, attrs = {}, text) {
   return node;
 }
 
-// Replaces an element's text, in place when it holds one text node already:
-// no node is made or dropped (a slider move rewrites some hundred texts).
+// Writes an element's text and data-value only when they change, comparing
+// with what was last written here (kept on the node: no read of the
+// document), and replaces text inside its text node: no node is made or
+// dropped. A slider move passes some hundred texts through these; a node
+// written here is written nowhere else.
 export function writeText(node, text) {
+  if (node.llmText === text) return;
+  node.llmText = text;
   const only = node.firstChild;
   if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
   else node.textContent = text;
+}
+
+export function writeValue(node, raw) {
+  if (node.llmValue === raw) return;
+  node.llmValue = raw;
+  node.dataset.value = raw;
 }
 
 // The page's figure nodes by field, looked up once: a slider move writes some
@@ -37,11 +48,8 @@ function nodesOf(field) {
 export function setField(field, value, text) {
   const raw = value == null ? '' : String(value);
   for (const node of nodesOf(field)) {
-    if (node.dataset.value !== raw) node.dataset.value = raw;
-    if (node.llmText !== text) {
-      node.llmText = text;
-      writeText(node, text);
-    }
+    writeValue(node, raw);
+    writeText(node, text);
   }
 }
 
@@ -157,18 +165,9 @@ export function renderVerdict(r, state, model, device) {
   setList($('warnings'), r.warnings);
 }
 
-// What each cell shows is kept on the node as well: comparing with it costs
-// no read of the document.
 function setCell(td, text, value) {
-  const raw = value == null ? '' : String(value);
-  if (td.llmValue !== raw) {
-    td.llmValue = raw;
-    td.dataset.value = raw;
-  }
-  if (td.llmText !== text) {
-    td.llmText = text;
-    writeText(td, text);
-  }
+  writeValue(td, value == null ? '' : String(value));
+  writeText(td, text);
 }
 
 // Rows are rebuilt only when the list of quantizations (or which of them fail)
@@ -257,11 +256,7 @@ export function renderKvNotes(r, state) {
   const text = parts.length === 0 ? '' :
     `KV cache for this request: ${fmt.gib(r.memory.kv_cache_bytes)} in ${state.kv}; the same tokens in ${parts.join(', ')}.` +
     (state.engine === 'llama.cpp' || state.engine === 'ollama' ? ' A quantized V cache needs flash attention in llama.cpp.' : '');
-  const notes = $('kv-notes');
-  if (notes.llmText !== text) {
-    notes.llmText = text;
-    writeText(notes, text);
-  }
+  writeText($('kv-notes'), text);
 }
 
 // The blocks are rebuilt when the set of engines changes; a context move only
