@@ -27,7 +27,7 @@ echo "== WebAssembly build and site"
 ./scripts/build-web.sh
 
 echo "== wasm tests (Node) and browser tests (Chromium)"
-node --test tests/wasm/ tests/browser/
+node --test tests/web/ tests/wasm/ tests/browser/
 
 echo "== performance figures (quick mode: printed, not enforced)"
 ./scripts/bench.sh quick || echo "bench: could not run; figures above are incomplete"

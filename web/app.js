@@ -6,6 +6,7 @@ import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
+import { tokens } from './js/format.js';
 import { PlannerPanels } from './js/planner.js';
 
 performance.mark('llm-sizer:app-start');
@@ -280,13 +281,13 @@ class App {
     } else if (this.custom.kind === 'safetensors') {
       const t = result.safetensors;
       facts.textContent = `Sizing the checkpoint from ${t.from_index ? 'its index' : `${t.shards} shard header(s)`} ` +
-        `(${(this.custom.readBytes / 1048576).toFixed(1)} MiB read): ${result.params.total.toLocaleString('en-US')} parameters; nothing was uploaded.`;
+        `(${(this.custom.readBytes / 1048576).toFixed(1)} MiB read): ${tokens(result.params.total)} parameters; nothing was uploaded.`;
     } else if (this.custom.kind === 'gguf') {
       const g = result.gguf;
       facts.textContent = `Sizing ${g.name || 'the GGUF'} (${g.architecture}, ${g.quant}, ${g.layers} layers` +
         `${g.split_count > 1 ? `, ${g.split_count} parts` : ''}) from ${(this.custom.readBytes / 1048576).toFixed(1)} MiB of header; nothing was uploaded.`;
     } else {
-      facts.textContent = `Sizing the ${this.custom.name}: ${result.params.total.toLocaleString('en-US')} parameters.`;
+      facts.textContent = `Sizing the ${this.custom.name}: ${tokens(result.params.total)} parameters.`;
     }
   }
 
@@ -331,7 +332,7 @@ class App {
   facts(m) {
     const badges = [m.moe && 'MoE', m.mla && 'MLA', m.swa && 'sliding window', m.hybrid && 'hybrid', m.estimated && 'estimated'].filter(Boolean);
     return `${m.name} · ${controls.sizeLabel(m)}${badges.length ? ` · ${badges.join(' · ')}` : ''}` +
-      `${m.license ? ` · ${m.license}` : ''} · up to ${m.max_context_tokens.toLocaleString('en-US')} tokens`;
+      `${m.license ? ` · ${m.license}` : ''} · up to ${tokens(m.max_context_tokens)} tokens`;
   }
 
   async copy(text, button) {

@@ -12,7 +12,6 @@ const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
 const FINETUNE_SEQUENCES = [512, 1024, 2048, 4096, 8192, 16384, 32768];
 const FIT_ROWS_SHOWN = 300;
 const OFFERS_SHOWN = 12;
-const oneDecimal = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 function option(value, text) {
   const o = document.createElement('option');
@@ -182,7 +181,7 @@ export class PlannerPanels {
         el('small', {}, `${o.count > 1 ? `${o.count} × ` : ''}${this.deviceName(o.gpu)}`));
       tr.append(th);
       const perMillion = batch ? o.usd_per_million_tokens_batch : o.usd_per_million_tokens;
-      const payback = o.break_even_months != null ? `${oneDecimal.format(o.break_even_months)} months`
+      const payback = o.break_even_months != null ? `${fmt.fixed(o.break_even_months, 1)} months`
         : o.purchase_usd != null ? 'never at this use' : '—';
       tr.append(
         cell(o.billing),
