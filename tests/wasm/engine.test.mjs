@@ -10,7 +10,7 @@ const ask = (request) => JSON.parse(sizer.estimate(typeof request === 'string' ?
 
 test('the embedded catalog loads and lists models, devices, quants and engines', () => {
   assert.equal(sizer.loadError(), '');
-  const catalog = JSON.parse(sizer.catalog());
+  const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
   assert.ok(catalog.models.length >= 90, `${catalog.models.length} models`);
   assert.ok(catalog.devices.length >= 60, `${catalog.devices.length} devices`);
   assert.ok(catalog.quants.some((q) => q.name === 'Q4_K_M'));
@@ -130,7 +130,7 @@ test('wasm and native agree over 2000 scenarios', () => {
 test('the catalog sweep answers every model x device x quantization as the estimates do', () => {
   const sweep = JSON.parse(sizer.sweep(JSON.stringify({ ctx: 16384 })));
   assert.equal(sweep.ok, true);
-  const catalog = JSON.parse(sizer.catalog());
+  const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
   assert.deepEqual(sweep.devices, catalog.devices.map((d) => d.id));
   assert.deepEqual(sweep.models, catalog.models.filter((m) => m.sizable).map((m) => m.id));
   assert.equal(sweep.scenarios, sweep.models.length * sweep.devices.length * sweep.quants.length);

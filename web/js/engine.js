@@ -142,7 +142,7 @@ export function loadEngine() {
       const sizer = new module.Sizer();
       const loadError = sizer.loadError();
       if (loadError) throw new SizerError('catalog.load', loadError);
-      const catalog = JSON.parse(sizer.catalog());
+      const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
       performance.mark('llm-sizer:catalog-ready');
       let view = sizer.figuresView();
       return {
