@@ -37,7 +37,7 @@ class App {
     controls.writeControls(state, this.models.get(state.model));
     this.bind();
     this.planner = new PlannerPanels(this.engine, { state: () => this.state, request: (o) => this.request(o), custom: () => this.custom });
-    this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+    this.update({ replaceHash: true, settled: true, first: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     $('status').textContent = '';
     $('status').hidden = true;
     $('workbench').hidden = false;
@@ -213,7 +213,7 @@ class App {
     return this.engine.tryEstimate(this.request(overrides));
   }
 
-  update({ replaceHash = false, settled = false, notice = '' }) {
+  update({ replaceHash = false, settled = false, first = false, notice = '' }) {
     const hash = toHash(this.state) + this.priceSuffix();
     if (replaceHash && !settled) {
       // While a slider moves the URL follows once the input rests: each
@@ -239,10 +239,12 @@ class App {
     }
     const result = this.estimateCurrent();
     this.describeCustom(result);
-    // The rest (URL, notes, commands, matrix, chart) one frame later, and only
-    // once however many input events arrive in between.
+    // The rest (notes, commands, matrix, chart, planner panels) one frame
+    // later, and only once however many input events arrive in between. At the
+    // page's start they wait until the headline has been painted: the frame
+    // that first shows the figures lays out and paints only those.
     const ticket = ++this.pending;
-    requestAnimationFrame(() => {
+    const panels = () => {
       if (ticket !== this.pending) return;
       const start = performance.now();
       if (this.planner.started) this.planner.scenarioChanged();
@@ -250,7 +252,8 @@ class App {
       // The cost of this frame's panels, for the bench (one entry, replaced).
       performance.clearMeasures('llm-sizer:panels');
       performance.measure('llm-sizer:panels', { start });
-    });
+    };
+    requestAnimationFrame(first ? () => setTimeout(panels, 0) : panels);
     if (result.error) {
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';

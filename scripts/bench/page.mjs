@@ -1,4 +1,5 @@
-// The page in headless Chromium: navigation to first figures, and one `input`
+// The page in headless Chromium: navigation to first figures (written, and
+// painted: element timing on the verdict), and one `input`
 // event on the context slider to updated figures (p50/p95 over three drags of
 // 100 moves, measured inside the page).
 import { figure, percentile } from './report.mjs';
@@ -12,13 +13,23 @@ try {
   const runs = [];
   for (let i = 0; i < 5; i += 1) {
     const { page } = await openPage(browser, `${server.url}#model=glm-4.5&quant=Q4_K_M&ctx=8192&gpu=mi300x`);
-    runs.push(await page.evaluate((names) => Object.fromEntries(names.map((n) => [n, performance.getEntriesByName(n)[0]?.startTime ?? NaN])), phases));
+    const marks = await page.evaluate((names) => Object.fromEntries(names.map((n) => [n, performance.getEntriesByName(n)[0]?.startTime ?? NaN])), phases);
+    // When the verdict was painted (element timing), beside when the page wrote it.
+    marks.painted = await page.evaluate(() => new Promise((done) => {
+      new PerformanceObserver((list) => {
+        const entry = list.getEntries().find((e) => e.identifier === 'llm-sizer:verdict');
+        if (entry) done(entry.renderTime);
+      }).observe({ type: 'element', buffered: true });
+      setTimeout(() => done(NaN), 5000);
+    }));
+    runs.push(marks);
     await page.close();
   }
   for (const phase of phases.slice(0, -1)) {
     figure(`page.startup.${phase.replace('llm-sizer:', '')}`, percentile(runs.map((r) => r[phase]), 50), 'ms');
   }
   figure('page.first_figures', percentile(runs.map((r) => r['llm-sizer:first-figures']), 50), 'ms', 250);
+  figure('page.first_figures_painted', percentile(runs.map((r) => r.painted), 50), 'ms');
 
   const { page } = await openPage(browser, `${server.url}#model=glm-4.5&quant=Q4_K_M&ctx=8192&gpu=mi300x`);
   // A person starts dragging a moment after the figures appear: by then the

@@ -69,7 +69,7 @@ export class PlannerPanels {
     for (const id of ['ft-method', 'ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
       $(id).addEventListener('input', () => this.renderFinetune());
     }
-    this.scenarioChanged();
+    // The workbench calls scenarioChanged() with its first panels.
   }
 
   // The workbench's scenario moved: fine-tuning follows the model at once (one
