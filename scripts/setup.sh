@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing llm-sizer needs on a fresh Debian machine,
 # skipping what is already there. `setup.sh native`: the C++ toolchain;
-# `setup.sh site`: adds Emscripten and Node.js (to build and serve the page);
-# `setup.sh web` (the default): adds Chromium and the npm test packages.
+# `setup.sh site`: adds Emscripten, Node.js and the npm packages (to build,
+# minify and serve the page); `setup.sh web` (the default): adds Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-web}
@@ -16,9 +16,9 @@ command -v python3 >/dev/null || need+=(python3)
 if [[ $what == site || $what == web ]]; then
   command -v emcc >/dev/null || need+=(emscripten)
   command -v node >/dev/null || need+=(nodejs)
+  command -v npm >/dev/null || need+=(npm)
 fi
 if [[ $what == web ]]; then
-  command -v npm >/dev/null || need+=(npm)
   [[ -x /usr/bin/chromium ]] || need+=(chromium)
 fi
 
@@ -30,7 +30,8 @@ if ((${#need[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-if [[ $what == web && ! -d node_modules/playwright-core ]]; then
-  echo "setup: installing npm test packages"
+# esbuild minifies the site; playwright-core drives Chromium in the tests.
+if [[ $what != native && ( ! -d node_modules/playwright-core || ! -x node_modules/.bin/esbuild ) ]]; then
+  echo "setup: installing npm packages"
   npm ci --no-audit --no-fund --loglevel=error
 fi
