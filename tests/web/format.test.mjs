@@ -32,6 +32,18 @@ test('fixed matches Intl.NumberFormat en-US over many magnitudes', () => {
   }
 });
 
+test('fixed matches Intl on values at or a hair from a half', () => {
+  // 58805.35 + 0.005 is stored as 58805.354999999996: Intl shows 58,805.35.
+  assert.equal(fixed(58805.35 + 0.005, 2), '58,805.35');
+  assert.equal(fixed(0.125, 2), '0.13');
+  const intl = [0, 1, 2].map((d) => new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+  for (let cents = 0; cents < 2000000; cents += 997) {
+    for (const value of [cents / 100 + 0.005, cents / 1000 + 0.0005, -(cents / 10 + 0.05)]) {
+      for (const digits of [0, 1, 2]) assert.equal(fixed(value, digits), intl[digits].format(value), `${value} to ${digits}`);
+    }
+  }
+});
+
 test('fixed names values that are not finite', () => {
   assert.equal(fixed(Infinity, 1), '∞');
   assert.equal(fixed(NaN, 1), 'NaN');
