@@ -14,7 +14,7 @@ cmake --build build/wasm -j2
 rm -rf build/site
 mkdir -p build/site
 cp -R web/. build/site/
-cp build/wasm/llmsizer.mjs build/wasm/llmsizer.wasm build/site/
+cp build/wasm/llmsizer.mjs build/wasm/llmsizer.wasm build/wasm/llmsizer-full.mjs build/wasm/llmsizer-full.wasm build/site/
 
 # The same files, modules and names on the wire, minified (esbuild, an npm
 # devDependency that scripts/setup.sh installs): ~10 KB less gzipped.

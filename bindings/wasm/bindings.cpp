@@ -3,7 +3,8 @@
 // the same the CLI prints); `figures` returns a plain value object of the few
 // numbers the page's tables and charts draw, without building any JSON, and
 // `figuresInto` writes them into a shared buffer. No logic here: conversion
-// only. Nothing throws across.
+// only. Nothing throws across. Built twice for the page: with
+// LLMSIZER_WASM_CORE (what the page's start needs) and full (CMakeLists.txt).
 #include <array>
 #include <cmath>
 #include <limits>
@@ -145,21 +146,24 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .field("utilization", &Figures::utilization)
       .field("fits", &Figures::fits)
       .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
-  emscripten::class_<WasmSizer>("Sizer")
-      .constructor<>()
+  const auto sizer = emscripten::class_<WasmSizer>("Sizer");
+  sizer.constructor<>()
       .function("estimate", &WasmSizer::estimate)
       .function("figures", &WasmSizer::figures)
       .function("figuresInto", &WasmSizer::figures_into)
       .function("figuresView", &WasmSizer::figures_view)
       .function("figuresError", &WasmSizer::figures_error)
-      .function("estimateGguf", &WasmSizer::estimate_gguf)
+      .function("offers", &WasmSizer::offers)
+      .function("finetune", &WasmSizer::finetune)
+      .function("catalogBytes", &WasmSizer::catalog_bytes)
+      .function("loadError", &WasmSizer::load_error);
+#ifndef LLMSIZER_WASM_CORE
+  // The full module's: asked on request, not at the page's start.
+  sizer.function("estimateGguf", &WasmSizer::estimate_gguf)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)
       .function("target", &WasmSizer::target)
-      .function("offers", &WasmSizer::offers)
       .function("fit", &WasmSizer::fit)
-      .function("finetune", &WasmSizer::finetune)
-      .function("sweep", &WasmSizer::sweep)
-      .function("catalogBytes", &WasmSizer::catalog_bytes)
-      .function("loadError", &WasmSizer::load_error);
+      .function("sweep", &WasmSizer::sweep);
+#endif
 }

@@ -75,7 +75,7 @@ test('a local multi-GB GGUF is sized from its header; only the header is read', 
     };
   });
   const requests = [];
-  page.on('request', (r) => requests.push(r.url()));
+  page.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
   await page.setInputFiles('#gguf-file', path);
   await page.waitForFunction(() => /Sizing/.test(document.getElementById('custom-facts').textContent), null, { timeout: 20000 });
   // The file's size on disk is what memory.weights_bytes reports for a GGUF.
@@ -87,7 +87,9 @@ test('a local multi-GB GGUF is sized from its header; only the header is read', 
   // The file's name field holds markup: it is shown as text.
   assert.match(await page.textContent('#custom-facts'), /<b>Sparse Llama<\/b>/);
   assert.equal(await page.$('#custom-facts b'), null);
-  assert.deepEqual(requests, []);
+  // Nothing leaves the machine: the only requests fetch the engine's full
+  // module (the GGUF reader is in it) from the page's own server.
+  assert.deepEqual(requests, [`GET ${server.url}llmsizer-full.mjs`, `GET ${server.url}llmsizer-full.wasm`]);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

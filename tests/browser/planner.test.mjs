@@ -138,3 +138,30 @@ test('fine-tuning memory follows the model and the inputs, with the CLI figures'
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('the page starts without the full module and fetches it once, on the first search', async () => {
+  const page = await browser.newPage();
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('llmsizer-full')) fetched.push(new URL(r.url()).pathname); });
+  // The first try fails as on a broken network: the panel says so, and the next click loads it.
+  await page.route('**/llmsizer-full.wasm', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
+  await page.goto(server.url + LLAMA);
+  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]');
+  await page.waitForSelector('#offers tbody tr');  // the start's deferred panels have run
+  assert.deepEqual(fetched, []);
+
+  await page.click('#serve');
+  await page.waitForSelector('[data-field="target.error"]');
+  assert.match(await page.textContent('#serve-results'), /did not load/);
+
+  await page.unroute('**/llmsizer-full.wasm');
+  const failedTries = fetched.length;
+  await page.click('#serve');
+  await page.waitForSelector('[data-field="target.buy.gpu"]', { timeout: 20000 });
+  await page.click('#recommend');
+  await page.waitForSelector('[data-field="recommend.value.gpu"]', { timeout: 20000 });
+  // The wasm fetched once more after the failed try (the glue stays imported);
+  // the second search reuses the module.
+  assert.deepEqual(fetched.slice(failedTries), ['/llmsizer-full.wasm']);
+  await page.close();
+});

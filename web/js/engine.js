@@ -1,5 +1,7 @@
 // The page's only door to the sizing engine: loads the WebAssembly module once
-// and turns its JSON answers into objects. Nothing here computes a figure.
+// (and the full one, with the planner's searches and the file readers, when
+// first needed) and turns its JSON answers into objects. Nothing here computes
+// a figure.
 import createLlmSizer from '../llmsizer.mjs';
 import { compiledWasm } from './wasm-module.js';
 
@@ -12,6 +14,7 @@ export class SizerError extends Error {
 }
 
 let loading = null;
+let fullLoading = null;
 
 // JSON has no NaN or Infinity (they would arrive as null, i.e. "absent"): refuse
 // them here with the field's name.
@@ -104,7 +107,8 @@ async function readHeaders(call, files, request, kindOf = () => undefined) {
   throw new SizerError('request.too_large', 'the header is larger than this page reads (64 MiB)');
 }
 
-export function readGgufHeaders(engine, files, request) {
+export async function readGgufHeaders(engine, files, request) {
+  await engine.loadFull();
   return readHeaders((r, p, b) => engine.estimateGguf(r, p, b), files, request);
 }
 
@@ -114,6 +118,7 @@ export async function readSafetensorsHeaders(engine, files, request) {
   const rest = files.filter((f) => f !== config);
   const withConfig = config ? { ...request, config: await config.slice(0, 1 << 20).text() } : request;
   if (!withConfig.config) throw new SizerError('request.bad_value', 'add the checkpoint\'s config.json (pick it with the files, or paste it below)');
+  await engine.loadFull();
   const kindOf = (f) => (f.name.endsWith('.json') ? 'index' : 'shard');
   const read = await readHeaders((r, p, b) => engine.estimateSafetensors(r, p, b), rest, withConfig, kindOf);
   return { ...read, config: withConfig.config };
@@ -133,6 +138,24 @@ function instantiate(compiled) {
   });
 }
 
+// The full module (the planner's searches, the GGUF and safetensors readers)
+// and its Sizer, fetched on first use; a failed fetch may be tried again.
+function loadFullSizer() {
+  fullLoading ??= import('../llmsizer-full.mjs')
+    .then((m) => m.default())
+    .then((module) => {
+      const sizer = new module.Sizer();
+      const loadError = sizer.loadError();
+      if (loadError) throw new SizerError('catalog.load', loadError);
+      return sizer;
+    })
+    .catch((error) => {
+      fullLoading = null;
+      throw error instanceof SizerError ? error : new SizerError('engine.load', `the planner module did not load: ${error.message}`);
+    });
+  return fullLoading;
+}
+
 // One module and one Sizer per page, however many callers ask.
 export function loadEngine() {
   if (!loading) {
@@ -145,8 +168,18 @@ export function loadEngine() {
       const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
       performance.mark('llm-sizer:catalog-ready');
       let view = sizer.figuresView();
+      let full = null;
+      const needFull = () => {
+        if (!full) throw new SizerError('engine.loading', 'the planner module is not loaded yet (await loadFull())');
+        return full;
+      };
       return {
         catalog,
+        // Resolves when the full module is ready; estimateGguf,
+        // estimateSafetensors, recommend, target and fit throw until then.
+        async loadFull() {
+          full ??= await loadFullSizer();
+        },
         // Returns the estimate (the CLI's JSON) or throws a SizerError.
         estimate(request) {
           const answer = call(sizer, request);
@@ -181,7 +214,7 @@ export function loadEngine() {
         // [{name, file_bytes, length}] and their leading bytes one after another.
         estimateGguf(request, parts, bytes) {
           checkNumbers(request);
-          const answer = JSON.parse(sizer.estimateGguf(JSON.stringify({ ...request, parts }), bytes));
+          const answer = JSON.parse(needFull().estimateGguf(JSON.stringify({ ...request, parts }), bytes));
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
         },
@@ -189,7 +222,7 @@ export function loadEngine() {
         // .safetensors shards (leading bytes) or model.safetensors.index.json.
         estimateSafetensors(request, parts, bytes) {
           checkNumbers(request);
-          const answer = JSON.parse(sizer.estimateSafetensors(JSON.stringify({ ...request, parts }), bytes));
+          const answer = JSON.parse(needFull().estimateSafetensors(JSON.stringify({ ...request, parts }), bytes));
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
         },
@@ -197,12 +230,12 @@ export function loadEngine() {
         // unified memory, cheapest cloud offer, per quantization, largest context,
         // the rent-vs-buy rows ("offers") and, with tokens_per_s_per_user, "target".
         recommend(request) {
-          return ask(sizer, 'recommend', request);
+          return ask(needFull(), 'recommend', request);
         },
         // The cheapest hardware to buy and to rent for request.users streams at
         // request.tokens_per_s_per_user each: {buy, rent, rent_any}.
         target(request) {
-          return ask(sizer, 'target', request);
+          return ask(needFull(), 'target', request);
         },
         // Every cloud offer priced for this scenario: {hours_per_day, offers: [...]}.
         offers(request) {
@@ -210,7 +243,7 @@ export function loadEngine() {
         },
         // What can I run on {gpu | custom_gpu, gpus, ram_gib, ctx, engine}: {results}.
         fit(request) {
-          return ask(sizer, 'fit', request);
+          return ask(needFull(), 'fit', request);
         },
         // Fine-tuning memory per GPU: {weights_bytes, gradients_bytes, optimizer_bytes,
         // activations_bytes, total_bytes, trainable_params, device}.

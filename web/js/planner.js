@@ -102,8 +102,9 @@ export class PlannerPanels {
     return `${h.count > 1 ? `${h.count} × ` : ''}${this.deviceName(h.gpu)}${price} · ${fmt.rate(h.tokens_per_s_per_user)} each`;
   }
 
-  // On request, not on every input: it tries every device and offer.
-  recommend() {
+  // On request, not on every input: it tries every device and offer. The
+  // searches are in the engine's full module, fetched the first time.
+  async recommend() {
     const list = $('recommendations');
     const request = this.plannerRequest();
     if (!request) {
@@ -112,6 +113,7 @@ export class PlannerPanels {
     }
     let r;
     try {
+      await this.loadFull(list, 'Recommendations');
       r = this.engine.recommend(request);
     } catch (error) {
       list.replaceChildren(figure('Recommendations', error.message, 'recommend.error', null));
@@ -132,7 +134,7 @@ export class PlannerPanels {
     );
   }
 
-  serve() {
+  async serve() {
     const list = $('serve-results');
     const request = this.plannerRequest({ users: number('serve-users'), tokens_per_s_per_user: number('serve-speed') });
     if (!request) {
@@ -141,6 +143,7 @@ export class PlannerPanels {
     }
     let t;
     try {
+      await this.loadFull(list, 'Buy or rent');
       t = this.engine.target(request);
     } catch (error) {
       list.replaceChildren(figure('Buy or rent', error.message, 'target.error', null));
@@ -212,16 +215,21 @@ export class PlannerPanels {
     $('fit-note').textContent = 'Sizing every catalog model…';
     $('fit-table').tBodies[0].replaceChildren();
     // One frame for the note to show: the sweep takes a moment.
-    setTimeout(() => {
-      try {
-        this.fit = { request, answer: this.engine.fit(request) };
-      } catch (error) {
-        this.fit = null;
-        $('fit-note').textContent = `Cannot list models: ${error.message}`;
-        return;
-      }
+    this.engine.loadFull().then(() => new Promise((done) => setTimeout(done, 0))).then(() => {
+      this.fit = { request, answer: this.engine.fit(request) };
       this.renderFit();
-    }, 0);
+    }).catch((error) => {
+      this.fit = null;
+      $('fit-note').textContent = `Cannot list models: ${error.message}`;
+    });
+  }
+
+  // A note in `list` while the full module is fetched (its first use only).
+  async loadFull(list, label) {
+    const loading = this.engine.loadFull();
+    if (!this.fullLoaded) list.replaceChildren(figure(label, 'Loading the planner…', 'planner.loading', null));
+    await loading;
+    this.fullLoaded = true;
   }
 
   renderFit() {
