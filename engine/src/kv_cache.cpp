@@ -60,6 +60,9 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
   kv.cells = full_cells;
 
   kv.layer_bytes.assign(arch.layers.size(), 0);
+  std::int64_t last_entries = -1;
+  std::int64_t last_bytes = 0;
+  std::array<std::int64_t, kKvTypeCount> last_bytes_as{};
   for (std::size_t i = 0; i < arch.layers.size(); ++i) {
     const LayerSpec& layer = arch.layers[i];
     if (layer.is_mtp) continue;  // MTP layers are not run unless speculative decoding is on
@@ -96,9 +99,18 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
             cells = std::min(full_cells, pad_to(std::min(ctx, a.window_tokens + 16), 16) * seqs);
           }
         }
-        bytes = elements * cells * elem.num / elem.den;
-        for (std::size_t t = 0; t < kKvTypeCount; ++t)
-          kv.total_bytes_as[t] += elements * cells * kElementSizes[t].num / kElementSizes[t].den;
+        // Each layer rounds on its own (as each is its own tensor); layers
+        // alike (most models: all of them) reuse the previous layer's sizes
+        // instead of dividing again for every KV type.
+        const std::int64_t entries = elements * cells;
+        if (entries != last_entries) {
+          last_entries = entries;
+          last_bytes = entries * elem.num / elem.den;
+          for (std::size_t t = 0; t < kKvTypeCount; ++t)
+            last_bytes_as[t] = entries * kElementSizes[t].num / kElementSizes[t].den;
+        }
+        bytes = last_bytes;
+        for (std::size_t t = 0; t < kKvTypeCount; ++t) kv.total_bytes_as[t] += last_bytes_as[t];
         kv.attention_bytes += bytes;
         if (a.kind == AttentionKind::full) kv.bytes_per_token += elements * elem.num / elem.den;
         // DSA indexer keys (DeepSeek V3.2, GLM-5): fp8 plus an fp32 scale per token

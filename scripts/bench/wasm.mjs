@@ -8,7 +8,7 @@ const module = await loadModule();
 let t = performance.now();
 const sizer = new module.Sizer();
 figure('wasm.startup', performance.now() - t, 'ms');
-const catalog = JSON.parse(sizer.catalog());
+const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
 
 // V8 runs new wasm code from its baseline compiler until the optimizing tier
 // has caught up: each path runs for half a second before it is timed.
