@@ -3,6 +3,8 @@
 
 #include <numeric>
 
+#include "llmsizer/launch_commands.hpp"
+#include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
 #include "test_support.hpp"
 
@@ -169,4 +171,34 @@ TEST_CASE("figures that need a device are absent without one", "[estimate]") {
   CHECK_FALSE(e.memory.usable_bytes.has_value());
   CHECK_FALSE(e.speed.has_value());
   CHECK(e.memory.required_bytes > e.memory.kv_cache_bytes);
+}
+
+TEST_CASE("the vLLM command carries the memory fraction with two decimals, cut and not rounded", "[commands]") {
+  // The flag prints to_string(fraction).substr(0, 4): printf's six decimals,
+  // cut to two (vLLM reads any decimal). Worked by hand: 0.875 -> "0.875000"
+  // -> "0.87"; 0.899999999 -> "0.900000" -> "0.90".
+  const Sizer sizer(test::catalog());
+  SizerRequest r;
+  r.model_id = "llama-3.1-8b";
+  r.engine = "vllm";
+  r.gpu_id = "h100-sxm";
+  const auto model = sizer.model_for(r);
+  const auto base = sizer.scenario_for(r);
+  const auto e = sizer.estimate(r);
+  REQUIRE(model);
+  REQUIRE(base);
+  REQUIRE(e);
+  const auto vllm = [&](double fraction) {
+    Scenario s = base.value();
+    s.gpu_memory_utilization = fraction;
+    for (const auto& c : launch_commands(model.value(), s, e.value()))
+      if (c.engine == "vllm") return c.command;
+    return std::string();
+  };
+  using Catch::Matchers::Contains;
+  CHECK_THAT(vllm(0.9), Contains("--gpu-memory-utilization 0.90 "));
+  CHECK_THAT(vllm(0.875), Contains("--gpu-memory-utilization 0.87 "));
+  CHECK_THAT(vllm(1.0), Contains("--gpu-memory-utilization 1.00 "));
+  CHECK_THAT(vllm(0.05), Contains("--gpu-memory-utilization 0.05 "));
+  CHECK_THAT(vllm(0.899999999), Contains("--gpu-memory-utilization 0.90 "));
 }
