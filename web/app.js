@@ -241,8 +241,9 @@ class App {
     this.describeCustom(result);
     // The rest (notes, commands, matrix, chart, planner panels) one frame
     // later, and only once however many input events arrive in between. At the
-    // page's start they wait until the headline has been painted: the frame
-    // that first shows the figures lays out and paints only those.
+    // page's start they run in a task after that frame (rAF, then a timeout),
+    // so the frame that first shows the figures lays out and paints only the
+    // headline; its raster may still be under way when they run.
     const ticket = ++this.pending;
     const panels = () => {
       if (ticket !== this.pending) return;

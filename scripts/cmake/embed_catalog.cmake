@@ -3,7 +3,7 @@
 # Raw string literals are split in chunks: compilers cap one literal's length.
 # Each chunk is a char array of its own, not a bare literal: the linker merges
 # and reorders literals (wasm-ld sorted these chunks apart, which cost the
-# gzipped wasm 5 KB), while arrays stay in the order written.
+# gzipped wasm 9 KiB: 201.2 -> 192.1), while arrays stay in the order written.
 function(append_json_constant out_var name path)
   file(READ ${path} content)
   string(LENGTH "${content}" total)
