@@ -174,13 +174,13 @@ TEST_CASE("unknown model_type with standard fields is sized as dense, with a war
 TEST_CASE("a config lacking a needed field is refused, naming the field", "[config][errors]") {
   json c = llama_like();
   c.erase("num_attention_heads");
-  auto r = read_hf_config(c);
+  auto r = read_hf_config_text(c.dump());
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().id == "config.missing_field");
   CHECK(r.error().message == "config.json lacks the field /num_attention_heads needed to size this model");
 
   json nested = {{"model_type", "gemma3"}, {"text_config", {{"hidden_size", 2560}, {"num_hidden_layers", 34}}}};
-  auto n = read_hf_config(nested);
+  auto n = read_hf_config_text(nested.dump());
   REQUIRE_FALSE(n.ok());
   CHECK(n.error().message.find("/text_config/num_attention_heads") != std::string::npos);
 }
@@ -190,18 +190,18 @@ TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]"
   CHECK(read_hf_config_text("[1,2,3]").error().id == "config.not_object");
   json c = llama_like();
   c["hidden_size"] = -5;
-  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
   c["hidden_size"] = "4096";
-  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
   c["hidden_size"] = 1e300;
-  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
   c = llama_like();
   c["num_key_value_heads"] = 64;  // more KV heads than heads
-  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
   c = llama_like();
   c["model_type"] = "nemotron_h";
   c["hybrid_override_pattern"] = "MX";
-  CHECK(read_hf_config(c).error().id == "config.bad_field");
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
 }
 
 TEST_CASE("every catalog model reads", "[config][catalog]") {

@@ -249,7 +249,7 @@ Json catalog_to_json(const Sizer& sizer) {
   out["devices"] = std::move(devices);
   out["quants"] = std::move(quants);
   out["engines"] = std::move(engines);
-  out["kv_types"] = {"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};
+  out["kv_types"] = Json::array_t{"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};
   return out;
 }
 

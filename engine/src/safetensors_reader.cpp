@@ -11,7 +11,9 @@
 #include <set>
 #include <unordered_set>
 
-#include "llmsizer/json.hpp"
+// nlohmann's SAX reader (the engine's own Json builds a tree). Only the file
+// readers use it: the page's core module does not carry it.
+#include <nlohmann/json.hpp>
 
 #include "file_text.hpp"
 #include "llmsizer/safetensors.hpp"
@@ -19,6 +21,7 @@
 namespace llmsizer {
 namespace {
 
+using SaxJson = nlohmann::json;
 
 // Same bound as GGUF tensors: 1 PiB, far above any checkpoint, far below 2^63.
 constexpr std::int64_t kMaxDataBytes = std::int64_t{1} << 50;
@@ -95,7 +98,7 @@ Result<SafetensorsTensor> check_entry(const RawEntry& e) {
 }
 
 // SAX events common to both readers: numbers as sizes, failures recorded.
-class Handler : public nlohmann::json_sax<Json> {
+class Handler : public nlohmann::json_sax<SaxJson> {
  public:
   bool binary(binary_t&) override { return fail("safetensors.not_json", "binary values are not JSON"); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
@@ -356,7 +359,7 @@ Result<SafetensorsHeaderRead> read_safetensors_header(std::string_view bytes, co
   SafetensorsFile& file = out.file;
   file.header_bytes = needed;
   HeaderHandler handler(file);
-  if (!Json::sax_parse(text.begin(), text.end(), &handler)) {
+  if (!SaxJson::sax_parse(text.begin(), text.end(), &handler)) {
     if (handler.error()) return *handler.error();
     return Error{"safetensors.not_json", "the safetensors header is not valid JSON"};
   }
@@ -385,7 +388,7 @@ Result<SafetensorsHeaderRead> read_safetensors_header(std::string_view bytes, co
 Result<SafetensorsIndex> read_safetensors_index(std::string_view text) {
   SafetensorsIndex out;
   IndexHandler handler(out);
-  if (!Json::sax_parse(text.begin(), text.end(), &handler) || !handler.finish()) {
+  if (!SaxJson::sax_parse(text.begin(), text.end(), &handler) || !handler.finish()) {
     if (handler.error()) return *handler.error();
     return Error{"safetensors.not_json", "the safetensors index is not valid JSON"};
   }

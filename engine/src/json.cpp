@@ -1,0 +1,604 @@
+#include "llmsizer/json.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+// nlohmann's shortest round-trip double formatting (Grisu2), alone: the same
+// digits as before the engine had its own JSON type.
+#include <nlohmann/detail/conversions/to_chars.hpp>
+#include <nlohmann/detail/macro_unscope.hpp>
+
+namespace llmsizer {
+
+Json::Json(const Json& other) : kind_(other.kind_), v_(other.v_) {
+  switch (kind_) {
+    case Kind::string: v_.s = new std::string(*other.v_.s); break;
+    case Kind::array: v_.a = new array_t(*other.v_.a); break;
+    case Kind::object: v_.o = new object_t(*other.v_.o); break;
+    default: break;
+  }
+}
+
+void Json::release() noexcept {
+  switch (kind_) {
+    case Kind::string: delete v_.s; break;
+    case Kind::array: delete v_.a; break;
+    case Kind::object: delete v_.o; break;
+    default: break;
+  }
+}
+
+std::int64_t Json::as_int64() const noexcept {
+  switch (kind_) {
+    case Kind::integer: return v_.i;
+    case Kind::unsigned_integer:
+      return v_.u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                 ? std::numeric_limits<std::int64_t>::max()
+                 : static_cast<std::int64_t>(v_.u);
+    case Kind::number:
+      // Saturated: a cast of a double outside int64's range is undefined.
+      if (!(v_.d == v_.d)) return 0;
+      if (v_.d >= 9223372036854775807.0) return std::numeric_limits<std::int64_t>::max();
+      if (v_.d <= -9223372036854775808.0) return std::numeric_limits<std::int64_t>::min();
+      return static_cast<std::int64_t>(v_.d);
+    case Kind::boolean: return v_.b ? 1 : 0;
+    default: return 0;
+  }
+}
+
+double Json::as_double() const noexcept {
+  switch (kind_) {
+    case Kind::integer: return static_cast<double>(v_.i);
+    case Kind::unsigned_integer: return static_cast<double>(v_.u);
+    case Kind::number: return v_.d;
+    case Kind::boolean: return v_.b ? 1.0 : 0.0;
+    default: return 0.0;
+  }
+}
+
+std::size_t Json::size() const noexcept {
+  switch (kind_) {
+    case Kind::null: return 0;
+    case Kind::array: return v_.a->size();
+    case Kind::object: return v_.o->size();
+    default: return 1;
+  }
+}
+
+Json::iterator Json::find(std::string_view key) {
+  if (kind_ == Kind::object)
+    for (std::size_t i = 0; i < v_.o->size(); ++i)
+      if ((*v_.o)[i].first == key) return iterator(this, i);
+  return end();
+}
+
+Json::const_iterator Json::find(std::string_view key) const {
+  if (kind_ == Kind::object)
+    for (std::size_t i = 0; i < v_.o->size(); ++i)
+      if ((*v_.o)[i].first == key) return const_iterator(this, i);
+  return end();
+}
+
+std::size_t Json::erase(std::string_view key) {
+  if (kind_ != Kind::object) return 0;
+  for (auto it = v_.o->begin(); it != v_.o->end(); ++it)
+    if (it->first == key) {
+      v_.o->erase(it);
+      return 1;
+    }
+  return 0;
+}
+
+Json& Json::operator[](std::string_view key) {
+  object_t& entries = *mutable_ptr<object_t>();
+  for (auto& [name, value] : entries)
+    if (name == key) return value;
+  return entries.emplace_back(std::string(key), Json()).second;
+}
+
+const Json& Json::operator[](std::string_view key) const {
+  static const Json none;
+  auto it = find(key);
+  return it != end() ? *it : none;
+}
+
+bool operator==(const Json& a, const Json& b) {
+  if (a.is_number() && b.is_number()) {
+    if (a.is_number_integer() && b.is_number_integer()) {
+      const bool a_neg = a.kind_ == Json::Kind::integer && a.v_.i < 0;
+      const bool b_neg = b.kind_ == Json::Kind::integer && b.v_.i < 0;
+      return a_neg == b_neg && a.v_.u == b.v_.u;  // same sign: the same two's-complement bits
+    }
+    return a.as_double() == b.as_double();
+  }
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case Json::Kind::null: return true;
+    case Json::Kind::boolean: return a.v_.b == b.v_.b;
+    case Json::Kind::string: return *a.v_.s == *b.v_.s;
+    case Json::Kind::array: return *a.v_.a == *b.v_.a;
+    case Json::Kind::object: return *a.v_.o == *b.v_.o;
+    default: return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Parsing: recursive descent over RFC 8259, with nlohmann's results (integers
+// that fit int64 or uint64 stay integers, others go through strtod, and one
+// that overflows a double is an error; a repeated key keeps its first place
+// and its last value).
+
+namespace {
+
+constexpr int kMaxDepth = 512;
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool document(Json& out) {
+    skip_space();
+    if (!value(out, 0)) return false;
+    skip_space();
+    return p_ == end_;
+  }
+
+ private:
+  void skip_space() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  bool literal(const char* word, std::size_t length) {
+    if (static_cast<std::size_t>(end_ - p_) < length || std::memcmp(p_, word, length) != 0) return false;
+    p_ += length;
+    return true;
+  }
+
+  bool value(Json& out, int depth) {
+    if (p_ == end_) return false;
+    switch (*p_) {
+      case '{': return object(out, depth + 1);
+      case '[': return array(out, depth + 1);
+      case '"': {
+        std::string s;
+        if (!string(s)) return false;
+        out = Json(std::move(s));
+        return true;
+      }
+      case 't':
+        out = Json(true);
+        return literal("true", 4);
+      case 'f':
+        out = Json(false);
+        return literal("false", 5);
+      case 'n':
+        out = Json();
+        return literal("null", 4);
+      default: return number(out);
+    }
+  }
+
+  bool object(Json& out, int depth) {
+    if (depth > kMaxDepth) return false;
+    ++p_;  // '{'
+    Json::object_t entries;
+    skip_space();
+    if (p_ != end_ && *p_ == '}') {
+      ++p_;
+      out = Json(std::move(entries));
+      return true;
+    }
+    for (;;) {
+      skip_space();
+      if (p_ == end_ || *p_ != '"') return false;
+      std::string key;
+      if (!string(key)) return false;
+      skip_space();
+      if (p_ == end_ || *p_ != ':') return false;
+      ++p_;
+      skip_space();
+      Json item;
+      if (!value(item, depth)) return false;
+      bool repeated = false;
+      for (auto& [name, existing] : entries)
+        if (name == key) {
+          existing = std::move(item);
+          repeated = true;
+          break;
+        }
+      if (!repeated) entries.emplace_back(std::move(key), std::move(item));
+      skip_space();
+      if (p_ == end_) return false;
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
+      if (*p_ != '}') return false;
+      ++p_;
+      out = Json(std::move(entries));
+      return true;
+    }
+  }
+
+  bool array(Json& out, int depth) {
+    if (depth > kMaxDepth) return false;
+    ++p_;  // '['
+    Json::array_t items;
+    skip_space();
+    if (p_ != end_ && *p_ == ']') {
+      ++p_;
+      out = Json(std::move(items));
+      return true;
+    }
+    for (;;) {
+      skip_space();
+      items.emplace_back();
+      if (!value(items.back(), depth)) return false;
+      skip_space();
+      if (p_ == end_) return false;
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
+      if (*p_ != ']') return false;
+      ++p_;
+      out = Json(std::move(items));
+      return true;
+    }
+  }
+
+  static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+  bool hex4(std::uint32_t& out) {
+    if (end_ - p_ < 4) return false;
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int d = hex_digit(p_[i]);
+      if (d < 0) return false;
+      out = out * 16 + static_cast<std::uint32_t>(d);
+    }
+    p_ += 4;
+    return true;
+  }
+  static void append_utf8(std::string& s, std::uint32_t cp) {
+    if (cp < 0x80) {
+      s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      s += static_cast<char>(0xC0 | (cp >> 6));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      s += static_cast<char>(0xE0 | (cp >> 12));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (cp >> 18));
+      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  // The length of the well-formed UTF-8 sequence at p_ (Unicode's table 3-7),
+  // or 0.
+  std::size_t utf8_length() const {
+    const auto* u = reinterpret_cast<const unsigned char*>(p_);
+    const std::size_t left = static_cast<std::size_t>(end_ - p_);
+    const unsigned char c = u[0];
+    std::size_t n;
+    unsigned char low = 0x80, high = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      n = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return 0;
+    }
+    if (left < n || u[1] < low || u[1] > high) return 0;
+    for (std::size_t i = 2; i < n; ++i)
+      if (u[i] < 0x80 || u[i] > 0xBF) return 0;
+    return n;
+  }
+
+  bool string(std::string& out) {
+    ++p_;  // '"'
+    for (;;) {
+      // The run of plain characters, copied at once.
+      const char* run = p_;
+      while (p_ != end_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20 &&
+             static_cast<unsigned char>(*p_) < 0x80)
+        ++p_;
+      out.append(run, static_cast<std::size_t>(p_ - run));
+      if (p_ == end_) return false;
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        ++p_;
+        return true;
+      }
+      if (c < 0x20) return false;  // control characters must be escaped
+      if (c >= 0x80) {
+        const std::size_t n = utf8_length();
+        if (n == 0) return false;
+        out.append(p_, n);
+        p_ += n;
+        continue;
+      }
+      ++p_;  // '\\'
+      if (p_ == end_) return false;
+      switch (*p_++) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          std::uint32_t cp;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a lone low surrogate
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            std::uint32_t low;
+            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+            p_ += 2;
+            if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default: return false;
+      }
+    }
+  }
+
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+  bool number(Json& out) {
+    const char* start = p_;
+    const bool negative = *p_ == '-';
+    if (negative) ++p_;
+    if (p_ == end_ || !digit(*p_)) return false;
+    if (*p_ == '0') ++p_;
+    else
+      while (p_ != end_ && digit(*p_)) ++p_;
+    bool integer = true;
+    if (p_ != end_ && *p_ == '.') {
+      integer = false;
+      ++p_;
+      if (p_ == end_ || !digit(*p_)) return false;
+      while (p_ != end_ && digit(*p_)) ++p_;
+    }
+    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
+      integer = false;
+      ++p_;
+      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ == end_ || !digit(*p_)) return false;
+      while (p_ != end_ && digit(*p_)) ++p_;
+    }
+    if (integer) {
+      // Digits accumulated with an overflow check; beyond 64 bits the number
+      // is read as a double, as nlohmann did.
+      std::uint64_t magnitude = 0;
+      bool fits = true;
+      for (const char* d = start + (negative ? 1 : 0); d != p_; ++d) {
+        const auto digit_value = static_cast<std::uint64_t>(*d - '0');
+        if (magnitude > (std::numeric_limits<std::uint64_t>::max() - digit_value) / 10) {
+          fits = false;
+          break;
+        }
+        magnitude = magnitude * 10 + digit_value;
+      }
+      if (fits && !negative) {
+        out = Json(magnitude);
+        return true;
+      }
+      constexpr std::uint64_t kMinMagnitude = std::uint64_t{1} << 63;
+      if (fits && magnitude <= kMinMagnitude) {
+        out = Json(magnitude == kMinMagnitude ? std::numeric_limits<std::int64_t>::min()
+                                              : -static_cast<std::int64_t>(magnitude));
+        return true;
+      }
+    }
+    // strtod needs a terminated copy; numbers are short.
+    char buffer[64];
+    std::string long_token;
+    const auto length = static_cast<std::size_t>(p_ - start);
+    const char* token = buffer;
+    if (length < sizeof buffer) {
+      std::memcpy(buffer, start, length);
+      buffer[length] = '\0';
+    } else {
+      long_token.assign(start, length);
+      token = long_token.c_str();
+    }
+    const double d = std::strtod(token, nullptr);
+    if (!std::isfinite(d)) return false;  // 1e999: refused, as nlohmann did
+    out = Json(d);
+    return true;
+  }
+
+  const char* p_;
+  const char* end_;
+};
+
+}  // namespace
+
+Json Json::parse(std::string_view text) {
+  Json out;
+  Parser parser(text);
+  if (!parser.document(out)) return discarded();
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Writing, as nlohmann's serializer with ensure_ascii off and invalid UTF-8
+// replaced.
+
+namespace {
+
+void write_string(std::string& out, const std::string& s) {
+  out += '"';
+  const auto* u = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = u[i];
+    if (c >= 0x80) {
+      // A well-formed sequence is copied; a bad one becomes U+FFFD and its
+      // offending byte, when not the first, starts the next sequence (the
+      // behaviour of nlohmann's decoder).
+      std::size_t len = 0;
+      unsigned char low = 0x80, high = 0xBF;
+      if (c >= 0xC2 && c <= 0xDF) len = 2;
+      else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) low = 0xA0;
+        if (c == 0xED) high = 0x9F;
+      } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) low = 0x90;
+        if (c == 0xF4) high = 0x8F;
+      }
+      std::size_t good = len == 0 ? 0 : 1;
+      while (good != 0 && good < len && i + good < n) {
+        const unsigned char next = u[i + good];
+        const bool ok = good == 1 ? next >= low && next <= high : next >= 0x80 && next <= 0xBF;
+        if (!ok) break;
+        ++good;
+      }
+      if (len != 0 && good == len) {
+        out.append(s, i, len);
+        i += len;
+      } else {
+        out += "\xEF\xBF\xBD";
+        i += good == 0 ? 1 : good;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          static const char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xF];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+void write_unsigned(std::string& out, std::uint64_t v, bool negative) {
+  char digits[24];
+  char* p = digits + sizeof digits;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  if (negative) *--p = '-';
+  out.append(p, static_cast<std::size_t>(digits + sizeof digits - p));
+}
+
+void write_double(std::string& out, double d) {
+  if (!std::isfinite(d)) {
+    out += "null";
+    return;
+  }
+  char buffer[64];
+  const char* end = nlohmann::detail::to_chars(buffer, buffer + sizeof buffer, d);
+  out.append(buffer, static_cast<std::size_t>(end - buffer));
+}
+
+void newline(std::string& out, int indent, int depth) {
+  out += '\n';
+  out.append(static_cast<std::size_t>(indent) * static_cast<std::size_t>(depth), ' ');
+}
+
+}  // namespace
+
+namespace {
+void write_value(std::string& out, const Json& j, int indent, int depth);
+
+void write_object(std::string& out, const Json::object_t& entries, int indent, int depth) {
+  if (entries.empty()) {
+    out += "{}";
+    return;
+  }
+  out += '{';
+  bool first = true;
+  for (const auto& [key, value] : entries) {
+    if (!first) out += ',';
+    first = false;
+    if (indent >= 0) newline(out, indent, depth + 1);
+    write_string(out, key);
+    out += indent >= 0 ? ": " : ":";
+    write_value(out, value, indent, depth + 1);
+  }
+  if (indent >= 0) newline(out, indent, depth);
+  out += '}';
+}
+
+void write_array(std::string& out, const Json::array_t& items, int indent, int depth) {
+  if (items.empty()) {
+    out += "[]";
+    return;
+  }
+  out += '[';
+  bool first = true;
+  for (const Json& item : items) {
+    if (!first) out += ',';
+    first = false;
+    if (indent >= 0) newline(out, indent, depth + 1);
+    write_value(out, item, indent, depth + 1);
+  }
+  if (indent >= 0) newline(out, indent, depth);
+  out += ']';
+}
+
+void write_value(std::string& out, const Json& j, int indent, int depth) {
+  switch (j.kind()) {
+    case Json::Kind::null: out += "null"; break;
+    case Json::Kind::discarded: out += "<discarded>"; break;
+    case Json::Kind::boolean: out += j.get<bool>() ? "true" : "false"; break;
+    case Json::Kind::integer: {
+      const auto v = j.get<std::int64_t>();
+      write_unsigned(out, v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v), v < 0);
+      break;
+    }
+    case Json::Kind::unsigned_integer: write_unsigned(out, j.get<std::uint64_t>(), false); break;
+    case Json::Kind::number: write_double(out, j.get<double>()); break;
+    case Json::Kind::string: write_string(out, j.get_ref<const std::string&>()); break;
+    case Json::Kind::array: write_array(out, j.get_ref<const Json::array_t&>(), indent, depth); break;
+    case Json::Kind::object: write_object(out, j.get_ref<const Json::object_t&>(), indent, depth); break;
+  }
+}
+}  // namespace
+
+std::string Json::dump(int indent, char, bool, error_handler_t) const {
+  std::string out;
+  write_value(out, *this, indent, 0);
+  return out;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,141 @@
+// The engine's own JSON value: RFC 8259 parsing, and output identical to
+// nlohmann::ordered_json's dump(), which the engine used before (the CLI's and
+// the page's JSON must not change). nlohmann is the reference here.
+#include "llmsizer/json.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using llmsizer::Json;
+using Reference = nlohmann::ordered_json;
+
+namespace {
+// What nlohmann writes for `text`, compact or pretty, invalid UTF-8 replaced.
+std::string reference_dump(const std::string& text, int indent = -1) {
+  return Reference::parse(text).dump(indent, ' ', false, Reference::error_handler_t::replace);
+}
+}  // namespace
+
+TEST_CASE("json: documents are written back as nlohmann wrote them", "[json]") {
+  const char* documents[] = {
+      R"({"a":1,"b":[true,false,null],"c":{"d":"e"},"empty":{},"none":[]})",
+      R"([0,-0,1.0,-1.5,0.1,1e-05,1e+20,1.7976931348623157e308,5e-324,123456789012345678,-9223372036854775808,18446744073709551615,18446744073709551616])",
+      R"({"rope_theta":500000.0,"rms_norm_eps":1e-6,"initializer_range":0.02,"x":3.0000000000000004})",
+      R"(["\"\\\/\b\f\n\r\t","\u0001\u001f\u007f","\u00e9\u4e2d\ud83d\ude00","plain é 中 😀"])",
+      R"({"z":1,"a":2,"z":3})",  // a repeated key keeps its first place and its last value
+      R"(  {"nested":[[[[{"deep":[1,[2,[3]]]}]]]]}  )",
+  };
+  for (const std::string text : documents) {
+    INFO(text);
+    const Json j = Json::parse(text);
+    REQUIRE_FALSE(j.is_discarded());
+    CHECK(j.dump() == reference_dump(text));
+    CHECK(j.dump(1) == reference_dump(text, 1));
+    CHECK(j.dump(2) == reference_dump(text, 2));
+  }
+}
+
+TEST_CASE("json: numbers keep their kind and their shortest digits", "[json]") {
+  // Worked by hand: integers that fit 64 bits stay integers; 2^64 does not.
+  const Json j = Json::parse("[42,-7,18446744073709551615,18446744073709551616,2.5,1e2]");
+  CHECK(j[0].is_number_unsigned());
+  CHECK(j[0].get<std::int64_t>() == 42);
+  CHECK(j[1].is_number_integer());
+  CHECK(j[1].get<std::int64_t>() == -7);
+  CHECK(j[2].get<std::uint64_t>() == 18446744073709551615ULL);
+  CHECK(j[3].is_number_float());
+  CHECK(j[3].get<double>() == 18446744073709551616.0);
+  CHECK(j[4].get<double>() == 2.5);
+  CHECK(j[5].is_number_float());
+  CHECK(j.dump() == "[42,-7,18446744073709551615,1.8446744073709552e+19,2.5,100.0]");
+  // A double out of int64's range saturates instead of being undefined.
+  CHECK(Json(1e300).get<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  CHECK(Json(std::nan("")).dump() == "null");
+  CHECK(Json(-std::numeric_limits<double>::infinity()).dump() == "null");
+
+  // Random doubles over the whole range: the same digits as nlohmann's writer,
+  // and they read back to the same double.
+  std::mt19937_64 random(20261130);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bits = random();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    if (!std::isfinite(d)) continue;
+    const std::string text = Json(d).dump();
+    REQUIRE(text == Reference(d).dump());
+    REQUIRE(Json::parse(text).get<double>() == d);
+  }
+}
+
+TEST_CASE("json: strings are escaped as nlohmann did, invalid UTF-8 replaced", "[json]") {
+  const std::string strings[] = {
+      std::string("tab\there \"quoted\" back\\slash \x01 \x1f \x7f"),
+      std::string("caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80"),
+      std::string("lone \xff byte"),
+      std::string("cut \xe4\xb8"),                  // incomplete at the end
+      std::string("bad \xc3\x28 continuation"),      // the '(' is kept after U+FFFD
+      std::string("overlong \xc0\xaf and \xe0\x80\xaf"),
+      std::string("surrogate \xed\xa0\x80 half"),
+      std::string("above \xf4\x90\x80\x80 U+10FFFF"),
+      std::string("nul \0 inside", 13),
+  };
+  for (const std::string& s : strings) {
+    INFO(s);
+    CHECK(Json(s).dump() == Reference(s).dump(-1, ' ', false, Reference::error_handler_t::replace));
+  }
+  CHECK(Json(std::string("a\xff")).dump() == "\"a\xef\xbf\xbd\"");
+}
+
+TEST_CASE("json: text that is not one JSON document is refused, not thrown", "[json]") {
+  const std::string bad[] = {
+      "",          "   ",        "{",          "[1,2",        "[1,]",          "{\"a\":}",      "{\"a\" 1}",
+      "{a:1}",     "'x'",        "01",         "1.",          ".5",            "1e",            "-",
+      "+1",        "tru",        "nul",        "[1] [2]",     "\"open",        "\"\\x\"",       "\"\\u12\"",
+      "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"tab\there\"", "\"\xff\"", "\"\xc3\x28\"", "NaN",
+      "Infinity",  "{\"a\":1,}", "/* c */ 1", "1e999", "[-1e400]",
+  };
+  for (const std::string& text : bad) {
+    INFO(text);
+    CHECK(Json::parse(text).is_discarded());
+    CHECK(Reference::parse(text, nullptr, false).is_discarded());  // the reference agrees
+  }
+  // Nesting is bounded: 512 levels parse, 513 are refused, 100,000 do not overflow the stack.
+  CHECK_FALSE(Json::parse(std::string(512, '[') + std::string(512, ']')).is_discarded());
+  CHECK(Json::parse(std::string(513, '[') + std::string(513, ']')).is_discarded());
+  CHECK(Json::parse(std::string(100000, '[')).is_discarded());
+}
+
+TEST_CASE("json: building objects and arrays", "[json]") {
+  Json j = llmsizer::json_object(3);
+  j["b"] = 1;
+  j["a"] = "x";
+  j["b"] = 2.5;  // an existing key keeps its place
+  j["list"] = Json::array();
+  j["list"].push_back(true);
+  j["list"].push_back(nullptr);
+  j["list"].emplace_back("s");
+  CHECK(j.dump() == R"({"b":2.5,"a":"x","list":[true,null,"s"]})");
+  CHECK(j.contains("a"));
+  CHECK(j.erase("a") == 1);
+  CHECK(j.erase("a") == 0);
+  CHECK_FALSE(j.contains("a"));
+  CHECK(j.size() == 2);
+  const Json& c = j;
+  CHECK(c["missing"].is_null());
+  CHECK(c["list"][2].get<std::string>() == "s");
+  CHECK(j == Json::parse(R"({"b":2.5,"list":[true,null,"s"]})"));
+  CHECK(Json(1) == Json(1.0));
+  CHECK(Json(-1) != Json(std::uint64_t{18446744073709551615ULL}));
+  std::string keys;
+  for (auto it = c.begin(); it != c.end(); ++it) keys += it.key();
+  CHECK(keys == "blist");
+  Json copy = j;
+  copy["b"] = 0;
+  CHECK(j["b"].get<double>() == 2.5);
+}
