@@ -453,6 +453,14 @@ void write_string(std::string& out, const std::string& s) {
   const std::size_t n = s.size();
   std::size_t i = 0;
   while (i < n) {
+    // The run of characters written as they are, appended at once.
+    std::size_t run = i;
+    while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\') ++run;
+    if (run != i) {
+      out.append(s, i, run - i);
+      i = run;
+      continue;
+    }
     const unsigned char c = u[i];
     if (c >= 0x80) {
       // A well-formed sequence is copied; a bad one becomes U+FFFD and its
