@@ -9,6 +9,7 @@ up parses only the small list. `--check` fails when the copies are out of date.
 """
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,12 +20,27 @@ OUT = DATA / "embedded"
 MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollama_tags", "license",
               "official_params_total", "official_params_active", "official_params_precise", "native_dtype",
               "max_context_tokens", "config", "config_provenance", "estimated_fields"]
-# Config keys no reader uses: vision/audio towers, label maps, loader hooks,
-# generation defaults. The language model's fields all stay.
+# Config keys no reader uses though the engine names them elsewhere: vision and
+# audio towers, label maps, loader hooks, generation defaults.
 DROP_CONFIG_KEYS = {"vision_config", "audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
                     "bad_words_ids", "begin_suppress_tokens", "suppress_tokens", "forced_decoder_ids"}
 DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields", "memory_type",
                     "interconnect", "price_date"}
+
+
+def engine_names():
+    """Every quoted identifier in the engine's sources. The readers look config
+    fields up by literal name (no name is built at run time), so a config key
+    that is not among these is read by nothing: rope_theta, hidden_act, token
+    ids, dropout rates... (a third of the configs' bytes). A reader that starts
+    asking for a new field makes this list, and --check, pick it up."""
+    names = set()
+    for path in sorted((ROOT / "engine").rglob("*.[ch]pp")):
+        names.update(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', path.read_text(encoding="utf-8")))
+    return names
+
+
+ENGINE_NAMES = engine_names()
 
 
 def compact_config(config):
@@ -32,7 +48,7 @@ def compact_config(config):
         return config
     out = {}
     for key, value in config.items():
-        if key in DROP_CONFIG_KEYS:
+        if key in DROP_CONFIG_KEYS or key not in ENGINE_NAMES:
             continue
         if key in ("text_config", "llm_config", "language_config"):
             value = compact_config(value)
