@@ -69,12 +69,16 @@ def compact(name, doc):
             entry = {k: m[k] for k in MODEL_KEYS if k in m and k != "config"}
             models.append(entry)
         return {"schema_version": doc.get("schema_version", 1), "models": models}
+    # Devices and offers, like configs, keep the fields the engine names (no
+    # int8 TOPS, release year, offer region or listing date: nothing reads them).
     if name == "devices.json":
         return {"schema_version": doc.get("schema_version", 1),
-                "devices": [{k: v for k, v in d.items() if k not in DEVICE_DROP_KEYS} for d in doc["devices"]]}
+                "devices": [{k: v for k, v in d.items() if k not in DEVICE_DROP_KEYS and k in ENGINE_NAMES}
+                            for d in doc["devices"]]}
     if name == "cloud_offers.json":
         return {"schema_version": doc.get("schema_version", 1),
-                "offers": [{k: v for k, v in o.items() if k not in ("sources", "notes")} for o in doc["offers"]]}
+                "offers": [{k: v for k, v in o.items() if k not in ("sources", "notes") and k in ENGINE_NAMES}
+                           for o in doc["offers"]]}
     raise ValueError(name)
 
 
