@@ -7,7 +7,7 @@ import { extname, join } from 'node:path';
 import { figure } from './report.mjs';
 
 const site = process.argv[2] ?? 'build/site';
-const data = process.argv[3] ?? 'data';
+const data = process.argv[3] ?? 'data/embedded';
 const kinds = { '.wasm': 'wasm', '.js': 'js', '.mjs': 'js', '.css': 'css', '.html': 'html', '.svg': 'svg' };
 const totals = {};
 let onDemand = 0;
