@@ -139,3 +139,25 @@ TEST_CASE("json: building objects and arrays", "[json]") {
   copy["b"] = 0;
   CHECK(j["b"].get<double>() == 2.5);
 }
+
+// decimal_text.hpp: std::to_string(double)'s digits without printf (the
+// native build has printf, so the reference is std::to_string itself).
+#include "decimal_text.hpp"
+
+TEST_CASE("six_decimals writes what std::to_string(double) writes", "[json]") {
+  using llmsizer::six_decimals;
+  // The request limits of request_json.hpp and vLLM's memory fractions.
+  for (double v : {0.0, -0.0, 0.1, 0.05, 0.875, 0.899999999, 0.9, 1.0, 24.0, 50.0, 1024.0, 4096.0, 10000.0, 1e6, 1e9,
+                   1048576.0, 16777216.0, -3.0, 0.0078125, 0.0234375, 2.5e-7, 123456.9999995, 7.2629405})
+    CHECK(six_decimals(v) == std::to_string(v));
+  // Random values over fifteen orders of magnitude, and numbers with up to
+  // seven decimals (ties at the seventh included).
+  std::mt19937_64 random(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 100000; ++i) {
+    const double v = unit(random) * std::pow(10.0, static_cast<int>(random() % 16) - 3) * (random() % 2 ? 1 : -1);
+    REQUIRE(six_decimals(v) == std::to_string(v));
+    const double decimals = static_cast<double>(random() % 100000000) / 1e7;
+    REQUIRE(six_decimals(decimals) == std::to_string(decimals));
+  }
+}

@@ -105,9 +105,11 @@ bool layer_is_moe(const ConfigView& v, std::int64_t i, std::int64_t n_layers) {
     while (pos < text.size()) {
       const std::size_t comma = text.find(',', pos);
       const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos &&
-          item.size() < 8 && std::stoll(item) == i)
-        return true;
+      if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos && item.size() < 8) {
+        std::int64_t layer = 0;  // at most 7 digits: no overflow
+        for (char c : item) layer = layer * 10 + (c - '0');
+        if (layer == i) return true;
+      }
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }

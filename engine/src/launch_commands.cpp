@@ -1,7 +1,9 @@
 #include "llmsizer/launch_commands.hpp"
 
 #include <cmath>
-#include <sstream>
+#include <string>
+
+#include "decimal_text.hpp"
 
 namespace llmsizer {
 namespace {
@@ -62,7 +64,7 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
   {
     std::vector<std::string> p{"vllm serve " + repo, "--max-model-len " + std::to_string(s.context_tokens)};
     if (s.gpu_count > 1) p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
-    p.push_back("--gpu-memory-utilization " + std::to_string(s.gpu_memory_utilization).substr(0, 4));
+    p.push_back("--gpu-memory-utilization " + six_decimals(s.gpu_memory_utilization).substr(0, 4));
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8");
     p.push_back("--max-num-seqs " + std::to_string(s.sequences));
     out.push_back({"vllm", join(p)});

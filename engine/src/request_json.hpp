@@ -8,6 +8,7 @@
 #include <string_view>
 
 
+#include "decimal_text.hpp"
 #include "llmsizer/json.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/sizer.hpp"
@@ -59,7 +60,7 @@ struct ValueChecker {
     if (!error) error = bad_key(key, what);
   }
   static std::string trim(double d) {
-    std::string s = std::to_string(d);
+    std::string s = six_decimals(d);
     s.erase(s.find_last_not_of('0') + 1);
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
