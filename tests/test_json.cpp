@@ -161,3 +161,57 @@ TEST_CASE("six_decimals writes what std::to_string(double) writes", "[json]") {
     REQUIRE(six_decimals(decimals) == std::to_string(decimals));
   }
 }
+
+// decimal_to_double.hpp: strtod's double for every decimal, without strtod.
+#include <cstdio>
+
+#include "decimal_to_double.hpp"
+
+namespace {
+bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+void check_against_strtod(const std::string& text) {
+  INFO(text);
+  REQUIRE(same_double(llmsizer::decimal_to_double(text), std::strtod(text.c_str(), nullptr)));
+}
+std::string printed(const char* format, long double v) {
+  char buffer[1200];
+  std::snprintf(buffer, sizeof buffer, format, v);
+  return buffer;
+}
+}  // namespace
+
+TEST_CASE("decimal_to_double rounds as strtod does", "[json]") {
+  for (const char* text :
+       {"0", "-0", "0.0", "1", "-1", "0.1", "1e-05", "500000.0", "0.02", "3.0000000000000004", "1e22", "1e23",
+        "9007199254740993", "123456789012345678901234567890", "2.4703282292062327e-324", "2.4703282292062328e-324",
+        "4.9406564584124654e-324", "2.2250738585072011e-308", "2.2250738585072014e-308", "1.7976931348623157e308",
+        "1.7976931348623158e308", "1.7976931348623159e308", "1e309", "1e-400", "0.0000000000000000000000001e330",
+        "7.2629405", "1e-7", "179769313486231570000000000000000000000000000000000000000000000000000000000000000"})
+    check_against_strtod(text);
+  // 1000 digits: a midpoint's tail and a sticky digit far past 800.
+  check_against_strtod("1." + std::string(998, '0') + "1");
+  check_against_strtod("9007199254740992." + std::string(900, '0') + "1");
+
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 20000; ++i) {
+    std::uint64_t bits = random();
+    if (i % 4 == 0) bits &= 0x800FFFFFFFFFFFFFULL;  // subnormals too
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (!std::isfinite(x)) continue;
+    x = std::fabs(x);
+    for (const char* format : {"%.17Lg", "%.16Lg", "%.15Lg", "%.3Lg", "%.25Le"}) check_against_strtod(printed(format, x));
+    // The exact midpoints to both neighbours (exact in x86's 64-bit long
+    // double), and a hair above and below them.
+    for (double neighbour : {std::nextafter(x, 1e308), std::nextafter(x, 0.0)}) {
+      if (neighbour == x || !std::isfinite(neighbour)) continue;
+      const long double mid = (static_cast<long double>(x) + neighbour) / 2;
+      const std::string exact = printed("%.800Le", mid);
+      const std::size_t e = exact.find('e');
+      const std::string mantissa = exact.substr(0, e).erase(exact.substr(0, e).find_last_not_of('0') + 1);
+      check_against_strtod(mantissa + exact.substr(e));
+      check_against_strtod(mantissa + "1" + exact.substr(e));
+      check_against_strtod(mantissa.substr(0, 40) + exact.substr(e));
+    }
+  }
+}

@@ -1,5 +1,7 @@
 #include "llmsizer/json.hpp"
 
+#include "decimal_to_double.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -127,7 +129,7 @@ bool operator==(const Json& a, const Json& b) {
 
 // ---------------------------------------------------------------------------
 // Parsing: recursive descent over RFC 8259, with nlohmann's results (integers
-// that fit int64 or uint64 stay integers, others go through strtod, and one
+// that fit int64 or uint64 stay integers, others are read as strtod would, and one
 // that overflows a double is an error; a repeated key keeps its first place
 // and its last value).
 
@@ -410,19 +412,7 @@ class Parser {
         return true;
       }
     }
-    // strtod needs a terminated copy; numbers are short.
-    char buffer[64];
-    std::string long_token;
-    const auto length = static_cast<std::size_t>(p_ - start);
-    const char* token = buffer;
-    if (length < sizeof buffer) {
-      std::memcpy(buffer, start, length);
-      buffer[length] = '\0';
-    } else {
-      long_token.assign(start, length);
-      token = long_token.c_str();
-    }
-    const double d = std::strtod(token, nullptr);
+    const double d = decimal_to_double(std::string_view(start, static_cast<std::size_t>(p_ - start)));
     if (!std::isfinite(d)) return false;  // 1e999: refused, as nlohmann did
     out = Json(d);
     return true;
