@@ -1,8 +1,9 @@
 #include "llmsizer/catalog.hpp"
 
+#include "llmsizer/name_index.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 #include <utility>
 
 #include "llmsizer/units.hpp"
@@ -161,9 +162,9 @@ std::optional<ModelFacts> parse_facts(const Json& e) {
 }
 
 // The catalog's models by id (the first of a repeated id, as find_model).
-std::unordered_map<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
-  std::unordered_map<std::string_view, CatalogModel*> by_id;
-  for (CatalogModel& m : catalog.models) by_id.emplace(m.id, &m);
+NameIndex<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
+  NameIndex<std::string_view, CatalogModel*> by_id;
+  for (CatalogModel& m : catalog.models) by_id.add(m.id, &m);
   return by_id;
 }
 
@@ -176,8 +177,8 @@ void attach_facts(Catalog& catalog, std::string_view facts_json) {
     if (!e.is_object()) continue;
     const auto it = e.find("id");
     if (it == e.end() || !it->is_string()) continue;
-    if (auto found = by_id.find(it->get_ref<const std::string&>()); found != by_id.end())
-      found->second->facts = parse_facts(e);
+    if (CatalogModel* const* found = by_id.find(it->get_ref<const std::string&>()))
+      (*found)->facts = parse_facts(e);
   }
 }
 
@@ -190,9 +191,9 @@ void attach_config_texts(Catalog& catalog, std::string_view tsv) {
     tsv.remove_prefix(std::min(end + 1, tsv.size()));
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) continue;
-    auto found = by_id.find(line.substr(0, tab));
-    if (found != by_id.end() && found->second->config.is_null())
-      found->second->config_text = std::string(line.substr(tab + 1));
+    CatalogModel* const* found = by_id.find(line.substr(0, tab));
+    if (found != nullptr && (*found)->config.is_null())
+      (*found)->config_text = std::string(line.substr(tab + 1));
   }
 }
 

@@ -20,7 +20,7 @@ ConfigView::ConfigView(const Json& root) : root_(root), text_(nullptr) {
 
 void ConfigView::index(const Json& object, bool with_nulls) {
   for (auto it = object.begin(); it != object.end(); ++it)
-    if (with_nulls || !it->is_null()) fields_.emplace(it.key(), &*it);  // the first source wins
+    if (with_nulls || !it->is_null()) fields_.add(it.key(), &*it);  // the first source wins
 }
 
 void ConfigView::set_class_defaults(const Json* defaults) {
@@ -28,8 +28,8 @@ void ConfigView::set_class_defaults(const Json* defaults) {
 }
 
 const Json* ConfigView::find(const char* name) const {
-  auto it = fields_.find(name);
-  return it == fields_.end() ? nullptr : it->second;
+  const Json* const* found = fields_.find(name);
+  return found == nullptr ? nullptr : *found;
 }
 
 std::string ConfigView::path_of(const char* name) const {

@@ -39,14 +39,15 @@ Result<Device> custom_device(const CustomDevice& c) {
 
 Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
   architectures_.resize(catalog_.models.size());
+  tensors_cache_.resize(catalog_.models.size());
   // First entry wins, as in Catalog::find_model / find_device.
   for (std::size_t i = 0; i < catalog_.models.size(); ++i) {
-    model_index_.emplace(catalog_.models[i].id, i);
-    for (const auto& alias : catalog_.models[i].aliases) model_index_.emplace(alias, i);
+    model_index_.add(catalog_.models[i].id, i);
+    for (const auto& alias : catalog_.models[i].aliases) model_index_.add(alias, i);
   }
   for (std::size_t i = 0; i < catalog_.devices.size(); ++i) {
-    device_index_.emplace(catalog_.devices[i].id, i);
-    for (const auto& alias : catalog_.devices[i].aliases) device_index_.emplace(alias, i);
+    device_index_.add(catalog_.devices[i].id, i);
+    for (const auto& alias : catalog_.devices[i].aliases) device_index_.add(alias, i);
   }
 }
 
@@ -98,8 +99,8 @@ Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
     sized.label = "config.json";
     return sized;
   }
-  if (auto found = model_index_.find(r.model_id); found != model_index_.end()) {
-    const std::size_t i = found->second;
+  if (const std::size_t* found = model_index_.find(r.model_id)) {
+    const std::size_t i = *found;
     const CatalogModel& m = catalog_.models[i];
     const Result<Architecture>& arch = catalog_architecture(i);
     if (!arch) return Error{arch.error().id, "catalog model " + m.id + ": " + arch.error().message};
@@ -150,9 +151,9 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   else if (r.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
   else return bad_value("offload mode must be auto, layers or experts");
   if (!r.gpu_id.empty()) {
-    auto found = device_index_.find(r.gpu_id);
-    if (found == device_index_.end()) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
-    s.device = catalog_.devices[found->second];
+    const std::size_t* found = device_index_.find(r.gpu_id);
+    if (found == nullptr) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
+    s.device = catalog_.devices[*found];
   } else if (r.custom_gpu) {
     auto d = custom_device(*r.custom_gpu);
     if (!d) return d.error();
@@ -178,13 +179,14 @@ const ModelWeights& Sizer::weights_for(const SizedModel& model, const QuantSchem
   const auto key = std::make_pair(model.entry, quant.name);
   auto it = weights_cache_.find(key);
   if (it != weights_cache_.end()) return it->second;
-  auto shape = tensors_cache_.find(model.entry);
-  if (shape == tensors_cache_.end()) {
+  // model.entry is one of this Sizer's catalog models (model_for made it).
+  std::optional<TensorsAndParams>& shape = tensors_cache_[static_cast<std::size_t>(model.entry - catalog_.models.data())];
+  if (!shape) {
     std::vector<TensorInfo> tensors = list_tensors(model.arch());
     ParamCounts params = count_params(model.arch(), tensors);
-    shape = tensors_cache_.emplace(model.entry, TensorsAndParams{std::move(tensors), params}).first;
+    shape = TensorsAndParams{std::move(tensors), params};
   }
-  const TensorsAndParams& s = shape->second;
+  const TensorsAndParams& s = *shape;
   return weights_cache_.emplace(key, ModelWeights{compute_weights(model.arch(), s.tensors, quant), s.params}).first->second;
 }
 
