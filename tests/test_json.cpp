@@ -41,6 +41,19 @@ TEST_CASE("json: documents are written back as nlohmann wrote them", "[json]") {
   }
 }
 
+TEST_CASE("json: repeated keys in a large object merge as nlohmann merged them", "[json]") {
+  // 3000 entries over 1000 names (the large-object path sorts), then a few
+  // repeats in a small one (the small path scans): first place, last value.
+  std::string text = "{";
+  for (int i = 0; i < 3000; ++i) text += (i ? "," : "") + std::string("\"k") + std::to_string((i * 7) % 1000) + "\":" + std::to_string(i);
+  text += "}";
+  CHECK(Json::parse(text).dump() == reference_dump(text));
+  CHECK(Json::parse(text).size() == 1000);
+  const std::string small = R"({"a":1,"b":2,"a":3,"c":4,"a":5,"b":6})";
+  CHECK(Json::parse(small).dump() == reference_dump(small));
+  CHECK(Json::parse(small).dump() == R"({"a":5,"b":6,"c":4})");
+}
+
 TEST_CASE("json: numbers keep their kind and their shortest digits", "[json]") {
   // Worked by hand: integers that fit 64 bits stay integers; 2^64 does not.
   const Json j = Json::parse("[42,-7,18446744073709551615,18446744073709551616,2.5,1e2]");
@@ -213,5 +226,39 @@ TEST_CASE("decimal_to_double rounds as strtod does", "[json]") {
       check_against_strtod(mantissa + "1" + exact.substr(e));
       check_against_strtod(mantissa.substr(0, 40) + exact.substr(e));
     }
+  }
+}
+
+// name_index.hpp: the engine's lookup tables and their one merge sort.
+#include <algorithm>
+
+#include "llmsizer/name_index.hpp"
+
+TEST_CASE("NameIndex keeps the first value of a name and sorts stably", "[json]") {
+  llmsizer::NameIndex<std::string, int> index;
+  for (const auto& [name, value] : std::vector<std::pair<std::string, int>>{{"glm", 1}, {"ab", 2}, {"glm", 3}, {"z", 4}, {"ab", 5}})
+    index.add(name, value);
+  index.sort();
+  CHECK(index.size() == 3);
+  REQUIRE(index.find("glm") != nullptr);
+  CHECK(*index.find("glm") == 1);
+  CHECK(*index.find("ab") == 2);
+  CHECK(index.find("gl") == nullptr);
+  index.add("glm", 9);  // added after a sort: the earlier value still wins
+  index.sort();
+  CHECK(*index.find("glm") == 1);
+
+  // Against std::stable_sort on random keys with many ties.
+  std::mt19937 random(3);
+  for (int n : {0, 1, 2, 3, 7, 64, 1000, 4097}) {
+    std::vector<int> keys(static_cast<std::size_t>(n));
+    for (int& k : keys) k = static_cast<int>(random() % 50);
+    std::vector<std::uint32_t> order(keys.size()), expected(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = expected[i] = static_cast<std::uint32_t>(i);
+    llmsizer::stable_sort_indices(
+        order, [](const void* c, std::uint32_t a, std::uint32_t b) { return (*static_cast<const std::vector<int>*>(c))[a] < (*static_cast<const std::vector<int>*>(c))[b]; },
+        &keys);
+    std::stable_sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    CHECK(order == expected);
   }
 }

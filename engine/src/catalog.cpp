@@ -165,6 +165,7 @@ std::optional<ModelFacts> parse_facts(const Json& e) {
 NameIndex<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
   NameIndex<std::string_view, CatalogModel*> by_id;
   for (CatalogModel& m : catalog.models) by_id.add(m.id, &m);
+  by_id.sort();
   return by_id;
 }
 

@@ -16,6 +16,7 @@ ConfigView::ConfigView(const Json& root) : root_(root), text_(nullptr) {
   }
   if (text_ != nullptr) index(*text_, false);
   if (root.is_object()) index(root, false);
+  fields_.sort();
 }
 
 void ConfigView::index(const Json& object, bool with_nulls) {
@@ -25,6 +26,7 @@ void ConfigView::index(const Json& object, bool with_nulls) {
 
 void ConfigView::set_class_defaults(const Json* defaults) {
   if (defaults != nullptr && defaults->is_object()) index(*defaults, true);
+  fields_.sort();
 }
 
 const Json* ConfigView::find(const char* name) const {

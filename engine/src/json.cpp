@@ -1,6 +1,7 @@
 #include "llmsizer/json.hpp"
 
 #include "decimal_to_double.hpp"
+#include "llmsizer/name_index.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -201,16 +202,8 @@ class Parser {
       if (p_ == end_ || *p_ != ':') return false;
       ++p_;
       skip_space();
-      Json item;
-      if (!value(item, depth)) return false;
-      bool repeated = false;
-      for (auto& [name, existing] : entries)
-        if (name == key) {
-          existing = std::move(item);
-          repeated = true;
-          break;
-        }
-      if (!repeated) entries.emplace_back(std::move(key), std::move(item));
+      entries.emplace_back(std::move(key), Json());
+      if (!value(entries.back().second, depth)) return false;
       skip_space();
       if (p_ == end_) return false;
       if (*p_ == ',') {
@@ -219,9 +212,59 @@ class Parser {
       }
       if (*p_ != '}') return false;
       ++p_;
+      merge_repeated_keys(entries);
       out = Json(std::move(entries));
       return true;
     }
+  }
+
+  // A repeated key keeps its first place and takes its last value. A small
+  // object is scanned; a large one (a pasted config.json may hold 100,000
+  // keys) is sorted, so that this costs n log n, not n squared.
+  static void merge_repeated_keys(Json::object_t& entries) {
+    const std::size_t n = entries.size();
+    char small[16] = {};
+    std::vector<char> large(n > 16 ? n : 0, 0);
+    char* repeated = n > 16 ? large.data() : small;
+    bool any = false;
+    if (n <= 16) {
+      for (std::size_t i = 1; i < n; ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (!repeated[j] && entries[j].first == entries[i].first) {
+            entries[j].second = std::move(entries[i].second);
+            repeated[i] = 1;
+            any = true;
+            break;
+          }
+    } else {
+      std::vector<std::uint32_t> order(n);
+      for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+      stable_sort_indices(
+          order,
+          [](const void* context, std::uint32_t a, std::uint32_t b) {
+            const auto& e = *static_cast<const Json::object_t*>(context);
+            return e[a].first < e[b].first;
+          },
+          &entries);
+      for (std::size_t run = 0; run < n;) {
+        std::size_t end = run + 1;
+        while (end < n && entries[order[end]].first == entries[order[run]].first) ++end;
+        if (end - run > 1) {
+          entries[order[run]].second = std::move(entries[order[end - 1]].second);
+          for (std::size_t k = run + 1; k < end; ++k) repeated[order[k]] = 1;
+          any = true;
+        }
+        run = end;
+      }
+    }
+    if (!any) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!repeated[i]) {
+        if (kept != i) entries[kept] = std::move(entries[i]);
+        ++kept;
+      }
+    entries.resize(kept);
   }
 
   bool array(Json& out, int depth) {

@@ -49,6 +49,8 @@ Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
     device_index_.add(catalog_.devices[i].id, i);
     for (const auto& alias : catalog_.devices[i].aliases) device_index_.add(alias, i);
   }
+  model_index_.sort();
+  device_index_.sort();
 }
 
 const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const {
