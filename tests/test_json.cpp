@@ -118,6 +118,8 @@ TEST_CASE("json: text that is not one JSON document is refused, not thrown", "[j
     CHECK(Json::parse(text).is_discarded());
     CHECK(Reference::parse(text, nullptr, false).is_discarded());  // the reference agrees
   }
+  const std::string empty;
+  CHECK(Json::parse(empty.begin(), empty.end(), nullptr, false).is_discarded());  // the iterator form, empty
   // Nesting is bounded: 512 levels parse, 513 are refused, 100,000 do not overflow the stack.
   CHECK_FALSE(Json::parse(std::string(512, '[') + std::string(512, ']')).is_discarded());
   CHECK(Json::parse(std::string(513, '[') + std::string(513, ']')).is_discarded());

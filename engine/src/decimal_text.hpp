@@ -1,7 +1,8 @@
 // A number as std::to_string(double) writes it ("%f": six decimals), without
-// printf: printf and the 128-bit soft float it formats with were 7 KB of the
-// page's WebAssembly, for the two strings that used them (a request limit in
-// an error message, vLLM's --gpu-memory-utilization).
+// printf: printf and the 128-bit soft float it formats with were 4.5 KB of the
+// page's gzipped WebAssembly (scripts/bench/sizes.mjs), for the two strings
+// that used them (a request limit in an error message, vLLM's
+// --gpu-memory-utilization).
 #pragma once
 #include <cmath>
 #include <cstdint>

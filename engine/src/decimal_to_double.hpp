@@ -1,7 +1,7 @@
 // The double nearest a decimal number, ties to even: what strtod returns, for
 // the JSON reader, without strtod. The C library's strtod computes in 128-bit
-// soft floating point in WebAssembly: 12 KB of the page's module and slow on
-// every number of the catalog. Most numbers take an exact fast path; the rest
+// soft floating point in WebAssembly: about 12 KB of the page's module's code
+// (5.3 KB gzipped) and slow on every number of the catalog. Most numbers take an exact fast path; the rest
 // are settled by exact integer comparisons with the midpoints between doubles.
 #pragma once
 #include <string_view>

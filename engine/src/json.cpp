@@ -138,6 +138,40 @@ namespace {
 
 constexpr int kMaxDepth = 512;
 
+// The UTF-8 sequence at p, by Unicode's table 3-7: `length`, the bytes its
+// lead byte announces (0: not a lead byte), and `valid`, how many of them,
+// from the first and within the `left` bytes there are, are well-formed. The
+// sequence is well-formed when valid == length. The reader refuses the rest;
+// the writer replaces them.
+struct Utf8Prefix {
+  std::size_t length;
+  std::size_t valid;
+};
+Utf8Prefix utf8_prefix(const unsigned char* p, std::size_t left) {
+  const unsigned char c = p[0];
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    if (c == 0xE0) low = 0xA0;   // no overlong forms
+    if (c == 0xED) high = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    if (c == 0xF0) low = 0x90;   // no overlong forms
+    if (c == 0xF4) high = 0x8F;  // nothing above U+10FFFF
+  }
+  if (length == 0) return {0, 0};
+  std::size_t valid = 1;
+  while (valid < length && valid < left) {
+    const unsigned char next = p[valid];
+    if (valid == 1 ? next < low || next > high : next < 0x80 || next > 0xBF) break;
+    ++valid;
+  }
+  return {length, valid};
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
@@ -328,30 +362,10 @@ class Parser {
       s += static_cast<char>(0x80 | (cp & 0x3F));
     }
   }
-  // The length of the well-formed UTF-8 sequence at p_ (Unicode's table 3-7),
-  // or 0.
+  // The length of the well-formed UTF-8 sequence at p_, or 0.
   std::size_t utf8_length() const {
-    const auto* u = reinterpret_cast<const unsigned char*>(p_);
-    const std::size_t left = static_cast<std::size_t>(end_ - p_);
-    const unsigned char c = u[0];
-    std::size_t n;
-    unsigned char low = 0x80, high = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-      n = 3;
-      if (c == 0xE0) low = 0xA0;
-      if (c == 0xED) high = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      n = 4;
-      if (c == 0xF0) low = 0x90;
-      if (c == 0xF4) high = 0x8F;
-    } else {
-      return 0;
-    }
-    if (left < n || u[1] < low || u[1] > high) return 0;
-    for (std::size_t i = 2; i < n; ++i)
-      if (u[i] < 0x80 || u[i] > 0xBF) return 0;
-    return n;
+    const Utf8Prefix u = utf8_prefix(reinterpret_cast<const unsigned char*>(p_), static_cast<std::size_t>(end_ - p_));
+    return u.length != 0 && u.valid == u.length ? u.length : 0;
   }
 
   bool string(std::string& out) {
@@ -499,31 +513,13 @@ void write_string(std::string& out, const std::string& s) {
       // A well-formed sequence is copied; a bad one becomes U+FFFD and its
       // offending byte, when not the first, starts the next sequence (the
       // behaviour of nlohmann's decoder).
-      std::size_t len = 0;
-      unsigned char low = 0x80, high = 0xBF;
-      if (c >= 0xC2 && c <= 0xDF) len = 2;
-      else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0) low = 0xA0;
-        if (c == 0xED) high = 0x9F;
-      } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0) low = 0x90;
-        if (c == 0xF4) high = 0x8F;
-      }
-      std::size_t good = len == 0 ? 0 : 1;
-      while (good != 0 && good < len && i + good < n) {
-        const unsigned char next = u[i + good];
-        const bool ok = good == 1 ? next >= low && next <= high : next >= 0x80 && next <= 0xBF;
-        if (!ok) break;
-        ++good;
-      }
-      if (len != 0 && good == len) {
-        out.append(s, i, len);
-        i += len;
+      const Utf8Prefix seq = utf8_prefix(u + i, n - i);
+      if (seq.length != 0 && seq.valid == seq.length) {
+        out.append(s, i, seq.length);
+        i += seq.length;
       } else {
         out += "\xEF\xBF\xBD";
-        i += good == 0 ? 1 : good;
+        i += seq.valid == 0 ? 1 : seq.valid;
       }
       continue;
     }

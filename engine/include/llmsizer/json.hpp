@@ -74,7 +74,8 @@ class Json {
   static Json parse(std::string_view text);
   template <typename It>
   static Json parse(It first, It last, std::nullptr_t = nullptr, bool = false) {
-    return parse(std::string_view(&*first, static_cast<std::size_t>(last - first)));
+    // An empty range has no first character to point at.
+    return first == last ? parse(std::string_view()) : parse(std::string_view(&*first, static_cast<std::size_t>(last - first)));
   }
   static Json parse(std::string_view text, std::nullptr_t, bool) { return parse(text); }
 
@@ -111,7 +112,8 @@ class Json {
     }
   }
   // A reference to the string, array or object held; const: an empty one for a
-  // value of another kind; non-const: a null value first becomes an empty one.
+  // value of another kind; non-const: a value of another kind (null, as the
+  // builders use it) is first replaced by an empty one.
   template <typename R>
   R get_ref() {
     using T = std::remove_const_t<std::remove_reference_t<R>>;
@@ -177,7 +179,8 @@ class Json {
   // Removes an object's entry; the number removed (0 or 1).
   std::size_t erase(std::string_view key);
 
-  // An object's entry, added (null) when missing; a null value becomes an object.
+  // An object's entry, added (null) when missing; a value that is not an object
+  // (null, as the builders use it) is first replaced by an empty object.
   Json& operator[](std::string_view key);
   Json& operator[](const char* key) { return (*this)[std::string_view(key)]; }
   // The entry, or a null value when there is none.
@@ -194,7 +197,8 @@ class Json {
   Json& back() { return v_.a->back(); }
   const Json& back() const { return v_.a->back(); }
 
-  // Appends to an array; a null value becomes an array.
+  // Appends to an array; a value that is not an array (null, as the builders
+  // use it) is first replaced by an empty array.
   void push_back(Json value) { mutable_ptr<array_t>()->push_back(std::move(value)); }
   template <typename... Args>
   Json& emplace_back(Args&&... args) {

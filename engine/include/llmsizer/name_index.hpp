@@ -1,7 +1,8 @@
 // Names to values, sorted once and searched by binary search: the catalog's
 // ids and aliases, a config's fields. For a few hundred names it is as quick
-// as std::unordered_map, and in the WebAssembly build it is a few hundred
-// bytes where the hash tables (hashing, rehashing, prime tables) were 7 KB.
+// as std::unordered_map (0.7% more instructions per estimate, callgrind), and
+// in the WebAssembly build the hash tables' code (hashing, rehashing, prime
+// tables: about 6 KB, 1.1 KB gzipped) is gone.
 // Built in two steps, so that a config of 100,000 fields costs n log n:
 // add() every name, then sort(); find() after that.
 #pragma once
