@@ -75,6 +75,19 @@ test('a context drag updates figures, matrix and commands in place; the URL foll
   await page.close();
 });
 
+test('the page compiles its wasm while it is parsed, and the engine uses that module', async () => {
+  const { page, log } = await openPage(browser, server.url + SEED);
+  // js/wasm-start.js (a classic script) started the compile; wasm-module.js
+  // hands the same promise to the loader instead of fetching the file again.
+  assert.deepEqual(await page.evaluate(async () => [
+    (await self.llmSizerWasm) instanceof WebAssembly.Module,
+    (await import('./js/wasm-module.js')).compiledWasm === self.llmSizerWasm,
+    performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/llmsizer.wasm')).length,
+  ]), [true, true, 1]);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('the engine still loads when the early wasm compile cannot stream it', async () => {
   // A host that serves .wasm without application/wasm: compileStreaming
   // refuses it, and the page falls back to the loader's own fetch.
