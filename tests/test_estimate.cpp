@@ -1,8 +1,10 @@
 // Whole scenarios: fit verdicts, per-GPU split, offload, engine pools, bad input.
 #include "llmsizer/estimate.hpp"
 
+#include <algorithm>
 #include <numeric>
 
+#include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
@@ -171,6 +173,73 @@ TEST_CASE("figures that need a device are absent without one", "[estimate]") {
   CHECK_FALSE(e.memory.usable_bytes.has_value());
   CHECK_FALSE(e.speed.has_value());
   CHECK(e.memory.required_bytes > e.memory.kv_cache_bytes);
+}
+
+TEST_CASE("the figures path stops at decode: the full estimate's memory, decode and cost", "[estimate][figures]") {
+  // estimate_request skips the prefill model (the page's matrix and chart draw
+  // memory and decode only). Everything it does compute must be what the full
+  // estimate says, bit for bit (test_speed: the warning about prefill).
+  const Sizer sizer(test::catalog());
+  int compared = 0;
+  for (const char* model : {"glm-4.5", "llama-3.1-8b", "qwen3-30b-a3b"})
+    for (const char* gpu : {"mi300x", "rtx-4090", "rtx-3060-12gb"})
+      for (const char* engine : {"llama.cpp", "vllm"})
+        for (double batch : {1.0, 4.0}) {
+          CAPTURE(model, gpu, engine, batch);
+          RequestFields f;
+          f.model = model;
+          f.gpu = gpu;
+          f.engine = engine;
+          f.batch = batch;
+          f.ctx = 32768;
+          SizerRequest r;
+          r.model_id = model;
+          r.gpu_id = gpu;
+          r.engine = engine;
+          r.sequences = static_cast<std::int64_t>(batch);
+          r.context_tokens = 32768;
+          const auto full = sizer.estimate(r);
+          const auto figures = estimate_request(sizer, f);
+          REQUIRE(full);
+          REQUIRE(figures);
+          const Estimate& a = full.value();
+          const Estimate& b = figures.value();
+          CHECK(b.memory.required_bytes == a.memory.required_bytes);
+          CHECK(b.memory.weights_bytes == a.memory.weights_bytes);
+          CHECK(b.memory.kv_cache_bytes == a.memory.kv_cache_bytes);
+          CHECK(b.memory.runtime_bytes == a.memory.runtime_bytes);
+          CHECK(b.memory.usable_bytes == a.memory.usable_bytes);
+          CHECK(b.memory.fits == a.memory.fits);
+          REQUIRE(a.speed.has_value());
+          REQUIRE(b.speed.has_value());
+          CHECK(b.speed->decode_tokens_per_s == a.speed->decode_tokens_per_s);
+          CHECK(b.speed->decode_tokens_per_s_total == a.speed->decode_tokens_per_s_total);
+          CHECK(b.cost.usd_per_million_tokens == a.cost.usd_per_million_tokens);
+          CHECK(b.speed->prefill_tokens_per_s == 0.0);
+          CHECK(b.speed->ttft_s == 0.0);
+          CHECK(a.speed->prefill_tokens_per_s > 0.0);
+          CHECK(a.warnings == b.warnings);
+          ++compared;
+        }
+  CHECK(compared == 36);
+}
+
+TEST_CASE("a device without a dense throughput figure: the prefill warning only when prefill is asked for", "[estimate][figures]") {
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("rtx-4090");
+  s.device->fp16_flops = 0.0;
+  s.device->fp8_flops = 0.0;
+  const Architecture arch = catalog_arch("llama-3.1-8b");
+  const Estimate full = run(arch, s);
+  s.prefill_speed = false;
+  const Estimate decode_only = run(arch, s);
+  const std::string warning =
+      "the device has no dense throughput figure: prefill, TTFT and the compute bound of batched decode are not estimated";
+  CHECK(std::count(full.warnings.begin(), full.warnings.end(), warning) == 1);
+  CHECK(std::count(decode_only.warnings.begin(), decode_only.warnings.end(), warning) == 0);
+  REQUIRE(full.speed);
+  REQUIRE(decode_only.speed);
+  CHECK(decode_only.speed->decode_tokens_per_s == full.speed->decode_tokens_per_s);
 }
 
 TEST_CASE("the vLLM command carries the memory fraction with two decimals, cut and not rounded", "[commands]") {

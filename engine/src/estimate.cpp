@@ -293,7 +293,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   }
 
   e.speed = estimate_speed(arch, s, e);
-  if (e.speed && e.speed->prefill_tokens_per_s <= 0.0)
+  if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
                          "batched decode are not estimated");
   e.cost = estimate_cost(s, e);

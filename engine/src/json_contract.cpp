@@ -315,13 +315,19 @@ Result<ResolvedRequest> resolve_request(const Sizer& sizer, const Json& parsed) 
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json) {
   auto resolved = resolve_request(sizer, request_json);
   if (!resolved) return resolved.error();
+  resolved.value().scenario.prefill_speed = false;
   return sizer.estimate(resolved.value().model, resolved.value().scenario);
 }
 
 Result<Estimate> estimate_request(const Sizer& sizer, const RequestFields& fields) {
   auto request = request_from_fields(fields);
   if (!request) return request.error();
-  return sizer.estimate(request.value());
+  auto model = sizer.model_for(request.value());
+  if (!model) return model.error();
+  auto scenario = sizer.scenario_for(request.value());
+  if (!scenario) return scenario.error();
+  scenario.value().prefill_speed = false;
+  return sizer.estimate(model.value(), scenario.value());
 }
 
 std::string estimate_response(const Sizer& sizer, std::string_view request_json) {

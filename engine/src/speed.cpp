@@ -120,6 +120,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   sp.decode_tokens_per_s = 1.0 / sp.decode_single_time.total_s;
   sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / sp.decode_batch_time.total_s;
 
+  if (!s.prefill_speed) return sp;
   sp.prefill_work = prefill_work(arch, s, e);
   if (rates.matrix_flops > 0.0) {
     sp.prefill_time = step_time(sp.prefill_work, rates, weight_calibration(weights).prefill_factor);

@@ -42,6 +42,10 @@ struct Scenario {
   bool flash_attention = true;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
+  // false: the speed model stops at decode (no prefill, TTFT or their warning),
+  // for callers that draw only memory and decode figures of many scenarios (the
+  // page's matrix and chart: a fifth less work per estimate).
+  bool prefill_speed = true;
 
   // Cost inputs. A cloud offer's hourly price for the whole setup (all GPUs), or
   // owned hardware: purchase price amortized over years plus power at TDP.
@@ -89,8 +93,8 @@ struct MemoryEstimate {
 struct SpeedEstimate {
   double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached
   double decode_tokens_per_s_total = 0.0;  // all sequences together
-  double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure
-  double ttft_s = 0.0;                     // 0 likewise
+  double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure,
+  double ttft_s = 0.0;                     // or with Scenario::prefill_speed false; 0 likewise
   // Where the time goes (speed_types.hpp): one decode step of one sequence, of
   // the whole batch, and the whole prompt.
   StepWork decode_single_work;

@@ -33,7 +33,8 @@ Json catalog_to_json(const Sizer& sizer);
 Json model_facts_to_json(const Sizer& sizer);
 
 // Request text in, the estimate out, without the JSON of the answer: for callers
-// that need a few figures of many scenarios (the page's matrix and chart).
+// that need a few figures of many scenarios (the page's matrix and chart). Its
+// speed stops at decode (Scenario::prefill_speed false): no prefill or TTFT.
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json);
 
 // The keys the page sends for those figures, as plain fields for callers that
