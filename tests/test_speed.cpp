@@ -356,6 +356,15 @@ TEST_CASE("MoE decode touches k of n experts at batch 1 and nearly all at batch 
   // 1 - (120/128)^64 = 1 - 0.016081 = 0.983919.
   CHECK_THAT(expert_touched_share(128, 8, 64), WithinRel(0.983919, 1e-5));
   CHECK(expert_touched_share(0, 0, 64) == 0.0);
+  // miss^batch by squaring stays within 1e-13 of std::pow over the expert
+  // counts and batches the catalog and the sliders reach.
+  for (std::int64_t experts : {8, 16, 32, 60, 64, 128, 160, 256, 384, 512})
+    for (std::int64_t used = 1; used < experts && used <= 16; ++used)
+      for (std::int64_t batch : {1, 2, 3, 7, 16, 63, 64, 100, 1024, 65536}) {
+        const double miss = 1.0 - static_cast<double>(used) / static_cast<double>(experts);
+        CHECK_THAT(expert_touched_share(experts, used, batch),
+                   WithinRel(1.0 - std::pow(miss, static_cast<double>(batch)), 1e-13));
+      }
 
   const Architecture arch = synthetic_arch(true);
   const Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 64, 1);

@@ -118,6 +118,19 @@ void decompose(double x, std::uint64_t& m, std::int64_t& e) {
   m = static_cast<std::uint64_t>(std::ldexp(fraction, static_cast<int>(exp2 - e)));
 }
 
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// 10^k for 0 <= k <= 22 is exact in a double; larger powers are products of
+// those, each multiplication rounded once. A first guess needs no more: the
+// exact comparisons below correct it. (No std::pow: its tables are 6 KB of
+// the module, and this was its only other caller.)
+double power_of_ten(std::int64_t k) {
+  double p = 1.0;
+  for (; k > 22; k -= 22) p *= 1e22;
+  return p * kPow10[k];
+}
+
 double correctly_rounded(const Decimal& d) {
   // A first guess within a few units in the last place: the leading 19
   // digits, then the power of ten in two steps (no overflow in between).
@@ -125,8 +138,10 @@ double correctly_rounded(const Decimal& d) {
   const std::size_t lead_digits = std::min<std::size_t>(d.digits.size(), 19);
   for (std::size_t i = 0; i < lead_digits; ++i) lead = lead * 10 + static_cast<std::uint64_t>(d.digits[i] - '0');
   const std::int64_t scale = d.exponent + static_cast<std::int64_t>(d.digits.size() - lead_digits);
-  double x = static_cast<double>(lead) * std::pow(10.0, static_cast<double>(scale / 2)) *
-             std::pow(10.0, static_cast<double>(scale - scale / 2));
+  const std::int64_t half = scale / 2;
+  double x = static_cast<double>(lead);
+  if (scale >= 0) x = x * power_of_ten(half) * power_of_ten(scale - half);
+  else x = x / power_of_ten(-half) / power_of_ten(half - scale);
   constexpr double kMax = std::numeric_limits<double>::max();
   if (!(x <= kMax)) x = kMax;  // also NaN from inf x 0, which the range checks exclude
 
@@ -207,8 +222,6 @@ double decimal_to_double(std::string_view token) {
   }
   // Exact fast path (Clinger): the digits and the power of ten are exact
   // doubles, and one multiplication or division rounds once.
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   if (d.digits.size() <= 15 && d.exponent >= -22 && d.exponent <= 22) {
     double value = 0;
     for (char c : d.digits) value = value * 10 + (c - '0');  // exact: below 10^15
