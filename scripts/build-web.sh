@@ -29,11 +29,13 @@ while IFS= read -r -d '' file; do
 done < <(find build/site -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.css' \) -print0)
 
 # The page's own scripts as one module (js/page.js): one request and one
-# gzip stream instead of eight. The engine's glue, its full module and the
-# early wasm compile stay separate files (the widget imports js/*.js as they
+# gzip stream instead of eight. The engine's glue, its full module, the
+# planner's searches (fetched with their first click) and the early wasm
+# compile stay separate files (the widget imports js/*.js as they
 # are); their paths are written relative to js/, where the bundle lives.
 "$esbuild" web/app.js --bundle --format=esm --minify --log-level=warning \
-  --external:../llmsizer.mjs --external:../llmsizer-full.mjs --external:./wasm-module.js --outfile=build/site/js/page.js
+  --external:../llmsizer.mjs --external:../llmsizer-full.mjs --external:./wasm-module.js \
+  --external:./planner-searches.js --outfile=build/site/js/page.js
 rm build/site/app.js
 python3 scripts/page_bundle_html.py build/site/index.html
 echo "site: build/site"

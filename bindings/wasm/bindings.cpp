@@ -1,9 +1,11 @@
 // Embind layer: one Sizer made from the embedded catalog. `estimate` takes and
 // returns JSON text (the contract of engine/include/llmsizer/json_contract.hpp,
-// the same the CLI prints); `figures` returns a plain value object of the few
-// numbers the page's tables and charts draw, without building any JSON, and
-// `figuresInto` writes them into a shared buffer. No logic here: conversion
-// only. Nothing throws across. Built twice for the page: with
+// the same the CLI prints); `figuresInto` (request fields) and
+// `figuresFromJson` (request text) write the few numbers the page's tables and
+// charts draw into a shared buffer, without building any JSON, and say false
+// with the error in figuresErrorId/Message. No value objects: their Embind glue
+// is 0.4 KB of the page's JavaScript. No logic here: conversion only. Nothing
+// throws across. Built twice for the page: with
 // LLMSIZER_WASM_CORE (what the page's start needs) and full (CMakeLists.txt).
 #include <array>
 #include <cmath>
@@ -22,7 +24,8 @@ namespace {
 
 constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();  // JS NaN: no figure
 
-// Numbers for one scenario; bytes as doubles (exact below 2^53).
+// Numbers for one scenario, kept for the buffer and the error; bytes as
+// doubles (exact below 2^53).
 struct Figures {
   bool ok = false;
   std::string error_id;
@@ -52,29 +55,34 @@ class WasmSizer {
   std::string estimate(const std::string& request_json) const {
     return llmsizer::estimate_response(sizer_, request_json);
   }
-  Figures figures(const std::string& request_json) const {
-    return figures_of(llmsizer::estimate_request(sizer_, request_json));
-  }
-  // The same from the request's fields as arguments, the figures written into
-  // a buffer the caller reads through figuresView(): weights, KV cache,
-  // runtime, required and usable bytes, utilization, fits (-1 no device, 0, 1)
-  // and decode tokens/s, NaN where absent. One crossing of the boundary and no
+  // The figures of the request's fields as arguments, written into a buffer
+  // the caller reads through figuresView(): weights, KV cache, runtime,
+  // required and usable bytes, utilization, fits (-1 no device, 0, 1) and
+  // decode tokens/s, NaN where absent. One crossing of the boundary and no
   // object built on either side per scenario (the page's matrix and chart ask
   // for some twenty). An empty string or a NaN is an absent key; false means
-  // see figuresError().
+  // see figuresErrorId() and figuresErrorMessage().
   bool figures_into(const std::string& model, const std::string& config, const std::string& quant,
                     const std::string& kv, const std::string& engine, const std::string& gpu, double ctx,
                     double batch, double gpus, double offload, double prompt) {
     const llmsizer::RequestFields fields{model, config, quant, kv, engine, gpu, ctx, batch, gpus, offload, prompt};
-    last_ = figures_of(llmsizer::estimate_request(sizer_, fields));
-    buffer_ = {last_.weights_bytes, last_.kv_cache_bytes, last_.runtime_bytes, last_.required_bytes,
-               last_.usable_bytes,  last_.utilization,    static_cast<double>(last_.fits), last_.decode_tokens_per_s};
-    return last_.ok;
+    return write_figures(llmsizer::estimate_request(sizer_, fields));
+  }
+  // The same from request text: for requests the fields cannot carry.
+  bool figures_from_json(const std::string& request_json) {
+    return write_figures(llmsizer::estimate_request(sizer_, request_json));
   }
   emscripten::val figures_view() const {
     return emscripten::val(emscripten::typed_memory_view(buffer_.size(), buffer_.data()));
   }
-  Figures figures_error() const { return last_; }
+  std::string figures_error_id() const { return last_.error_id; }
+  std::string figures_error_message() const { return last_.error_message; }
+  bool write_figures(const llmsizer::Result<llmsizer::Estimate>& e) {
+    last_ = figures_of(e);
+    buffer_ = {last_.weights_bytes, last_.kv_cache_bytes, last_.runtime_bytes, last_.required_bytes,
+               last_.usable_bytes,  last_.utilization,    static_cast<double>(last_.fits), last_.decode_tokens_per_s};
+    return last_.ok;
+  }
   static Figures figures_of(const llmsizer::Result<llmsizer::Estimate>& e) {
     Figures f;
     if (!e) {
@@ -134,32 +142,22 @@ class WasmSizer {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(llmsizer) {
-  emscripten::value_object<Figures>("Figures")
-      .field("ok", &Figures::ok)
-      .field("errorId", &Figures::error_id)
-      .field("errorMessage", &Figures::error_message)
-      .field("weightsBytes", &Figures::weights_bytes)
-      .field("kvCacheBytes", &Figures::kv_cache_bytes)
-      .field("runtimeBytes", &Figures::runtime_bytes)
-      .field("requiredBytes", &Figures::required_bytes)
-      .field("usableBytes", &Figures::usable_bytes)
-      .field("utilization", &Figures::utilization)
-      .field("fits", &Figures::fits)
-      .field("decodeTokensPerS", &Figures::decode_tokens_per_s);
   const auto sizer = emscripten::class_<WasmSizer>("Sizer");
   sizer.constructor<>()
       .function("estimate", &WasmSizer::estimate)
-      .function("figures", &WasmSizer::figures)
       .function("figuresInto", &WasmSizer::figures_into)
+      .function("figuresFromJson", &WasmSizer::figures_from_json)
       .function("figuresView", &WasmSizer::figures_view)
-      .function("figuresError", &WasmSizer::figures_error)
-      .function("offers", &WasmSizer::offers)
-      .function("finetune", &WasmSizer::finetune)
+      .function("figuresErrorId", &WasmSizer::figures_error_id)
+      .function("figuresErrorMessage", &WasmSizer::figures_error_message)
       .function("catalogBytes", &WasmSizer::catalog_bytes)
       .function("loadError", &WasmSizer::load_error);
 #ifndef LLMSIZER_WASM_CORE
-  // The full module's: asked on request, not at the page's start.
+  // The full module's: asked on request, or when the cloud offers or
+  // fine-tuning panel comes into view, not at the page's start.
   sizer.function("estimateGguf", &WasmSizer::estimate_gguf)
+      .function("offers", &WasmSizer::offers)
+      .function("finetune", &WasmSizer::finetune)
       .function("estimateSafetensors", &WasmSizer::estimate_safetensors)
       .function("recommend", &WasmSizer::recommend)
       .function("target", &WasmSizer::target)

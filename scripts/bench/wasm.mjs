@@ -31,12 +31,12 @@ for (let i = 0; i < runs; i += 1) {
 figure('wasm.estimate_json.p50', percentile(single, 50), 'us');
 figure('wasm.estimate_json.p95', percentile(single, 95), 'us');
 
-warm(() => sizer.figures(JSON.stringify(base)));
+warm(() => sizer.figuresFromJson(JSON.stringify(base)));
 const figures = [];
 for (let i = 0; i < runs; i += 1) {
   const ctx = 4096 * (1 + (i % 16));
   t = performance.now();
-  sizer.figures(JSON.stringify({ ...base, ctx }));
+  sizer.figuresFromJson(JSON.stringify({ ...base, ctx }));
   figures.push((performance.now() - t) * 1000);
 }
 // From JSON text: requests the fields cannot carry (a pasted config.json).

@@ -139,6 +139,26 @@ test('fine-tuning memory follows the model and the inputs, with the CLI figures'
   await page.close();
 });
 
+test('scrolling to the cloud offers fetches the planner module once and draws offers and fine-tuning', async () => {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().includes('llmsizer-full')) fetched.push(new URL(r.url()).pathname); });
+  await page.goto(server.url + LLAMA);
+  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]');
+  assert.deepEqual(fetched, []);
+  await page.locator('#offers').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#offers tbody tr', { timeout: 20000 });
+  await page.waitForFunction(() => Number(document.querySelector('[data-field="finetune.total_bytes"]').dataset.value) > 0);
+  // The CLI's default fine-tuning (LoRA, 2048 tokens, micro-batch 1) for this model.
+  const expected = native(['finetune', '--model', 'llama-3.1-8b', '--gpu', 'rtx-4090']);
+  assert.equal(Number(await page.$eval('[data-field="finetune.total_bytes"]', (e) => e.dataset.value)), expected.total_bytes);
+  assert.deepEqual(fetched.sort(), ['/llmsizer-full.mjs', '/llmsizer-full.wasm']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('the page starts without the full module and fetches it once, on the first search', async () => {
   const page = await browser.newPage();
   const fetched = [];
@@ -147,7 +167,10 @@ test('the page starts without the full module and fetches it once, on the first 
   await page.route('**/llmsizer-full.wasm', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
   await page.goto(server.url + LLAMA);
   await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]');
-  await page.waitForSelector('#offers tbody tr');  // the start's deferred panels have run
+  // The offers and fine-tuning panels, below the screen, wait for it.
+  await page.waitForTimeout(300);
+  assert.match(await page.textContent('#offers-note'), /comes into view/);
+  assert.match(await page.textContent('#ft-note'), /comes into view/);
   assert.deepEqual(fetched, []);
 
   await page.click('#serve');

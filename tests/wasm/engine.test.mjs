@@ -147,7 +147,7 @@ test('the catalog sweep answers every model x device x quantization as the estim
   assert.equal(JSON.parse(sizer.sweep('not json')).error.id, 'request.not_json');
 });
 
-test('figures written through figuresInto are the figures from JSON text, errors included', () => {
+test('figures written through figuresInto and figuresFromJson are the estimate\'s, errors included', () => {
   const none = { model: '', config: '', quant: '', kv: '', engine: '', gpu: '', ctx: NaN, batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
   const requests = [
     { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' },
@@ -164,21 +164,28 @@ test('figures written through figuresInto are the figures from JSON text, errors
     { model: 'llama-3.1-8b', config: '{}' },
     { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, vocab_size: 128256, intermediate_size: 14336 }), gpu: 'rtx-4090' },
   ];
-  const names = ['weightsBytes', 'kvCacheBytes', 'runtimeBytes', 'requiredBytes', 'usableBytes', 'utilization', 'fits', 'decodeTokensPerS'];
-  let view = sizer.figuresView();
-  for (const request of requests) {
-    const fromText = sizer.figures(JSON.stringify(request));
+  // The buffer's order: weights, KV cache, runtime, required, usable,
+  // utilization, fits (-1 no device, 0, 1), decode tokens/s; NaN is absent.
+  const expectedOf = (r) => [r.memory.weights_bytes, r.memory.kv_cache_bytes, r.memory.runtime_bytes, r.memory.required_bytes,
+    r.memory.usable_bytes ?? NaN, r.memory.utilization ?? NaN, r.memory.fits == null ? -1 : Number(r.memory.fits), r.speed.decode_tokens_per_s ?? NaN];
+  const read = () => {
+    const view = sizer.figuresView();
+    return [...view];
+  };
+  const native = nativeResponses(requests).map((line) => JSON.parse(line));
+  requests.forEach((request, i) => {
+    const label = JSON.stringify(request);
     const f = { ...none, ...request };
-    const ok = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
-    assert.equal(ok, fromText.ok, JSON.stringify(request));
-    if (!ok) {
-      assert.deepEqual(sizer.figuresError(), fromText, JSON.stringify(request));
-      continue;
-    }
-    if (view.byteLength === 0) view = sizer.figuresView();
-    assert.deepEqual(Object.fromEntries(names.map((name, i) => [name, view[i]])),
-      Object.fromEntries(names.map((name) => [name, fromText[name]])), JSON.stringify(request));
-  }
+    const fromFields = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
+    const fieldsResult = fromFields ? read() : [sizer.figuresErrorId(), sizer.figuresErrorMessage()];
+    const fromText = sizer.figuresFromJson(label);
+    const textResult = fromText ? read() : [sizer.figuresErrorId(), sizer.figuresErrorMessage()];
+    assert.equal(fromFields, native[i].ok, label);
+    assert.equal(fromText, native[i].ok, label);
+    const expected = native[i].ok ? expectedOf(native[i]) : [native[i].error.id, native[i].error.message];
+    assert.deepEqual(fieldsResult, expected, label);
+    assert.deepEqual(textResult, expected, label);
+  });
 });
 
 test('a figures view detached by memory growth is replaced by a fresh one', () => {
@@ -192,7 +199,7 @@ test('a figures view detached by memory growth is replaced by a fresh one', () =
   assert.equal(view.byteLength, 0, 'the old view is detached');
   view = sizer.figuresView();
   assert.equal(sizer.figuresInto(...args({ ...request, ctx: 16384 })), true);
-  const expected = sizer.figures(JSON.stringify({ ...request, ctx: 16384 }));
-  assert.equal(view[3], expected.requiredBytes);
+  const [expected] = nativeResponses([{ ...request, ctx: 16384 }]).map((line) => JSON.parse(line));
+  assert.equal(view[3], expected.memory.required_bytes);
   assert.ok(view[3] > before);
 });

@@ -49,20 +49,7 @@ function requestFields(request) {
   return fields;
 }
 
-// The Figures value object (JSON path, or the error of the fields path) as
-// the page's figures object.
 const n = (v) => (Number.isNaN(v) ? null : v);
-function figuresOf(f) {
-  if (!f.ok) return { error: { id: f.errorId, message: f.errorMessage } };
-  return {
-    memory: {
-      weights_bytes: f.weightsBytes, kv_cache_bytes: f.kvCacheBytes, runtime_bytes: f.runtimeBytes,
-      required_bytes: f.requiredBytes, usable_bytes: n(f.usableBytes), utilization: n(f.utilization),
-      fits: f.fits < 0 ? null : f.fits === 1,
-    },
-    speed: { decode_tokens_per_s: n(f.decodeTokensPerS) },
-  };
-}
 
 function call(sizer, request) {
   if (request === null || typeof request !== 'object' || Array.isArray(request)) {
@@ -138,8 +125,9 @@ function instantiate(compiled) {
   });
 }
 
-// The full module (the planner's searches, the GGUF and safetensors readers)
-// and its Sizer, fetched on first use; a failed fetch may be tried again.
+// The full module (the planner: searches, cloud offers, fine-tuning; the GGUF
+// and safetensors readers) and its Sizer, fetched on first use; a failed
+// fetch may be tried again.
 function loadFullSizer() {
   fullLoading ??= import('../llmsizer-full.mjs')
     .then((m) => m.default())
@@ -176,7 +164,8 @@ export function loadEngine() {
       return {
         catalog,
         // Resolves when the full module is ready; estimateGguf,
-        // estimateSafetensors, recommend, target and fit throw until then.
+        // estimateSafetensors, recommend, target, fit, offers and finetune
+        // throw until then.
         async loadFull() {
           full ??= await loadFullSizer();
         },
@@ -194,12 +183,12 @@ export function loadEngine() {
           try {
             checkNumbers(request);
             const f = requestFields(request);
-            if (!f) return figuresOf(sizer.figures(JSON.stringify(request)));
-            ok = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
+            ok = f ? sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt)
+              : sizer.figuresFromJson(JSON.stringify(request));
           } catch (error) {
             return { error: { id: error.id ?? 'request.bad_value', message: error.message } };
           }
-          if (!ok) return figuresOf(sizer.figuresError());
+          if (!ok) return { error: { id: sizer.figuresErrorId(), message: sizer.figuresErrorMessage() } };
           // The view is made again when a growing wasm memory detached it.
           if (view.byteLength === 0) view = sizer.figuresView();
           return {
@@ -239,7 +228,7 @@ export function loadEngine() {
         },
         // Every cloud offer priced for this scenario: {hours_per_day, offers: [...]}.
         offers(request) {
-          return ask(sizer, 'offers', request);
+          return ask(needFull(), 'offers', request);
         },
         // What can I run on {gpu | custom_gpu, gpus, ram_gib, ctx, engine}: {results}.
         fit(request) {
@@ -248,7 +237,7 @@ export function loadEngine() {
         // Fine-tuning memory per GPU: {weights_bytes, gradients_bytes, optimizer_bytes,
         // activations_bytes, total_bytes, trainable_params, device}.
         finetune(request) {
-          return ask(sizer, 'finetune', request);
+          return ask(needFull(), 'finetune', request);
         },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {

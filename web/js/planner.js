@@ -5,12 +5,11 @@
 import * as fmt from './format.js';
 import { el, renderBar } from './render.js';
 import { fillDevices } from './controls.js';
-import { toHash } from './state.js';
+import { cell, figure, number } from './planner-cells.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
 const FINETUNE_SEQUENCES = [512, 1024, 2048, 4096, 8192, 16384, 32768];
-const FIT_ROWS_SHOWN = 300;
 const OFFERS_SHOWN = 12;
 
 function option(value, text) {
@@ -19,24 +18,6 @@ function option(value, text) {
   o.textContent = text;
   return o;
 }
-
-function figure(label, text, field, value) {
-  const box = document.createElement('div');
-  const dd = el('dd', {}, text);
-  dd.dataset.field = field;
-  dd.dataset.value = value == null ? '' : String(value);
-  box.append(el('dt', {}, label), dd);
-  return box;
-}
-
-function cell(text, field, value) {
-  const td = el('td', {}, text);
-  if (field) td.dataset.field = field;
-  if (value !== undefined) td.dataset.value = value == null ? '' : String(value);
-  return td;
-}
-
-const number = (id) => Number($(id).value === '' ? NaN : $(id).value);
 
 export class PlannerPanels {
   // workbench: {state(), request(overrides), custom()} of the app.
@@ -47,6 +28,9 @@ export class PlannerPanels {
     this.models = new Map(this.catalog.models.map((m) => [m.id, m]));
     this.workbench = workbench;
     this.offersTimer = 0;
+    this.fullLoaded = false;  // the engine's full module answers offers and fine-tuning
+    this.fullLoading = null;
+    this.searches = null;  // planner-searches.js, once imported
   }
 
   start() {
@@ -57,19 +41,88 @@ export class PlannerPanels {
     $('fit-ctx').value = String(FIT_CONTEXTS.includes(state.ctx) ? state.ctx : 8192);
     $('ft-seq').replaceChildren(...FINETUNE_SEQUENCES.map((n) => option(n, `${fmt.tokens(n)} tokens`)));
     $('ft-seq').value = '2048';
-    $('recommend').addEventListener('click', () => this.recommend());
-    $('serve').addEventListener('click', () => this.serve());
-    $('fit').addEventListener('click', () => this.whatFits());
-    $('fit-all').addEventListener('change', () => this.renderFit());
-    for (const id of ['offers-hours', 'offers-kwh']) $(id).addEventListener('input', () => this.renderOffers());
+    // The searches' code comes with their first click, as the engine's full
+    // module that answers them does (not part of the page's start).
+    // module that answers them does (not part of the page's start); once
+    // here, they run in the event's own task.
+    const search = (name, fail) => () => {
+      if (this.searches) return this.searches[name](this);
+      return import('./planner-searches.js').then((searches) => {
+        this.searches = searches;
+        return searches[name](this);
+      }, (error) => fail(`The planner did not load: ${error.message}`));
+    };
+    const failIn = (list, label, field) => (text) => $(list).replaceChildren(figure(label, text, field, null));
+    const fitFail = (text) => { $('fit-note').textContent = text; };
+    $('recommend').addEventListener('click', search('recommend', failIn('recommendations', 'Recommendations', 'recommend.error')));
+    $('serve').addEventListener('click', search('serve', failIn('serve-results', 'Buy or rent', 'target.error')));
+    $('fit').addEventListener('click', search('whatFits', fitFail));
+    $('fit-all').addEventListener('change', search('renderFit', fitFail));
+    // Their own inputs fetch the full module if it is not there yet (its
+    // arrival draws both panels).
+    const whenFull = (render) => () => (this.fullLoaded ? render() : this.ensureFull().catch(() => {}));
+    for (const id of ['offers-hours', 'offers-kwh']) $(id).addEventListener('input', whenFull(() => this.renderOffers()));
     $('offers-more').addEventListener('click', () => {
       this.offersAll = !this.offersAll;
       this.renderOffers();
     });
     for (const id of ['ft-method', 'ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
-      $(id).addEventListener('input', () => this.renderFinetune());
+      $(id).addEventListener('input', whenFull(() => this.renderFinetune()));
     }
+    this.renderWaiting();
+    this.watchFullPanels();
     // The workbench calls scenarioChanged() with its first panels.
+  }
+
+  // Cloud offers and fine-tuning are answered by the engine's full module,
+  // which is not part of the page's start (scripts/bench.sh: what the page
+  // loads): it is fetched when either panel comes within a screen's reach,
+  // or when another panel asks for it first.
+  watchFullPanels() {
+    const sections = ['offers-title', 'finetune-title'].map((id) => $(id).closest('section'));
+    if (typeof IntersectionObserver !== 'function') {
+      this.ensureFull().catch(() => {});
+      return;
+    }
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      observer.disconnect();
+      this.ensureFull().catch(() => {});
+    }, { rootMargin: '300px 0px' });
+    for (const section of sections) observer.observe(section);
+  }
+
+  // The full module, once for every panel; offers and fine-tuning are drawn
+  // when it arrives. A failed fetch is named in both panels and tried again
+  // on the next request.
+  ensureFull() {
+    if (!this.fullLoading) {
+      this.renderWaiting();
+      this.fullLoading = this.engine.loadFull().then(() => {
+        this.fullLoaded = true;
+        this.renderFinetune();
+        this.renderOffers();
+      }, (error) => {
+        this.fullLoading = null;
+        this.renderWaiting(`The planner module did not load: ${error.message}`);
+        throw error;
+      });
+    }
+    return this.fullLoading;
+  }
+
+  // The offers and fine-tuning panels before the full module is there.
+  renderWaiting(message) {
+    const text = message ?? (this.fullLoading ? 'Loading the planner…' : 'Computed when this panel comes into view.');
+    $('offers').tBodies[0].replaceChildren();
+    $('offers-more').hidden = true;
+    $('offers-note').textContent = text;
+    for (const node of document.querySelectorAll('[data-field^="finetune."]')) {
+      node.dataset.value = '';
+      node.textContent = '—';
+    }
+    $('ft-bar').replaceChildren();
+    $('ft-note').textContent = text;
   }
 
   // The workbench's scenario moved: fine-tuning follows the model at once (one
@@ -96,68 +149,8 @@ export class PlannerPanels {
     return this.devices.get(id)?.name ?? id;
   }
 
-  hardwareText(h) {
-    if (!h) return 'nothing in the catalog reaches it';
-    const price = h.price_usd ? ` · ${fmt.usd(h.price_usd)}` : '';
-    return `${h.count > 1 ? `${h.count} × ` : ''}${this.deviceName(h.gpu)}${price} · ${fmt.rate(h.tokens_per_s_per_user)} each`;
-  }
-
-  // On request, not on every input: it tries every device and offer. The
-  // searches are in the engine's full module, fetched the first time.
-  async recommend() {
-    const list = $('recommendations');
-    const request = this.plannerRequest();
-    if (!request) {
-      list.replaceChildren(figure('Recommendations', 'for catalog models or a pasted config.json', 'recommend.error', null));
-      return;
-    }
-    let r;
-    try {
-      await this.loadFull(list, 'Recommendations');
-      r = this.engine.recommend(request);
-    } catch (error) {
-      list.replaceChildren(figure('Recommendations', error.message, 'recommend.error', null));
-      return;
-    }
-    const hardware = (h) => (h ? `${h.count > 1 ? `${h.count} × ` : ''}${this.deviceName(h.gpu)}${h.price_usd ? ` · ${fmt.usd(h.price_usd)}` : ''}` : 'none in the catalog');
-    const cloud = (c) => (c ? `${c.provider} ${c.instance} · ${fmt.usd(c.usd_per_hour)}/h` : 'none listed');
-    const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${this.deviceName(r.max_ctx_gpu)}` : '';
-    list.replaceChildren(
-      figure('Cheapest single device', hardware(r.single), 'recommend.single.gpu', r.single?.gpu),
-      figure('Best value', hardware(r.value), 'recommend.value.gpu', r.value?.gpu),
-      figure('Unified memory', hardware(r.unified), 'recommend.unified.gpu', r.unified?.gpu),
-      figure('Cheapest cloud offer (on demand)', cloud(r.cloud), 'recommend.cloud.usd_per_hour', r.cloud?.usd_per_hour),
-      figure('Cheapest cloud offer (any billing)', cloud(r.cloud_any), 'recommend.cloud_any.usd_per_hour', r.cloud_any?.usd_per_hour),
-      figure(`Largest context${where ? ` on ${where}` : ''}`, r.max_ctx ? `${fmt.tokens(r.max_ctx)} tokens` : '—', 'recommend.max_ctx', r.max_ctx),
-      ...r.per_quant.map((q) => figure(`Smallest for ${q.quant}`, q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${this.deviceName(q.gpu)}` : 'none in the catalog',
-        `recommend.per_quant.${q.quant}`, q.gpu)),
-    );
-  }
-
-  async serve() {
-    const list = $('serve-results');
-    const request = this.plannerRequest({ users: number('serve-users'), tokens_per_s_per_user: number('serve-speed') });
-    if (!request) {
-      list.replaceChildren(figure('Buy or rent', 'for catalog models or a pasted config.json', 'target.error', null));
-      return;
-    }
-    let t;
-    try {
-      await this.loadFull(list, 'Buy or rent');
-      t = this.engine.target(request);
-    } catch (error) {
-      list.replaceChildren(figure('Buy or rent', error.message, 'target.error', null));
-      return;
-    }
-    const cloud = (c) => (c ? `${c.provider} ${c.instance} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
-    list.replaceChildren(
-      figure(`Buy, for ${fmt.tokens(t.users)} users`, this.hardwareText(t.buy), 'target.buy.gpu', t.buy?.gpu),
-      figure('Rent, on demand', cloud(t.rent), 'target.rent.usd_per_hour', t.rent?.usd_per_hour),
-      figure('Rent, any billing', cloud(t.rent_any), 'target.rent_any.usd_per_hour', t.rent_any?.usd_per_hour),
-    );
-  }
-
   renderOffers() {
+    if (!this.fullLoaded) return;  // drawn when the full module arrives (ensureFull)
     const body = $('offers').tBodies[0];
     const note = $('offers-note');
     const request = this.plannerRequest({ hours_per_day: number('offers-hours'), electricity_usd_per_kwh: number('offers-kwh') });
@@ -207,70 +200,15 @@ export class PlannerPanels {
       'buying pays off once the rent saved, less the power of the same GPUs at TDP, has paid their catalog price. Hourly and purchase prices are the catalog\'s, each with its source in data/.';
   }
 
-  whatFits() {
-    const state = this.workbench.state();
-    const request = {
-      gpu: $('fit-gpu').value, gpus: number('fit-gpus'), ram_gib: number('fit-ram'), ctx: Number($('fit-ctx').value), engine: state.engine,
-    };
-    $('fit-note').textContent = 'Sizing every catalog model…';
-    $('fit-table').tBodies[0].replaceChildren();
-    // One frame for the note to show: the sweep takes a moment.
-    this.engine.loadFull().then(() => new Promise((done) => setTimeout(done, 0))).then(() => {
-      this.fit = { request, answer: this.engine.fit(request) };
-      this.renderFit();
-    }).catch((error) => {
-      this.fit = null;
-      $('fit-note').textContent = `Cannot list models: ${error.message}`;
-    });
-  }
-
   // A note in `list` while the full module is fetched (its first use only).
   async loadFull(list, label) {
-    const loading = this.engine.loadFull();
+    const loading = this.ensureFull();
     if (!this.fullLoaded) list.replaceChildren(figure(label, 'Loading the planner…', 'planner.loading', null));
     await loading;
-    this.fullLoaded = true;
-  }
-
-  renderFit() {
-    if (!this.fit) return;
-    const { request, answer } = this.fit;
-    const every = $('fit-all').checked;
-    // The engine ranks best quality first, then fastest: a model's first row is its best quantization.
-    const seen = new Set();
-    const rows = every ? answer.results : answer.results.filter((r) => !seen.has(r.model) && seen.add(r.model));
-    const state = this.workbench.state();
-    const { kv } = answer;  // the KV type the engine sized every row with
-    $('fit-table').tBodies[0].replaceChildren(...rows.slice(0, FIT_ROWS_SHOWN).map((r) => {
-      const tr = el('tr', { 'data-model': r.model, 'data-quant': r.quant });
-      tr.append(el('th', { scope: 'row' }, this.models.get(r.model)?.name ?? r.model));
-      const link = el('a', {
-        href: toHash({
-          ...state, model: r.model, quant: r.quant, gpu: request.gpu, gpus: request.gpus, ctx: request.ctx, batch: 1, kv,
-          // The offload slider moves in steps of 0.05: round up, since more
-          // experts in RAM only frees GPU memory, so the opened scenario still fits.
-          prompt: Math.min(state.prompt, request.ctx), offload: Math.ceil(r.offload_fraction * 20) / 20,
-        }),
-      }, 'Open');
-      const open = el('td');
-      open.append(link);
-      tr.append(
-        cell(r.quant),
-        cell(`${fmt.tokens(r.max_ctx)} tokens`, 'fit.max_ctx', r.max_ctx),
-        cell(fmt.rate(r.decode_tokens_per_s), 'fit.decode_tokens_per_s', r.decode_tokens_per_s),
-        cell(r.offload_bytes > 0 ? fmt.gib(r.offload_bytes) : '—', 'fit.offload_bytes', r.offload_bytes),
-        open,
-      );
-      return tr;
-    }));
-    const models = new Set(answer.results.map((r) => r.model)).size;
-    const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${this.deviceName(request.gpu)} and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
-    $('fit-note').textContent = `${models} models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
-      `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.`;
-    $('fit-note').dataset.value = String(answer.results.length);
   }
 
   renderFinetune() {
+    if (!this.fullLoaded) return;  // drawn when the full module arrives (ensureFull)
     const note = $('ft-note');
     const fields = ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes', 'trainable_params', 'device'];
     const show = (answer) => {
