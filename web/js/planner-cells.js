@@ -1,5 +1,5 @@
 // Small builders the planner panels share (planner.js, planner-searches.js).
-import { el } from './render.js';
+import { el } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -2,7 +2,7 @@
 // can I run. Fetched with their first click (planner.js), beside the engine's
 // full module that answers them; each takes the PlannerPanels it draws for.
 import * as fmt from './format.js';
-import { el } from './render.js';
+import { el } from './dom.js';
 import { toHash } from './state.js';
 import { cell, figure, number } from './planner-cells.js';
 
@@ -15,23 +15,29 @@ function hardwareText(p, h) {
   return `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${price} · ${fmt.rate(h.tokens_per_s_per_user)} each`;
 }
 
+// A search's answer, or null once what stops it is written in `list`: a
+// scenario the planner cannot take (a GGUF or safetensors file), a module
+// that did not load, or the engine's error.
+async function searchAnswer(p, list, label, errorField, request, ask) {
+  if (!request) {
+    list.replaceChildren(figure(label, 'for catalog models or a pasted config.json', errorField, null));
+    return null;
+  }
+  try {
+    await p.loadFull(list, label);
+    return ask(request);
+  } catch (error) {
+    list.replaceChildren(figure(label, error.message, errorField, null));
+    return null;
+  }
+}
+
 // On request, not on every input: it tries every device and offer. The
 // searches are in the engine's full module, fetched the first time.
 export async function recommend(p) {
   const list = $('recommendations');
-  const request = p.plannerRequest();
-  if (!request) {
-    list.replaceChildren(figure('Recommendations', 'for catalog models or a pasted config.json', 'recommend.error', null));
-    return;
-  }
-  let r;
-  try {
-    await p.loadFull(list, 'Recommendations');
-    r = p.engine.recommend(request);
-  } catch (error) {
-    list.replaceChildren(figure('Recommendations', error.message, 'recommend.error', null));
-    return;
-  }
+  const r = await searchAnswer(p, list, 'Recommendations', 'recommend.error', p.plannerRequest(), (q) => p.engine.recommend(q));
+  if (!r) return;
   const hardware = (h) => (h ? `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${h.price_usd ? ` · ${fmt.usd(h.price_usd)}` : ''}` : 'none in the catalog');
   const cloud = (c) => (c ? `${c.provider} ${c.instance} · ${fmt.usd(c.usd_per_hour)}/h` : 'none listed');
   const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${p.deviceName(r.max_ctx_gpu)}` : '';
@@ -50,18 +56,8 @@ export async function recommend(p) {
 export async function serve(p) {
   const list = $('serve-results');
   const request = p.plannerRequest({ users: number('serve-users'), tokens_per_s_per_user: number('serve-speed') });
-  if (!request) {
-    list.replaceChildren(figure('Buy or rent', 'for catalog models or a pasted config.json', 'target.error', null));
-    return;
-  }
-  let t;
-  try {
-    await p.loadFull(list, 'Buy or rent');
-    t = p.engine.target(request);
-  } catch (error) {
-    list.replaceChildren(figure('Buy or rent', error.message, 'target.error', null));
-    return;
-  }
+  const t = await searchAnswer(p, list, 'Buy or rent', 'target.error', request, (q) => p.engine.target(q));
+  if (!t) return;
   const cloud = (c) => (c ? `${c.provider} ${c.instance} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
   list.replaceChildren(
     figure(`Buy, for ${fmt.tokens(t.users)} users`, hardwareText(p, t.buy), 'target.buy.gpu', t.buy?.gpu),

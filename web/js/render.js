@@ -2,16 +2,12 @@
 // CLI's JSON name) and data-value (the raw number); text goes in through
 // textContent only.
 import * as fmt from './format.js';
+import { el } from './dom.js';
+
+export { el };
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
-
-export function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text != null) node.textContent = text;
-  return node;
-}
 
 // Writes an element's text and data-value only when they change, comparing
 // with what was last written here (kept on the node: no read of the
