@@ -176,11 +176,17 @@ test('the page starts without the full module and fetches it once, on the first 
   await page.click('#serve');
   await page.waitForSelector('[data-field="target.error"]');
   assert.match(await page.textContent('#serve-results'), /did not load/);
+  // The offers and fine-tuning panels, which the same module answers, say so too.
+  assert.match(await page.textContent('#offers-note'), /did not load/);
+  assert.match(await page.textContent('#ft-note'), /did not load/);
 
   await page.unroute('**/llmsizer-full.wasm');
   const failedTries = fetched.length;
   await page.click('#serve');
   await page.waitForSelector('[data-field="target.buy.gpu"]', { timeout: 20000 });
+  // Its arrival draws them.
+  await page.waitForSelector('#offers tbody tr');
+  assert.ok(Number(await page.$eval('[data-field="finetune.total_bytes"]', (e) => e.dataset.value)) > 0);
   await page.click('#recommend');
   await page.waitForSelector('[data-field="recommend.value.gpu"]', { timeout: 20000 });
   // The wasm fetched once more after the failed try (the glue stays imported);

@@ -42,7 +42,6 @@ export class PlannerPanels {
     $('ft-seq').replaceChildren(...FINETUNE_SEQUENCES.map((n) => option(n, `${fmt.tokens(n)} tokens`)));
     $('ft-seq').value = '2048';
     // The searches' code comes with their first click, as the engine's full
-    // module that answers them does (not part of the page's start).
     // module that answers them does (not part of the page's start); once
     // here, they run in the event's own task.
     const search = (name, fail) => () => {
@@ -97,7 +96,6 @@ export class PlannerPanels {
   // on the next request.
   ensureFull() {
     if (!this.fullLoading) {
-      this.renderWaiting();
       this.fullLoading = this.engine.loadFull().then(() => {
         this.fullLoaded = true;
         this.renderFinetune();
@@ -107,6 +105,7 @@ export class PlannerPanels {
         this.renderWaiting(`The planner module did not load: ${error.message}`);
         throw error;
       });
+      if (!this.fullLoaded) this.renderWaiting();  // "Loading the planner…"
     }
     return this.fullLoading;
   }
