@@ -178,7 +178,7 @@ TEST_CASE("figures that need a device are absent without one", "[estimate]") {
 TEST_CASE("the figures path stops at decode: the full estimate's memory, decode and cost", "[estimate][figures]") {
   // estimate_request skips the prefill model (the page's matrix and chart draw
   // memory and decode only). Everything it does compute must be what the full
-  // estimate says, bit for bit (test_speed: the warning about prefill).
+  // estimate says, bit for bit (the next test: the warning about prefill).
   const Sizer sizer(test::catalog());
   int compared = 0;
   for (const char* model : {"glm-4.5", "llama-3.1-8b", "qwen3-30b-a3b"})
