@@ -79,6 +79,10 @@ test('the page compiles its wasm while it is parsed, and the engine uses that mo
   const { page, log } = await openPage(browser, server.url + SEED);
   // js/wasm-start.js (a classic script) started the compile; wasm-module.js
   // hands the same promise to the loader instead of fetching the file again.
+  // That holds only if no module runs before the parser reaches wasm-start.js:
+  // an async module script may, and then both compile the wasm (a CI run
+  // caught it fetched twice).
+  assert.equal(await page.$$eval('script[type="module"][async]', (s) => s.length), 0);
   assert.deepEqual(await page.evaluate(async () => [
     (await self.llmSizerWasm) instanceof WebAssembly.Module,
     (await import('./js/wasm-module.js')).compiledWasm === self.llmSizerWasm,
