@@ -120,6 +120,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--hours-per-day", number(c.hours_per_day, "--hours-per-day")},
       {"--electricity", number(c.electricity_usd_per_kwh, "--electricity")},
       {"--ram-gib", number(c.ram_gib, "--ram-gib")},
+      {"--max-gpus", integer(c.max_gpus, "--max-gpus")},
       {"--method", text(c.method)},
       {"--seq", integer(c.seq, "--seq")},
       {"--micro-batch", integer(c.micro_batch, "--micro-batch")},
@@ -138,6 +139,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     }
     if (arg == "--checkpointing") {
       c.checkpointing = true;
+      continue;
+    }
+    if (arg == "--speed-even-if-no-fit") {
+      c.speed_if_no_fit = true;
       continue;
     }
     if (arg == "--no-flash-attn") {

@@ -45,7 +45,9 @@ struct Command {
   std::optional<double> hours_per_day;
   std::optional<double> electricity_usd_per_kwh;
   // Planner inputs (planner_commands.hpp).
-  std::optional<double> ram_gib;            // fit: system RAM for offloaded experts
+  std::optional<double> ram_gib;            // system RAM for offloaded layers or experts (estimate, fit)
+  std::optional<long long> max_gpus;        // recommend: devices per machine (default: practical counts)
+  bool speed_if_no_fit = false;             // estimate: speed and cost even where it does not fit
   std::optional<std::string> method;        // finetune: full | lora | qlora
   std::optional<long long> seq;             // finetune: sequence length
   std::optional<long long> micro_batch;     // finetune

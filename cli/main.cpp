@@ -47,6 +47,7 @@ struct LoadedModel {
   std::string label;
   std::optional<ModelWeights> weights = std::nullopt;  // measured from --gguf / --safetensors files
   std::optional<QuantScheme> quant = std::nullopt;     // the files' format
+  const CatalogModel* entry = nullptr;                 // the catalog's, for --model
 };
 
 Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
@@ -71,7 +72,7 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
   if (!config) return config.error();
   auto arch = read_hf_config(config.value());
   if (!arch) return Error{arch.error().id, "catalog model " + m->id + ": " + arch.error().message};
-  return LoadedModel{std::move(arch).value(), m->id};
+  return LoadedModel{std::move(arch).value(), m->id, std::nullopt, std::nullopt, m};
 }
 
 // A number flag in [low, high], or the error naming it.
@@ -100,6 +101,8 @@ std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario&
   if (auto e = check_range(c.hours_per_day, "--hours-per-day", 0.01, 24.0)) return e;
   if (auto e = check_range(c.electricity_usd_per_kwh, "--electricity", 0.0, 100.0)) return e;
   if (c.ram_bandwidth_gbs) s.ram_bandwidth_bytes_per_s = *c.ram_bandwidth_gbs * kGB;
+  if (auto e = check_range(c.ram_gib, "--ram-gib", 0.0, 1048576.0)) return e;
+  if (c.ram_gib) s.system_ram_bytes = static_cast<std::int64_t>(*c.ram_gib * static_cast<double>(kGiB));
   if (c.ubatch) {
     if (*c.ubatch < 1 || *c.ubatch > 1048576) return Error{"cli.bad_argument", "--ubatch must be between 1 and 1048576"};
     s.prefill_ubatch_tokens = *c.ubatch;
@@ -216,10 +219,24 @@ int main(int argc, char** argv) {
   // The files' own bytes, unless --quant asks for the model at another quantization.
   const bool measured = model.value().weights && !c.quant;
   if (measured) scenario.value().quant = *model.value().quant;
-  auto result = measured ? estimate(model.value().arch, scenario.value(), *model.value().weights)
-                         : estimate(model.value().arch, scenario.value());
+  const LoadedModel& loaded = model.value();
+  // The files' measured weights at their own format; any other quantization
+  // (a suggestion's) is computed from the architecture.
+  const Estimator estimate_fn = [&](const Scenario& s) {
+    return measured && s.quant.name == loaded.quant->name ? estimate(loaded.arch, s, *loaded.weights)
+                                                          : estimate(loaded.arch, s);
+  };
+  auto result = estimate_fn(scenario.value());
   if (!result) return fail(result.error());
-  if (c.json) std::cout << cli::estimate_json(result.value(), scenario.value(), model.value().label).dump(1) << "\n";
-  else std::cout << cli::estimate_table(result.value(), scenario.value(), model.value().label);
+  const std::vector<Suggestion> suggestions = suggest_fits(loaded.arch, scenario.value(), result.value(), estimate_fn);
+  SizedModel sized;  // for the suggestions' launch commands (the catalog's repositories)
+  sized.entry = loaded.entry;
+  sized.architecture = &loaded.arch;
+  sized.label = loaded.label;
+  if (c.json)
+    std::cout << cli::estimate_json(result.value(), scenario.value(), loaded.label, suggestions, c.speed_if_no_fit, sized)
+                     .dump(1)
+              << "\n";
+  else std::cout << cli::estimate_table(result.value(), scenario.value(), loaded.label, suggestions);
   return 0;
 }

@@ -38,8 +38,9 @@ std::string billions(std::int64_t n) {
 // WebAssembly module, so the CLI and the page print the same fields and figures.
 Json params_json(const ParamCounts& p) { return params_to_json(p); }
 
-Json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label) {
-  return estimate_to_json(e, s, model_label);
+Json estimate_json(const Estimate& e, const Scenario& s, const std::string& model_label,
+                   const std::vector<Suggestion>& suggestions, bool speed_if_no_fit, const SizedModel& model) {
+  return estimate_to_json(e, s, model_label, {}, suggestions, speed_if_no_fit, &model);
 }
 
 std::string params_table(const ParamCounts& p) {
@@ -51,7 +52,8 @@ std::string params_table(const ParamCounts& p) {
   return out.str();
 }
 
-std::string estimate_table(const Estimate& e, const Scenario& s, const std::string& model_label) {
+std::string estimate_table(const Estimate& e, const Scenario& s, const std::string& model_label,
+                           const std::vector<Suggestion>& suggestions) {
   std::ostringstream out;
   const MemoryEstimate& m = e.memory;
   out << model_label << " at " << s.quant.name << ", " << s.context_tokens << " tokens x " << s.sequences
@@ -68,18 +70,48 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   row("KV cache", m.kv_cache_bytes);
   row("runtime buffers", m.runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
+  if (!m.ram_fits) {
+    std::snprintf(line, sizeof line, "  %-22s %s, more than the %s given (--ram-gib)\n", "RAM needed",
+                  bytes_label(m.ram_required_bytes).c_str(), bytes_label(m.system_ram_bytes).c_str());
+    out << line;
+  }
   row("required on GPU(s)", m.required_bytes);
   if (m.usable_bytes) {
     row("usable on GPU(s)", *m.usable_bytes);
     std::snprintf(line, sizeof line, "  %-22s %.1f%%  %s\n", "utilization", *m.utilization * 100.0,
                   *m.fits ? "FITS" : "DOES NOT FIT");
     out << line;
+    if (m.fit_margin_bytes_per_gpu > 0) {
+      std::snprintf(line, sizeof line, "  %-22s %s free per GPU (llama.cpp --fit-target), outside usable\n",
+                    "kept free", bytes_label(m.fit_margin_bytes_per_gpu).c_str());
+      out << line;
+    }
   }
   if (m.kv_pool_tokens) {
     std::snprintf(line, sizeof line, "  %-22s %lld tokens\n", "engine KV pool holds", static_cast<long long>(*m.kv_pool_tokens));
     out << line;
   }
-  if (e.speed) {
+  if (!runs(e)) {
+    out << "no speed or cost: it does not fit. What would make it fit, each re-estimated:\n";
+    if (suggestions.empty()) out << "  nothing within one change (offload, quantization, devices, context)\n";
+    for (const Suggestion& x : suggestions) {
+      std::string what;
+      if (x.change.offload) {
+        char t[96];
+        std::snprintf(t, sizeof t, "--offload %.4g --offload-mode %s (%d layers, %.1f GiB RAM)", *x.change.offload,
+                      x.change.offload_mode.value_or("auto").c_str(), x.offloaded_layers,
+                      static_cast<double>(x.ram_required_bytes) / static_cast<double>(kGiB));
+        what = t;
+      }
+      if (x.change.quant) what = "--quant " + *x.change.quant;
+      if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
+      if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
+      std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),
+                    x.utilization * 100.0, x.decode_tokens_per_s);
+      out << line;
+    }
+  }
+  if (e.speed && runs(e)) {
     const SpeedEstimate& sp = *e.speed;
     out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
     std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
@@ -98,7 +130,7 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     }
     out << line;
   }
-  const CostEstimate& c = e.cost;
+  const CostEstimate c = runs(e) ? e.cost : CostEstimate{};
   if (c.usd_per_hour || c.power_usd_per_month) out << "cost (" << (c.basis.empty() ? "power only" : c.basis) << ")\n";
   if (c.usd_per_million_tokens) {
     std::snprintf(line, sizeof line, "  %-22s %.3f USD one stream, %.3f USD whole batch (%.3f USD/h)\n",

@@ -7,13 +7,18 @@
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/sizer.hpp"
+#include "llmsizer/suggestions.hpp"
 
 namespace llmsizer::cli {
 
 Json params_json(const ParamCounts& params);
-Json estimate_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label);
+// Where it does not fit: no speed or cost (unless speed_if_no_fit) and the suggestions.
+Json estimate_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
+                   const std::vector<Suggestion>& suggestions, bool speed_if_no_fit, const SizedModel& model);
 std::string params_table(const ParamCounts& params);
-std::string estimate_table(const Estimate& estimate, const Scenario& scenario, const std::string& model_label);
+std::string estimate_table(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
+                           const std::vector<Suggestion>& suggestions);
 Json list_json(const Catalog& catalog, const std::string& what);
 std::string list_table(const Catalog& catalog, const std::string& what);
 

@@ -63,6 +63,7 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.hours_per_day) r.hours_per_day = *c.hours_per_day;
   if (c.electricity_usd_per_kwh) r.electricity_usd_per_kwh = *c.electricity_usd_per_kwh;
   if (c.ram_bandwidth_gbs) r.ram_bandwidth_gb_per_s = *c.ram_bandwidth_gbs;
+  if (c.ram_gib) r.system_ram_gib = *c.ram_gib;
   return r;
 }
 
@@ -123,6 +124,25 @@ void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
   if (shown == 0) std::printf("  none\n");
 }
 
+// "~$9,499 (Apple list, 2025; Mac Studio ...)" or "price unknown".
+std::string price_label(const std::optional<PriceInfo>& p) {
+  if (!p) return "price unknown";
+  std::string out = "~" + money(p->usd) + " (" + (p->kind.empty() ? std::string("price") : p->kind);
+  if (!p->as_of.empty()) out += ", " + p->as_of;
+  if (p->low_usd && p->high_usd) out += "; " + money(*p->low_usd) + "-" + money(*p->high_usd) + " quoted";
+  out += ")";
+  if (!p->machine.empty()) out += " for " + p->machine;
+  return out;
+}
+
+std::string speed_label(const std::optional<double>& decode, const std::optional<double>& ttft) {
+  char text[96];
+  if (!decode) return "speed unknown (no bandwidth figure)";
+  if (ttft) std::snprintf(text, sizeof text, "%.1f tokens/s, TTFT %.2f s", *decode, *ttft);
+  else std::snprintf(text, sizeof text, "%.1f tokens/s, TTFT unknown", *decode);
+  return text;
+}
+
 int run_recommend(const Command& c, const Sizer& sizer) {
   auto resolved = resolve(c, sizer);
   if (!resolved) return fail(resolved.error());
@@ -132,38 +152,54 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (!offers) return fail(offers.error());
   auto target = serving_target(c, scenario);
   if (!target) return fail(target.error());
+  RecommendOptions options;
+  if (c.max_gpus) {
+    if (*c.max_gpus < 0 || *c.max_gpus > 64)
+      return fail(Error{"cli.bad_argument", "--max-gpus must be between 0 (practical counts) and 64"});
+    options.max_gpus = static_cast<int>(*c.max_gpus);
+  }
   if (c.json) {
-    auto j = recommend_json(sizer, model, scenario, offers.value(), target.value());
+    auto j = recommend_json(sizer, model, scenario, offers.value(), target.value(), options);
     if (!j) return fail(j.error());
     std::cout << j.value().dump(1) << "\n";
     return 0;
   }
-  auto r = recommend(sizer, model, scenario, offers.value());
+  auto r = recommend(sizer, model, scenario, offers.value(), options);
   if (!r) return fail(r.error());
   const Recommendation& rec = r.value();
   auto line = [](const char* what, const std::optional<HardwareChoice>& h) {
     std::cout << what;
     if (!h) {
-      std::cout << "nothing in the catalog\n";
+      std::cout << "nothing priced in the catalog holds it\n";
       return;
     }
-    std::cout << h->count << " x " << h->gpu;
-    if (h->price_usd) std::cout << "  $" << static_cast<long long>(*h->price_usd);
-    std::cout << "  needs " << gib(h->required_bytes) << " of " << gib(h->usable_bytes) << "\n";
+    std::printf("%d x %s  %s\n      %.1f%% of %s usable; %s\n", h->count, h->name.c_str(), price_label(h->price).c_str(),
+                h->utilization * 100.0, gib(h->usable_bytes).c_str(),
+                speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str());
   };
   std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
-            << "\n";
-  line("cheapest single device:  ", rec.single);
-  line("best value (N devices):  ", rec.value);
+            << " (fits: the estimate's verdict, llama.cpp keeping 1 GiB free per GPU)\n";
+  line("best single device:      ", rec.single);
+  line("best value (2+ devices): ", rec.value);
   line("unified memory:          ", rec.unified);
   for (const auto* cloud : {&rec.cloud, &rec.cloud_any}) {
     std::cout << (cloud == &rec.cloud ? "cloud (on-demand):       " : "cloud (any billing):     ");
-    if (*cloud) std::cout << (*cloud)->provider << " " << (*cloud)->instance << "  $" << (*cloud)->usd_per_hour << "/h\n";
+    if (*cloud)
+      std::printf("%s %s  %s/h; %s\n", (*cloud)->provider.c_str(), (*cloud)->instance.c_str(),
+                  money((*cloud)->usd_per_hour).c_str(),
+                  speed_label((*cloud)->tokens_per_s_per_user, (*cloud)->ttft_s).c_str());
     else std::cout << "no offer fits\n";
   }
+  if (!rec.unpriced.empty()) {
+    std::cout << "also holds it, price unknown:\n";
+    for (const HardwareChoice& h : rec.unpriced)
+      std::printf("  %s  %.1f%%; %s\n", h.name.c_str(), h.utilization * 100.0,
+                  speed_label(h.tokens_per_s_per_user, h.ttft_s).c_str());
+  }
+  std::cout << "smallest hardware per quantization:\n";
   for (const QuantChoice& q : rec.per_quant) {
     std::printf("  %-12s ", q.quant.c_str());
-    if (q.hardware) std::cout << q.hardware->count << " x " << q.hardware->gpu << "\n";
+    if (q.hardware) std::cout << q.hardware->count << " x " << q.hardware->name << "  " << price_label(q.hardware->price) << "\n";
     else std::cout << "nothing in the catalog\n";
   }
   if (rec.max_ctx_gpu)
@@ -171,13 +207,13 @@ int run_recommend(const Command& c, const Sizer& sizer) {
               << " tokens\n";
   if (target.value()) {
     const ServingTarget& t = *target.value();
-    auto plan = plan_for_target(sizer, model, scenario, offers.value(), t);
+    auto plan = plan_for_target(sizer, model, scenario, offers.value(), t, options);
     if (!plan) return fail(plan.error());
     std::printf("\n%lld users at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.tokens_per_s_per_user);
     const auto& buy = plan.value().buy;
     if (buy)
-      std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user)\n", buy->count, buy->gpu.c_str(),
-                  buy->price_usd ? money(*buy->price_usd).c_str() : "price unknown", buy->tokens_per_s_per_user);
+      std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user)\n", buy->count, buy->name.c_str(),
+                  price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0));
     else
       std::printf("  buy:  nothing in the catalog reaches it\n");
     const auto& rent = plan.value().rent;

@@ -44,8 +44,10 @@ TEST_CASE("an 8B model at Q4_K_M fits a 24 GB card; a 70B needs two", "[estimate
   const Estimate small = run(catalog_arch("llama-3.1-8b"), s);
   REQUIRE(small.memory.fits.has_value());
   CHECK(*small.memory.fits);
-  // usable = 24564 MiB as nvidia-smi reports - 457 MiB CUDA context.
-  CHECK(*small.memory.usable_bytes == (24564LL - 457) * static_cast<std::int64_t>(kMiB));
+  // usable = 24564 MiB as nvidia-smi reports - 457 MiB CUDA context - 1024 MiB
+  // that llama.cpp's --fit-target keeps free (reference README, runtime memory).
+  CHECK(*small.memory.usable_bytes == (24564LL - 457 - 1024) * static_cast<std::int64_t>(kMiB));
+  CHECK(small.memory.fit_margin_bytes_per_gpu == 1024 * static_cast<std::int64_t>(kMiB));
   CHECK_THAT(*small.memory.utilization,
              WithinRel(static_cast<double>(small.memory.required_bytes) / static_cast<double>(*small.memory.usable_bytes), 1e-12));
   const Estimate big = run(catalog_arch("llama-3.1-70b"), s);

@@ -156,12 +156,12 @@ TEST_CASE("recommend on the hand-made catalog") {
   REQUIRE(rec.single);
   CHECK(rec.single->gpu == "mid-12g");
   CHECK(rec.single->count == 1);
-  CHECK(rec.single->price_usd.value() == Approx(400.0));
+  CHECK(rec.single->price->usd == Approx(400.0));
   // Two small-6g ($300) split the layers, ~3.3 GiB each of ~5.5 usable: cheaper than one mid.
   REQUIRE(rec.value);
   CHECK(rec.value->gpu == "small-6g");
   CHECK(rec.value->count == 2);
-  CHECK(rec.value->price_usd.value() == Approx(300.0));
+  CHECK(rec.value->price->usd == Approx(300.0));
   REQUIRE(rec.unified);
   CHECK(rec.unified->gpu == "mac-32g");
   REQUIRE(rec.cloud);
@@ -185,10 +185,56 @@ TEST_CASE("recommend on the hand-made catalog") {
   CHECK(rec.max_ctx > 40000);
   CHECK(rec.max_ctx % 256 == 0);
 
+  // The unpriced 80 GiB device holds it: listed as such, not dropped.
+  REQUIRE(rec.unpriced.size() == 1);
+  CHECK(rec.unpriced[0].gpu == "unpriced-80g");
+  CHECK_FALSE(rec.unpriced[0].price);
+  CHECK(rec.unpriced[0].tokens_per_s_per_user.value() > 0.0);
+  // Each answer carries its own fit and speed.
+  CHECK(rec.single->utilization == Approx(static_cast<double>(rec.single->required_bytes) / rec.single->usable_bytes));
+  CHECK(rec.single->utilization <= 1.0);
+  CHECK(rec.single->ttft_s.value() > 0.0);
+
   const auto j = recommendation_to_json(rec);
   for (const char* key : {"single", "value", "unified", "cloud", "per_quant", "max_ctx"}) CHECK(j.contains(key));
   CHECK(j["cloud"]["provider"] == "P2");
   CHECK(j["per_quant"][0]["count"] == 1);
+}
+
+TEST_CASE("recommend: a device without a bandwidth figure is not offered as if it had a speed") {
+  Catalog c = hand_catalog();
+  Device blind = gpu("cheap-no-bandwidth-16g", 16, 100.0);  // cheapest that fits, but no speed to show
+  blind.bandwidth_bytes_per_s = 0.0;
+  c.devices.push_back(blind);
+  const Sizer sizer(std::move(c));
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  const std::vector<CloudOffer> offers = {{"x", "P9", "1x-blind", "cheap-no-bandwidth-16g", 1, 0.01, "on-demand"},
+                                          {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"}};
+  auto r = recommend(sizer, m, llama_scenario(), offers);
+  REQUIRE(r.ok());
+  CHECK(r.value().single->gpu == "mid-12g");
+  CHECK(r.value().cloud->instance == "1x-big");
+}
+
+TEST_CASE("recommend: several consumer cards stop at four in one desktop unless asked for more") {
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  Scenario s = llama_scenario();
+  s.quant = quant_scheme_from_name("Q8_0").value();
+  s.context_tokens = 65536;  // ~8 GB of weights + 8 GiB of KV: more than four 6 GiB cards offer
+  auto practical = recommend(sizer, m, s, {});
+  REQUIRE(practical.ok());
+  REQUIRE(practical.value().value);
+  CHECK(practical.value().value->gpu != "small-6g");
+  CHECK(practical.value().value->count <= 4);
+  RecommendOptions more;
+  more.max_gpus = 8;
+  auto asked = recommend(sizer, m, s, {}, more);
+  REQUIRE(asked.ok());
+  REQUIRE(asked.value().value);
+  // With up to 8 allowed, enough $150 cards undercut two mid cards ($800).
+  CHECK(asked.value().value->gpu == "small-6g");
+  CHECK(asked.value().value->count > 4);
 }
 
 TEST_CASE("recommend: tensor parallel needs a GPU count that divides the heads") {
@@ -241,8 +287,8 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
     REQUIRE(plan.value().buy);
     // Two small-6g ($300) hold it but split layers: no faster than one. Whichever
     // wins must be the cheapest that meets the speed, and cost at most the mid card.
-    CHECK(plan.value().buy->price_usd.value() <= 400.0);
-    CHECK(plan.value().buy->tokens_per_s_per_user >= mid_speed * 0.9);
+    CHECK(plan.value().buy->price->usd <= 400.0);
+    CHECK(plan.value().buy->tokens_per_s_per_user.value() >= mid_speed * 0.9);
     REQUIRE(plan.value().rent);
     CHECK(plan.value().rent->instance == "1x-mid");
     CHECK(plan.value().rent->tokens_per_s_per_user == Approx(mid_speed));
@@ -253,8 +299,8 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
     REQUIRE(plan.value().buy);
     CHECK(plan.value().buy->gpu == "fast-24g");
     CHECK(plan.value().buy->count == 1);
-    CHECK(plan.value().buy->tokens_per_s_per_user == Approx(fast_speed));
-    CHECK(plan.value().buy->tokens_per_s_total == Approx(fast_speed * 4.0));
+    CHECK(plan.value().buy->tokens_per_s_per_user.value() == Approx(fast_speed));
+    CHECK(plan.value().buy->tokens_per_s_total.value() == Approx(fast_speed * 4.0));
     REQUIRE(plan.value().rent);
     CHECK(plan.value().rent->instance == "1x-fast");
     REQUIRE(plan.value().rent_any);

@@ -83,7 +83,9 @@ TEST_CASE("every figure is finite and non-negative; fit agrees with required <= 
         CHECK(g.fits == (g.required_bytes <= g.usable_bytes));
         all_fit = all_fit && g.fits;
       }
-      CHECK(*mem.fits == all_fit);
+      // One verdict: every GPU's share, and system RAM for what is kept there.
+      CHECK(mem.ram_fits == (mem.ram_required_bytes <= mem.system_ram_bytes));
+      CHECK(*mem.fits == (all_fit && mem.ram_fits));
       CHECK(finite_non_negative(*mem.utilization));
     }
     if (e.value().speed) {

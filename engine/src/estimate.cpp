@@ -39,6 +39,8 @@ std::optional<Error> validate(const Scenario& s) {
   if (!(s.hours_per_day > 0.0 && s.hours_per_day <= 24.0)) return bad("hours per day must be in (0, 24]");
   if (!(s.electricity_usd_per_kwh >= 0.0 && s.electricity_usd_per_kwh <= 100.0))
     return bad("electricity price must be between 0 and 100 USD per kWh");
+  if (s.system_ram_bytes < 0 || s.system_ram_bytes > (std::int64_t{1} << 50))
+    return bad("system RAM must be between 0 and 1 PiB");
   if (!(s.ram_bandwidth_bytes_per_s > 0.0 && std::isfinite(s.ram_bandwidth_bytes_per_s)))
     return bad("RAM bandwidth must be a positive, finite number");
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
@@ -87,8 +89,15 @@ double kv_bytes_bound(const Architecture& arch, const Scenario& s) {
 
 }  // namespace
 
+std::int64_t fit_margin_bytes_per_gpu(InferenceEngine engine) {
+  // llama.cpp keeps --fit-target 1024 MiB free per device by default when it
+  // fits a model (reference README, "Facts for runtime memory").
+  return engine == InferenceEngine::llama_cpp ? std::int64_t{1024} * static_cast<std::int64_t>(kMiB) : 0;
+}
+
 std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& s) {
-  if (!engine_uses_kv_pool(s.engine)) return usable.usable_bytes;
+  if (!engine_uses_kv_pool(s.engine))
+    return std::max<std::int64_t>(0, usable.usable_bytes - fit_margin_bytes_per_gpu(s.engine));
   // Paged engines may use utilization x capacity; llama.cpp all of it.
   const double utilization_cap = s.engine == InferenceEngine::sglang ? 0.88 : s.gpu_memory_utilization;
   return static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable.capacity_bytes));
@@ -171,6 +180,12 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // llama.cpp keeps the input embedding in host memory (its lookup runs on the
   // CPU); with tied embeddings the output head is a copy on the GPU.
   e.memory.host_bytes = llama ? e.weights.token_embd_bytes : 0;
+  e.memory.ram_required_bytes = e.memory.offload_bytes + e.memory.host_bytes;
+  e.memory.system_ram_bytes = s.system_ram_bytes;
+  e.memory.ram_fits = e.memory.ram_required_bytes <= s.system_ram_bytes;
+  if (!e.memory.ram_fits)
+    e.warnings.push_back("system RAM of " + std::to_string(s.system_ram_bytes >> 30) +
+                         " GiB cannot hold what this setting keeps there");
   // GGUF metadata is not a GPU tensor.
   const std::int64_t gpu_weight_total = e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
                                         (llama && arch.tied_embeddings ? e.weights.token_embd_bytes : 0);
@@ -281,7 +296,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.memory.utilization = *e.memory.usable_bytes > 0
                                ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
                                : 0.0;
-    e.memory.fits = all_fit;
+    e.memory.fits = all_fit && e.memory.ram_fits;
+    e.memory.fit_margin_bytes_per_gpu = pool ? 0 : fit_margin_bytes_per_gpu(s.engine);
     if (pool && !e.memory.per_gpu.empty()) {
       const GpuShare& g = e.memory.per_gpu.front();
       const std::int64_t pool_bytes = std::max<std::int64_t>(0, g.usable_bytes - g.weights_bytes - g.runtime_bytes);

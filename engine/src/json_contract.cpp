@@ -40,6 +40,8 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.number("hours_per_day", r.hours_per_day, 0.0, 24.0);
   f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
+  f.number(kRamLimit.key, r.system_ram_gib, kRamLimit.low, kRamLimit.high);
+  f.boolean("speed_if_no_fit", r.speed_if_no_fit);
   if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
     if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
     CustomDevice c;
@@ -71,6 +73,7 @@ Result<SizerRequest> request_from_fields(const RequestFields& x) {
   if (!std::isnan(x.gpus)) c.integer(kGpusLimit, x.gpus, r.gpu_count);
   if (!std::isnan(x.offload)) c.number(kOffloadLimit.key, x.offload, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
   if (!std::isnan(x.prompt)) c.integer(kPromptLimit, x.prompt, r.prompt_tokens);
+  if (!std::isnan(x.ram_gib)) c.number(kRamLimit.key, x.ram_gib, r.system_ram_gib, kRamLimit.low, kRamLimit.high);
   if (c.error) return *c.error;
   if (r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
@@ -87,8 +90,42 @@ Json params_to_json(const ParamCounts& p) {
   return j;
 }
 
+Json commands_to_json(const std::vector<LaunchCommand>& commands) {
+  Json cmds = Json::object();
+  for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
+  return cmds;
+}
+
+Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const SizedModel* model) {
+  Json out = Json::array();
+  for (const Suggestion& x : suggestions) {
+    Json change = Json::object();
+    if (x.change.quant) change["quant"] = *x.change.quant;
+    if (x.change.gpus) change["gpus"] = *x.change.gpus;
+    if (x.change.ctx) change["ctx"] = *x.change.ctx;
+    if (x.change.offload) change["offload"] = *x.change.offload;
+    if (x.change.offload_mode) change["offload_mode"] = *x.change.offload_mode;
+    Json j = json_object(12);
+    j["change"] = std::move(change);
+    j["fits"] = x.fits;
+    j["required_bytes"] = x.required_bytes;
+    j["usable_bytes"] = x.usable_bytes;
+    j["utilization"] = x.utilization;
+    j["ram_required_bytes"] = x.ram_required_bytes;
+    j["offloaded_layers"] = x.offloaded_layers;
+    j["decode_tokens_per_s"] = x.decode_tokens_per_s > 0.0 ? Json(x.decode_tokens_per_s) : Json(nullptr);
+    j["decode_tokens_per_s_total"] = x.decode_tokens_per_s_total > 0.0 ? Json(x.decode_tokens_per_s_total) : Json(nullptr);
+    j["prefill_tokens_per_s"] = x.prefill_tokens_per_s > 0.0 ? Json(x.prefill_tokens_per_s) : Json(nullptr);
+    j["ttft_s"] = x.ttft_s > 0.0 ? Json(x.ttft_s) : Json(nullptr);
+    if (model != nullptr) j["commands"] = commands_to_json(launch_commands(*model, x.scenario, x.estimate));
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
-                              const std::vector<LaunchCommand>& commands) {
+                      const std::vector<LaunchCommand>& commands, const std::vector<Suggestion>& suggestions,
+                      bool speed_if_no_fit, const SizedModel* model) {
   Json j = json_object(10);
   j["model"] = model_label;
   Json scenario = json_object(9);
@@ -130,6 +167,10 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
   mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
   mem["offloaded_layers"] = m.offloaded_layers;
+  mem["ram_required_bytes"] = m.ram_required_bytes;
+  mem["system_ram_bytes"] = m.system_ram_bytes;
+  mem["ram_fits"] = m.ram_fits;
+  mem["fit_margin_bytes_per_gpu"] = m.fit_margin_bytes_per_gpu;
   Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
   mem["kv_cache_bytes_by_type"] = std::move(by_type);
@@ -149,13 +190,13 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["per_gpu"] = std::move(per_gpu);
   j["memory"] = std::move(mem);
 
-  j["speed"] = speed_to_json(e.speed);
-  j["cost"] = cost_to_json(e.cost);
-  if (!commands.empty()) {
-    Json cmds = Json::object();
-    for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
-    j["commands"] = std::move(cmds);
-  }
+  // A scenario that does not fit has no speed or cost: they would read as if it ran.
+  const bool shown = runs(e) || speed_if_no_fit;
+  j["speed"] = shown ? speed_to_json(e.speed) : Json(nullptr);
+  j["cost"] = shown ? cost_to_json(e.cost) : Json(nullptr);
+  if (!runs(e)) j["suggestions"] = suggestions_to_json(suggestions, model);
+  // Commands for what runs: a scenario that does not fit has them per suggestion.
+  if (!commands.empty() && runs(e)) j["commands"] = commands_to_json(commands);
   j["warnings"] = e.warnings;
   return j;
 }
@@ -309,7 +350,7 @@ Result<ResolvedRequest> resolve_request(const Sizer& sizer, const Json& parsed) 
   if (!model) return model.error();
   auto scenario = sizer.scenario_for(request.value());
   if (!scenario) return scenario.error();
-  return ResolvedRequest{std::move(model).value(), std::move(scenario).value()};
+  return ResolvedRequest{std::move(model).value(), std::move(scenario).value(), request.value().speed_if_no_fit};
 }
 
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json) {
@@ -338,8 +379,11 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   if (!result) return error_response(result.error());
   Json j;
   j["ok"] = true;
+  const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(r.model, s); };
   Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
-                               launch_commands(r.model, r.scenario, result.value()));
+                               launch_commands(r.model, r.scenario, result.value()),
+                               suggest_fits(r.model.arch(), r.scenario, result.value(), by_sizer), r.speed_if_no_fit,
+                               &r.model);
   move_entries(j, body);
   // error_handler_t::replace: strings from a config never make dump() throw.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);

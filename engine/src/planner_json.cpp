@@ -7,18 +7,37 @@
 namespace llmsizer {
 namespace {
 
-Json hardware_json(const std::optional<HardwareChoice>& c) {
-  if (!c) return nullptr;
+Json price_json(const std::optional<PriceInfo>& p) {
+  if (!p) return nullptr;
   Json j;
-  j["gpu"] = c->gpu;
-  j["count"] = c->count;
-  j["price_usd"] = c->price_usd ? Json(*c->price_usd) : Json(nullptr);
-  j["required_bytes"] = c->required_bytes;
-  j["usable_bytes"] = c->usable_bytes;
-  j["tokens_per_s_per_user"] = c->tokens_per_s_per_user;
-  j["tokens_per_s_total"] = c->tokens_per_s_total;
+  j["usd"] = p->usd;
+  j["kind"] = p->kind;
+  j["as_of"] = p->as_of.empty() ? Json(nullptr) : Json(p->as_of);
+  j["low_usd"] = optional_json(p->low_usd);
+  j["high_usd"] = optional_json(p->high_usd);
+  j["machine"] = p->machine.empty() ? Json(nullptr) : Json(p->machine);
   return j;
 }
+
+Json hardware_json(const HardwareChoice& c) {
+  Json j;
+  j["gpu"] = c.gpu;
+  j["name"] = c.name;
+  j["count"] = c.count;
+  j["price_usd"] = c.price ? Json(c.price->usd) : Json(nullptr);
+  j["price"] = price_json(c.price);
+  j["required_bytes"] = c.required_bytes;
+  j["usable_bytes"] = c.usable_bytes;
+  j["utilization"] = c.utilization;
+  j["fits"] = true;
+  j["tokens_per_s_per_user"] = optional_json(c.tokens_per_s_per_user);
+  j["tokens_per_s_total"] = optional_json(c.tokens_per_s_total);
+  j["prefill_tokens_per_s"] = optional_json(c.prefill_tokens_per_s);
+  j["ttft_s"] = optional_json(c.ttft_s);
+  return j;
+}
+
+Json hardware_json(const std::optional<HardwareChoice>& c) { return c ? hardware_json(*c) : Json(nullptr); }
 
 Json cloud_json(const std::optional<CloudChoice>& c) {
   if (!c) return nullptr;
@@ -27,13 +46,20 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["instance"] = c->instance;
   j["usd_per_hour"] = c->usd_per_hour;
   j["gpu"] = c->gpu;
+  j["name"] = c->name;
   j["count"] = c->count;
   j["billing"] = c->billing;
+  j["required_bytes"] = c->required_bytes;
+  j["usable_bytes"] = c->usable_bytes;
+  j["utilization"] = c->utilization;
+  j["fits"] = true;
   j["tokens_per_s_per_user"] = c->tokens_per_s_per_user;
   j["tokens_per_s_total"] = c->tokens_per_s_total;
+  j["prefill_tokens_per_s"] = optional_json(c->prefill_tokens_per_s);
+  j["ttft_s"] = optional_json(c->ttft_s);
+  j["usd_per_million_tokens"] = optional_json(c->usd_per_million_tokens);
   return j;
 }
-
 
 }  // namespace
 
@@ -44,18 +70,27 @@ Json recommendation_to_json(const Recommendation& r) {
   j["unified"] = hardware_json(r.unified);
   j["cloud"] = cloud_json(r.cloud);
   j["cloud_any"] = cloud_json(r.cloud_any);
+  Json unpriced = Json::array();
+  for (const HardwareChoice& c : r.unpriced) unpriced.push_back(hardware_json(c));
+  j["unpriced"] = std::move(unpriced);
   Json per = Json::array();
   for (const QuantChoice& q : r.per_quant) {
     Json item;
     item["quant"] = q.quant;
     item["gpu"] = q.hardware ? Json(q.hardware->gpu) : Json(nullptr);
+    item["name"] = q.hardware ? Json(q.hardware->name) : Json(nullptr);
     item["count"] = q.hardware ? q.hardware->count : 0;
+    item["price_usd"] = q.hardware && q.hardware->price ? Json(q.hardware->price->usd) : Json(nullptr);
+    item["price"] = q.hardware ? price_json(q.hardware->price) : Json(nullptr);
+    item["required_bytes"] = q.hardware ? Json(q.hardware->required_bytes) : Json(nullptr);
+    item["tokens_per_s_per_user"] = q.hardware ? optional_json(q.hardware->tokens_per_s_per_user) : Json(nullptr);
     per.push_back(std::move(item));
   }
   j["per_quant"] = std::move(per);
   j["max_ctx"] = r.max_ctx;
   j["max_ctx_gpu"] = r.max_ctx_gpu ? Json(*r.max_ctx_gpu) : Json(nullptr);
   j["max_ctx_gpu_count"] = r.max_ctx_gpu_count;
+  j["max_gpus"] = r.max_gpus;
   return j;
 }
 

@@ -1,50 +1,40 @@
 // Recommendations for one scenario: the cheapest hardware of each kind that
 // holds it. Each question sorts its candidates by what it minimises and stops
-// at the first that fits, so it costs as many estimates as candidates it rejects.
+// at the first that fits, so it costs as many estimates as candidates it
+// rejects. "Fits" is the estimate's own verdict, the one the page shows.
 #include <algorithm>
 #include <tuple>
 
 #include "llmsizer/planner.hpp"
+#include "planner_rules.hpp"
 
 namespace llmsizer {
 namespace {
-
-bool is_unified(const Device& d) {
-  return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu;
-}
-
-// Whether the engine can spread the model over `count` of these devices.
-// Macs and APUs are one box each; tensor parallel (vLLM, SGLang, TensorRT-LLM)
-// splits attention heads, so the count must divide the query heads, and the KV
-// heads must divide evenly or be replicated (vLLM's rule).
-bool split_allowed(const Architecture& arch, const Device& d, InferenceEngine engine, int count) {
-  if (count == 1) return true;
-  if (is_unified(d) || d.kind == DeviceKind::cpu) return false;
-  if (!engine_uses_kv_pool(engine)) return true;  // llama.cpp splits by layers
-  for (const auto& layer : arch.layers) {
-    const AttentionSpec& a = layer.attn;
-    if (layer.is_mtp || a.n_heads <= 0) continue;
-    if (a.n_heads % count != 0) return false;
-    if (a.n_kv_heads > 0 && a.n_kv_heads % count != 0 && count % a.n_kv_heads != 0) return false;
-    return true;
-  }
-  return true;
-}
 
 struct Candidate {
   const Device* device;
   int count;
 };
 
+std::optional<PriceInfo> price_of(const Device& d, int count) {
+  if (!d.price_usd) return std::nullopt;
+  PriceInfo p;
+  p.usd = *d.price_usd * count;
+  p.kind = d.price_kind;
+  p.as_of = d.price_as_of;
+  if (d.price_low_usd) p.low_usd = *d.price_low_usd * count;
+  if (d.price_high_usd) p.high_usd = *d.price_high_usd * count;
+  p.machine = d.price_machine;
+  return p;
+}
+
 class Trier {
  public:
-  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, const RecommendOptions& options,
-        double min_tokens_per_s_per_user = 0.0)
-      : sizer_(sizer), model_(model), scenario_(scenario), options_(options),
-        min_tokens_per_s_per_user_(min_tokens_per_s_per_user) {}
+  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, double min_tokens_per_s_per_user = 0.0)
+      : sizer_(sizer), model_(model), scenario_(scenario), min_tokens_per_s_per_user_(min_tokens_per_s_per_user) {}
 
-  // The choice when `count` devices hold the scenario with the headroom asked
-  // for and decode each sequence at the speed asked for.
+  // The choice when `count` devices hold the scenario and, when asked, decode
+  // each sequence at the speed asked for.
   std::optional<HardwareChoice> fit(const Device& device, int count) const {
     if (!split_allowed(model_.arch(), device, scenario_.engine, count)) return std::nullopt;
     Scenario s = scenario_;
@@ -53,29 +43,35 @@ class Trier {
     auto e = sizer_.estimate(model_, s);
     if (!e || !e.value().memory.fits.value_or(false) || !e.value().memory.usable_bytes) return std::nullopt;
     const MemoryEstimate& m = e.value().memory;
-    const double free_bytes = static_cast<double>(*m.usable_bytes - m.required_bytes);
-    if (free_bytes < options_.min_headroom_fraction * static_cast<double>(*m.usable_bytes)) return std::nullopt;
-    const std::optional<SpeedEstimate>& speed = e.value().speed;
-    const double total = speed ? speed->decode_tokens_per_s_total : 0.0;
-    const double per_user = total / static_cast<double>(std::max<std::int64_t>(s.sequences, 1));
-    if (min_tokens_per_s_per_user_ > 0.0 && !(per_user >= min_tokens_per_s_per_user_)) return std::nullopt;
     HardwareChoice c;
-    c.tokens_per_s_per_user = per_user;
-    c.tokens_per_s_total = total;
     c.gpu = device.id;
+    c.name = device.name;
     c.count = count;
-    if (device.price_usd) c.price_usd = *device.price_usd * count;
+    c.price = price_of(device, count);
     c.required_bytes = m.required_bytes;
     c.usable_bytes = *m.usable_bytes;
+    c.utilization = m.utilization.value_or(0.0);
+    const std::optional<SpeedEstimate>& speed = e.value().speed;
+    if (speed && device.bandwidth_bytes_per_s > 0.0 && speed->decode_tokens_per_s_total > 0.0) {
+      c.tokens_per_s_total = speed->decode_tokens_per_s_total;
+      c.tokens_per_s_per_user = speed->decode_tokens_per_s_total / static_cast<double>(std::max<std::int64_t>(s.sequences, 1));
+    }
+    if (speed && speed->prefill_tokens_per_s > 0.0) {
+      c.prefill_tokens_per_s = speed->prefill_tokens_per_s;
+      c.ttft_s = speed->ttft_s;
+    }
+    if (min_tokens_per_s_per_user_ > 0.0 &&
+        !(c.tokens_per_s_per_user && *c.tokens_per_s_per_user >= min_tokens_per_s_per_user_))
+      return std::nullopt;
     return c;
   }
 
-  // The first candidate, in the given order, that fits.
+  // The first candidate, in the given order, that fits and has a speed to show.
   template <typename Less>
   std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less) const {
     std::stable_sort(candidates.begin(), candidates.end(), less);
     for (const Candidate& c : candidates)
-      if (auto choice = fit(*c.device, c.count)) return choice;
+      if (auto choice = fit(*c.device, c.count); choice && choice->tokens_per_s_per_user) return choice;
     return std::nullopt;
   }
 
@@ -85,12 +81,16 @@ class Trier {
   const Sizer& sizer_;
   const SizedModel& model_;
   Scenario scenario_;
-  const RecommendOptions& options_;
   double min_tokens_per_s_per_user_;
 };
 
 double total_price(const Candidate& c) { return *c.device->price_usd * c.count; }
 double total_memory(const Candidate& c) { return static_cast<double>(c.device->memory_bytes) * c.count; }
+
+int max_count(const Device& d, int max_gpus) {
+  if (is_unified(d) || d.kind == DeviceKind::cpu) return 1;
+  return max_gpus > 0 ? max_gpus : practical_device_count(d);
+}
 
 std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers) {
   std::stable_sort(offers.begin(), offers.end(),
@@ -99,9 +99,25 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
     const Device* d = sizer.catalog().find_device(o->device_id);
     if (d == nullptr) continue;
     auto held = trier.fit(*d, o->device_count);
-    if (!held) continue;
-    return CloudChoice{o->provider,      o->instance, d->id, o->device_count, o->usd_per_hour, o->billing,
-                      held->tokens_per_s_per_user, held->tokens_per_s_total};
+    if (!held || !held->tokens_per_s_per_user) continue;
+    CloudChoice c;
+    c.provider = o->provider;
+    c.instance = o->instance;
+    c.gpu = d->id;
+    c.name = d->name;
+    c.count = o->device_count;
+    c.usd_per_hour = o->usd_per_hour;
+    c.billing = o->billing;
+    c.required_bytes = held->required_bytes;
+    c.usable_bytes = held->usable_bytes;
+    c.utilization = held->utilization;
+    c.tokens_per_s_per_user = *held->tokens_per_s_per_user;
+    c.tokens_per_s_total = *held->tokens_per_s_total;
+    c.prefill_tokens_per_s = held->prefill_tokens_per_s;
+    c.ttft_s = held->ttft_s;
+    // USD per million tokens = hourly price / (tokens per second x 3600) x 10^6 (DESIGN.md, Cost).
+    if (c.tokens_per_s_per_user > 0.0) c.usd_per_million_tokens = o->usd_per_hour / (c.tokens_per_s_per_user * 3600.0) * 1e6;
+    return c;
   }
   return std::nullopt;
 }
@@ -111,12 +127,12 @@ bool by_price(const Candidate& a, const Candidate& b) {
   return std::make_tuple(total_price(a), a.count) < std::make_tuple(total_price(b), b.count);
 }
 
-// Priced devices, 1 to max_gpus of each: what a buyer can choose from.
-std::vector<Candidate> priced_multiples(const Catalog& catalog, int max_gpus) {
+// Priced devices from `min_count` up to each device's count cap: what a buyer can choose from.
+std::vector<Candidate> priced_multiples(const Catalog& catalog, int min_count, int max_gpus) {
   std::vector<Candidate> out;
   for (const Device& d : catalog.devices)
     if (d.price_usd)
-      for (int n = 1; n <= max_gpus; ++n) out.push_back({&d, n});
+      for (int n = min_count; n <= max_count(d, max_gpus); ++n) out.push_back({&d, n});
   return out;
 }
 
@@ -133,6 +149,8 @@ OfferLists offer_lists(const std::vector<CloudOffer>& offers) {
   return lists;
 }
 
+Error bad_max_gpus() { return Error{"planner.bad_value", "max GPUs must be between 0 (practical counts) and 64"}; }
+
 }  // namespace
 
 std::vector<std::string> standard_quants(InferenceEngine engine) {
@@ -143,25 +161,37 @@ std::vector<std::string> standard_quants(InferenceEngine engine) {
 
 Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                  const std::vector<CloudOffer>& offers, const RecommendOptions& options) {
-  if (options.max_gpus < 1 || options.max_gpus > 64)
-    return Error{"planner.bad_value", "max GPUs must be between 1 and 64"};
-  Trier trier(sizer, model, scenario, options);
-  const auto& devices = sizer.catalog().devices;
+  if (options.max_gpus < 0 || options.max_gpus > 64) return bad_max_gpus();
+  Trier trier(sizer, model, scenario);
+  const Catalog& catalog = sizer.catalog();
   std::vector<Candidate> multiples, priced_singles, unified;
-  for (const Device& d : devices) {
-    for (int n = 1; n <= options.max_gpus; ++n) multiples.push_back({&d, n});
+  for (const Device& d : catalog.devices) {
+    for (int n = 1; n <= max_count(d, options.max_gpus); ++n) multiples.push_back({&d, n});
     if (!d.price_usd) continue;
     priced_singles.push_back({&d, 1});
     if (is_unified(d)) unified.push_back({&d, 1});
   }
   Recommendation r;
+  r.max_gpus = options.max_gpus;
   r.single = trier.first_fit(priced_singles, by_price);
-  r.value = trier.first_fit(priced_multiples(sizer.catalog(), options.max_gpus), by_price);
+  r.value = trier.first_fit(priced_multiples(catalog, 2, options.max_gpus), by_price);
   r.unified = trier.first_fit(unified, by_price);
 
   const OfferLists lists = offer_lists(offers);
   r.cloud = cheapest_offer(sizer, trier, lists.on_demand);
   r.cloud_any = cheapest_offer(sizer, trier, lists.any);
+
+  // Unpriced devices that hold it alone, the smallest first: no price to rank
+  // them by, but a reader who owns or can source one must see it.
+  std::vector<const Device*> unpriced;
+  for (const Device& d : catalog.devices)
+    if (!d.price_usd) unpriced.push_back(&d);
+  std::stable_sort(unpriced.begin(), unpriced.end(),
+                   [](const Device* a, const Device* b) { return a->memory_bytes < b->memory_bytes; });
+  for (const Device* d : unpriced) {
+    if (r.unpriced.size() >= options.unpriced_listed) break;
+    if (auto c = trier.fit(*d, 1)) r.unpriced.push_back(std::move(*c));
+  }
 
   // Smallest hardware per quantization: least total memory, then least price
   // (unpriced last), so the answer is the lightest machine that runs it.
@@ -173,7 +203,7 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   for (const std::string& name : standard_quants(scenario.engine)) {
     auto quant = quant_scheme_from_name(name);
     if (!quant) return quant.error();
-    Trier per(sizer, model, scenario, options);
+    Trier per(sizer, model, scenario);
     per.scenario().quant = quant.value();
     r.per_quant.push_back({name, per.first_fit(multiples, by_memory)});
   }
@@ -181,7 +211,7 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   const std::optional<HardwareChoice>& chosen = r.single ? r.single : r.value ? r.value : r.unified;
   if (chosen) {
     Scenario s = scenario;
-    s.device = *sizer.catalog().find_device(chosen->gpu);
+    s.device = *catalog.find_device(chosen->gpu);
     s.gpu_count = chosen->count;
     auto solved = solve_max_context(sizer, model, s);
     if (!solved) return solved.error();
@@ -192,22 +222,20 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   return r;
 }
 
-
 Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                    const std::vector<CloudOffer>& offers, const ServingTarget& target,
                                    const RecommendOptions& options) {
-  if (options.max_gpus < 1 || options.max_gpus > 64)
-    return Error{"planner.bad_value", "max GPUs must be between 1 and 64"};
+  if (options.max_gpus < 0 || options.max_gpus > 64) return bad_max_gpus();
   if (target.users < 1 || target.users > 4096)
     return Error{"planner.bad_value", "concurrent users must be between 1 and 4096"};
   if (!(target.tokens_per_s_per_user > 0.0 && target.tokens_per_s_per_user <= 100000.0))
     return Error{"planner.bad_value", "tokens per second per user must be above 0 and at most 100000"};
   Scenario s = scenario;
   s.sequences = target.users;
-  Trier trier(sizer, model, s, options, target.tokens_per_s_per_user);
+  Trier trier(sizer, model, s, target.tokens_per_s_per_user);
   TargetPlan plan;
   plan.target = target;
-  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), options.max_gpus), by_price);
+  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price);
   const OfferLists lists = offer_lists(offers);
   plan.rent = cheapest_offer(sizer, trier, lists.on_demand);
   plan.rent_any = cheapest_offer(sizer, trier, lists.any);

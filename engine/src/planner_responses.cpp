@@ -40,12 +40,13 @@ Result<Json> parse_request(std::string_view request_json) {
 }
 
 Result<Json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
-                                    const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target) {
-  auto r = recommend(sizer, model, scenario, offers);
+                            const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target,
+                            const RecommendOptions& options) {
+  auto r = recommend(sizer, model, scenario, offers, options);
   if (!r) return r.error();
   Json j = recommendation_to_json(r.value());
   if (target) {
-    auto plan = plan_for_target(sizer, model, scenario, offers, *target);
+    auto plan = plan_for_target(sizer, model, scenario, offers, *target, options);
     if (!plan) return plan.error();
     j["target"] = target_plan_to_json(plan.value());
   }
@@ -61,6 +62,7 @@ struct PlannerRequest {
   ResolvedRequest resolved;
   std::optional<ServingTarget> target;
   std::vector<CloudOffer> offers;
+  RecommendOptions options;
 };
 
 Result<PlannerRequest> planner_request(const Sizer& sizer, std::string_view request_json) {
@@ -72,7 +74,11 @@ Result<PlannerRequest> planner_request(const Sizer& sizer, std::string_view requ
   if (!target) return target.error();
   auto offers = embedded_cloud_offers();
   if (!offers) return offers.error();
-  return PlannerRequest{std::move(resolved).value(), target.value(), std::move(offers).value()};
+  RecommendOptions options;
+  FieldReader f{parsed.value(), {}};
+  f.integer(Limit{"max_gpus", 0, 64}, options.max_gpus);
+  if (f.check.error) return *f.check.error;
+  return PlannerRequest{std::move(resolved).value(), target.value(), std::move(offers).value(), options};
 }
 
 }  // namespace
@@ -81,7 +87,7 @@ std::string recommend_response(const Sizer& sizer, std::string_view request_json
   auto r = planner_request(sizer, request_json);
   if (!r) return error_response(r.error());
   const PlannerRequest& p = r.value();
-  auto j = recommend_json(sizer, p.resolved.model, p.resolved.scenario, p.offers, p.target);
+  auto j = recommend_json(sizer, p.resolved.model, p.resolved.scenario, p.offers, p.target, p.options);
   if (!j) return error_response(j.error());
   return ok_response(std::move(j).value());
 }
@@ -91,7 +97,7 @@ std::string target_response(const Sizer& sizer, std::string_view request_json) {
   if (!r) return error_response(r.error());
   const PlannerRequest& p = r.value();
   if (!p.target) return error_response(bad_key("tokens_per_s_per_user", "is required"));
-  auto plan = plan_for_target(sizer, p.resolved.model, p.resolved.scenario, p.offers, *p.target);
+  auto plan = plan_for_target(sizer, p.resolved.model, p.resolved.scenario, p.offers, *p.target, p.options);
   if (!plan) return error_response(plan.error());
   return ok_response(target_plan_to_json(plan.value()));
 }

@@ -139,6 +139,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.context_tokens = r.context_tokens;
   s.sequences = r.sequences;
   s.prompt_tokens = r.prompt_tokens;
+  s.system_ram_bytes = static_cast<std::int64_t>(r.system_ram_gib * static_cast<double>(kGiB));
   s.gpu_count = r.gpu_count;
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;

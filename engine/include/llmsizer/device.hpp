@@ -26,6 +26,10 @@ struct Device {
   double tdp_w = 0.0;
   double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)
   std::optional<double> price_usd;
+  std::string price_kind;   // list, launch_msrp, street_new, street_used, analyst_estimate, server_share
+  std::string price_as_of;  // the date or year of the figure
+  std::optional<double> price_low_usd, price_high_usd;  // the spread sources quote
+  std::string price_machine;  // what the price buys when not the device alone (a Mac's configuration)
   bool unified_memory = false;
 };
 

@@ -42,6 +42,10 @@ struct Scenario {
   bool flash_attention = true;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
+  // System RAM that may hold what the engine keeps off the GPUs (offloaded
+  // layers or experts, llama.cpp's host-side token embedding). A scenario whose
+  // RAM share exceeds it does not fit, whatever the GPUs hold.
+  std::int64_t system_ram_bytes = std::int64_t{64} << 30;
   // false: the speed model stops at decode (no prefill, TTFT or their warning),
   // for callers that draw only memory and decode figures of many scenarios (the
   // page's matrix and chart: a fifth less work per estimate).
@@ -74,10 +78,19 @@ struct MemoryEstimate {
   std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed
   std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting
   std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
+  std::int64_t ram_required_bytes = 0;  // offload_bytes + host_bytes: what system RAM must hold
+  std::int64_t system_ram_bytes = 0;    // the scenario's RAM size it is checked against
+  bool ram_fits = true;                 // ram_required_bytes <= system_ram_bytes
+  // What the engine keeps free on each GPU beyond the runtime context, already
+  // taken out of usable_bytes: llama.cpp's --fit-target (1024 MiB per device by
+  // default); 0 where the engine's own fraction (vLLM, SGLang) is the margin.
+  std::int64_t fit_margin_bytes_per_gpu = 0;
   std::int64_t required_bytes = 0;  // on the GPUs, summed
   std::optional<std::int64_t> usable_bytes;
   std::optional<std::int64_t> headroom_bytes;  // usable - required (negative: short by that much)
   std::optional<double> utilization;
+  // The one verdict: every GPU's share within its usable bytes and the RAM
+  // share within system RAM. The planner, the suggestions and the page use it.
   std::optional<bool> fits;
   // Paged engines reserve a pool: its size and how many tokens it holds.
   std::optional<std::int64_t> kv_pool_bytes;
@@ -130,10 +143,17 @@ struct Estimate {
 // Error ids: "scenario.bad_value" (message names the input and its range).
 Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario);
 
-// What one GPU of the scenario's device offers the model: all its usable bytes
-// under llama.cpp and MLX; the paged engines' utilization share of capacity
-// (the runtime's reserve is inside that share, not charged on top).
+// What one GPU of the scenario's device offers the model: its usable bytes
+// less llama.cpp's --fit-target under llama.cpp; all of them under Ollama and
+// MLX; the paged engines' utilization share of capacity (the runtime's reserve
+// is inside that share, not charged on top).
 std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& scenario);
+// The margin usable_bytes_per_gpu keeps free on each GPU for the engine.
+std::int64_t fit_margin_bytes_per_gpu(InferenceEngine engine);
+
+// Whether the estimate's speed and cost describe something that runs: not when
+// the scenario is known not to fit (the figures would read as if it ran).
+inline bool runs(const Estimate& e) { return e.memory.fits.value_or(true); }
 
 // The model's weights: bytes and parameter counts, either computed from the
 // architecture at scenario.quant (the overload above) or measured from the

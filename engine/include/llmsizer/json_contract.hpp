@@ -9,6 +9,7 @@
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/launch_commands.hpp"
+#include "llmsizer/suggestions.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace llmsizer {
@@ -23,8 +24,16 @@ enum class ModelKey { required, optional };
 Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key = ModelKey::required);
 
 Json params_to_json(const ParamCounts& params);
+// Where the scenario does not fit (memory.fits false), "speed" and "cost" are
+// null unless speed_if_no_fit (calibration against measurements), and
+// "suggestions" lists what would make it fit (suggestions.hpp).
 Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
-                                        const std::vector<LaunchCommand>& commands = {});
+                                        const std::vector<LaunchCommand>& commands = {},
+                                        const std::vector<Suggestion>& suggestions = {}, bool speed_if_no_fit = false,
+                                        const SizedModel* model = nullptr);
+Json commands_to_json(const std::vector<LaunchCommand>& commands);
+// With a model, each suggestion carries the launch commands of its scenario.
+Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const SizedModel* model = nullptr);
 
 // Everything the page lists: models with their badges and counts, devices with
 // their usable memory, quantizations and engines.
@@ -53,6 +62,7 @@ struct RequestFields {
   double gpus = std::numeric_limits<double>::quiet_NaN();
   double offload = std::numeric_limits<double>::quiet_NaN();
   double prompt = std::numeric_limits<double>::quiet_NaN();
+  double ram_gib = std::numeric_limits<double>::quiet_NaN();
 };
 Result<SizerRequest> request_from_fields(const RequestFields& fields);
 Result<Estimate> estimate_request(const Sizer& sizer, const RequestFields& fields);

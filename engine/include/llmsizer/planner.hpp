@@ -57,27 +57,51 @@ Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model
 
 // ---- Recommendations ---------------------------------------------------------
 
+// A device's purchase price as the catalog states it: what the figure is
+// (list, launch MSRP, street, analyst estimate, share of a server), when, and
+// the spread the sources quote; all for `count` devices.
+struct PriceInfo {
+  double usd = 0.0;  // total for count devices
+  std::string kind;
+  std::string as_of;
+  std::optional<double> low_usd, high_usd;  // totals, where sources disagree
+  std::string machine;  // what the price buys (a Mac or mini-PC configuration), when not the card alone
+};
+
 struct HardwareChoice {
   std::string gpu;  // catalog device id
+  std::string name;
   int count = 0;
-  std::optional<double> price_usd;  // total for count devices, when known
+  std::optional<PriceInfo> price;  // empty: price unknown
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
+  double utilization = 0.0;
   // Decode speed of each of the scenario's sequences while all run together,
-  // and of all of them; 0 when the device has no bandwidth figure.
-  double tokens_per_s_per_user = 0.0;
-  double tokens_per_s_total = 0.0;
+  // and of all of them; prefill and time to first token of the scenario's
+  // prompt. Empty when the device lacks the figure they need (bandwidth for
+  // decode, dense throughput for prefill and TTFT).
+  std::optional<double> tokens_per_s_per_user;
+  std::optional<double> tokens_per_s_total;
+  std::optional<double> prefill_tokens_per_s;
+  std::optional<double> ttft_s;
 };
 
 struct CloudChoice {
   std::string provider;
   std::string instance;
   std::string gpu;
+  std::string name;
   int count = 0;
   double usd_per_hour = 0.0;
   std::string billing;
+  std::int64_t required_bytes = 0;
+  std::int64_t usable_bytes = 0;
+  double utilization = 0.0;
   double tokens_per_s_per_user = 0.0;
   double tokens_per_s_total = 0.0;
+  std::optional<double> prefill_tokens_per_s;
+  std::optional<double> ttft_s;
+  std::optional<double> usd_per_million_tokens;  // one stream at the hourly price
 };
 
 struct QuantChoice {
@@ -85,27 +109,37 @@ struct QuantChoice {
   std::optional<HardwareChoice> hardware;  // empty: nothing in the catalog holds it
 };
 
+// Every answer fits by the estimate's own verdict (memory.fits: the engine's
+// usable memory, fit_margin_bytes_per_gpu kept free); no second rule.
 struct Recommendation {
-  std::optional<HardwareChoice> single;   // cheapest one device, >= 10% headroom
-  std::optional<HardwareChoice> value;    // lowest total price, N identical devices
-  std::optional<HardwareChoice> unified;  // cheapest unified-memory machine
+  std::optional<HardwareChoice> single;   // cheapest priced device that holds it alone
+  std::optional<HardwareChoice> value;    // cheapest priced set of 2 or more identical devices
+  std::optional<HardwareChoice> unified;  // cheapest priced unified-memory machine (Mac, APU)
   std::optional<CloudChoice> cloud;       // cheapest on-demand offer
   std::optional<CloudChoice> cloud_any;   // cheapest offer of any billing (spot, marketplace)
+  // Devices that hold it alone but whose price no source gives (smallest
+  // memory first): listed, never dropped.
+  std::vector<HardwareChoice> unpriced;
   std::vector<QuantChoice> per_quant;
   std::optional<std::string> max_ctx_gpu;  // the device max_ctx was solved on
   int max_ctx_gpu_count = 0;
   std::int64_t max_ctx = 0;
+  int max_gpus = 0;  // the count cap asked for; 0: each device's practical count
 };
 
 struct RecommendOptions {
-  double min_headroom_fraction = 0.10;  // of usable memory, left free
-  int max_gpus = 8;
+  // Devices of one kind in one machine: 0 keeps the practical counts (4
+  // consumer or workstation cards, 8 datacenter GPUs); a number asks for up to that.
+  int max_gpus = 0;
+  std::size_t unpriced_listed = 6;
 };
 
 // Quantizations a per-quant sweep tries for an engine, best quality first.
 std::vector<std::string> standard_quants(InferenceEngine engine);
 
 // The scenario's device and gpu_count are ignored: every catalog device is tried.
+// Ranked answers need a bandwidth figure (a speed to show); devices without one
+// can still appear among the unpriced. Error id "planner.bad_value".
 Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                  const std::vector<CloudOffer>& offers, const RecommendOptions& options = {});
 
@@ -126,7 +160,7 @@ struct TargetPlan {
 };
 
 // The cheapest hardware to buy and to rent that holds the scenario with
-// `users` sequences (with the headroom of `options`) and decodes each at the
+// `users` sequences (the estimate's verdict) and decodes each at the
 // target speed. The scenario's device, gpu_count and sequences are ignored.
 // Error id "planner.bad_value".
 Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,

@@ -18,7 +18,8 @@ namespace llmsizer {
 // recommend's answer (recommendation_to_json), the rent-vs-buy rows under
 // "offers", and, when a target is given, "target" (target_plan_to_json).
 Result<Json> recommend_json(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
-                            const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target);
+                            const std::vector<CloudOffer>& offers, const std::optional<ServingTarget>& target,
+                            const RecommendOptions& options = {});
 
 // What should I buy or rent: estimate keys plus "tokens_per_s_per_user"
 // (required) and "users" (default: the request's "batch").

@@ -49,6 +49,10 @@ struct SizerRequest {
   double hours_per_day = 24.0;
   double electricity_usd_per_kwh = 0.15;
   double ram_bandwidth_gb_per_s = 89.6;  // dual-channel DDR5-5600
+  double system_ram_gib = 64.0;          // RAM that may hold offloaded layers or experts
+  // Answer speed and cost even where the scenario does not fit (the speed
+  // calibration compares configurations people ran against the model).
+  bool speed_if_no_fit = false;
 };
 
 struct SizedModel {

@@ -1,0 +1,40 @@
+// Rules the planner's answers share: which devices are one box, which counts a
+// buyer can put in one machine, and when an engine can split a model over them.
+#pragma once
+#include "llmsizer/architecture.hpp"
+#include "llmsizer/device.hpp"
+#include "llmsizer/engines.hpp"
+
+namespace llmsizer {
+
+inline bool is_unified(const Device& d) {
+  return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu;
+}
+
+// How many of one device a buyer puts in one machine unless asked for more:
+// up to 4 consumer or workstation cards in a desktop (slots and power), 8
+// datacenter GPUs in a server (an HGX/OAM board); a Mac, an APU or a CPU is one box.
+inline int practical_device_count(const Device& d) {
+  if (is_unified(d) || d.kind == DeviceKind::cpu) return 1;
+  return d.kind == DeviceKind::datacenter ? 8 : 4;
+}
+
+// Whether the engine can spread the model over `count` of these devices.
+// Macs and APUs are one box each; tensor parallel (vLLM, SGLang, TensorRT-LLM)
+// splits attention heads, so the count must divide the query heads, and the KV
+// heads must divide evenly or be replicated (vLLM's rule).
+inline bool split_allowed(const Architecture& arch, const Device& d, InferenceEngine engine, int count) {
+  if (count == 1) return true;
+  if (is_unified(d) || d.kind == DeviceKind::cpu) return false;
+  if (!engine_uses_kv_pool(engine)) return true;  // llama.cpp splits by layers
+  for (const auto& layer : arch.layers) {
+    const AttentionSpec& a = layer.attn;
+    if (layer.is_mtp || a.n_heads <= 0) continue;
+    if (a.n_heads % count != 0) return false;
+    if (a.n_kv_heads > 0 && a.n_kv_heads % count != 0 && count % a.n_kv_heads != 0) return false;
+    return true;
+  }
+  return true;
+}
+
+}  // namespace llmsizer

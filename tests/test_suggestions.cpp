@@ -1,0 +1,182 @@
+// Suggestions for a scenario that does not fit, on a hand-made catalog: each
+// must fit by its own estimate and be the least change of its kind (one step
+// less does not fit).
+#include "llmsizer/suggestions.hpp"
+
+#include "llmsizer/planner.hpp"
+#include "llmsizer/sizer.hpp"
+#include "llmsizer/units.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+
+namespace {
+
+Device card(const std::string& id, double memory_gib) {
+  Device d;
+  d.id = id;
+  d.name = id;
+  d.vendor = "nvidia";
+  d.backend = Backend::cuda;
+  d.kind = DeviceKind::consumer;
+  d.memory_bytes = static_cast<std::int64_t>(memory_gib * static_cast<double>(kGiB));
+  d.bandwidth_bytes_per_s = 500e9;
+  d.fp16_flops = 100e12;
+  return d;
+}
+
+struct Fixture {
+  Sizer sizer;
+  SizedModel model;
+  Scenario scenario;
+  Estimator estimate_fn;
+};
+
+Fixture fixture(const std::string& model_id, const std::string& quant, double memory_gib) {
+  Catalog c;
+  c.models.push_back(*test::catalog().find_model(model_id));
+  c.devices.push_back(card("card", memory_gib));
+  Fixture f{Sizer(std::move(c)), {}, {}, {}};
+  SizerRequest r;
+  r.model_id = model_id;
+  f.model = f.sizer.model_for(r).value();
+  f.scenario.quant = quant_scheme_from_name(quant).value();
+  f.scenario.context_tokens = 8192;
+  f.scenario.device = *f.sizer.catalog().find_device("card");
+  return f;
+}
+
+bool fits(const Fixture& f, const Scenario& s) {
+  auto e = f.sizer.estimate(f.model, s);
+  REQUIRE(e.ok());
+  return e.value().memory.fits.value_or(false);
+}
+
+const Suggestion* find(const std::vector<Suggestion>& all, bool (*pick)(const SuggestedChange&)) {
+  for (const Suggestion& s : all)
+    if (pick(s.change)) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a dense model too big for the card: layers to RAM, a smaller quant, two cards, no shorter context") {
+  // Llama-3.1-8B at Q8_0 is ~8.0 GB (7.95 GiB) of weights, more than an 8 GiB card
+  // offers after the 457 MiB CUDA context and llama.cpp's 1024 MiB margin (6.55 GiB):
+  // no context is short enough, so no ctx suggestion.
+  Fixture f = fixture("llama-3.1-8b", "Q8_0", 8.0);
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  const auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  REQUIRE(all.size() >= 3);
+  for (const Suggestion& s : all) {
+    CHECK(s.fits);
+    CHECK(fits(f, s.scenario));
+    CHECK(s.decode_tokens_per_s > 0.0);
+  }
+  CHECK_FALSE(find(all, [](const SuggestedChange& c) { return c.ctx.has_value(); }));
+
+  const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
+  REQUIRE(offload);
+  CHECK(offload->change.offload_mode.value() == "layers");  // dense: whole layers (-ngl)
+  const int n = f.model.arch().decoder_layer_count();
+  const int k = offload->offloaded_layers;
+  CHECK(*offload->change.offload == Approx(static_cast<double>(k) / n));
+  Scenario one_less = offload->scenario;
+  one_less.offload_fraction = static_cast<double>(k - 1) / n;
+  CHECK_FALSE(fits(f, one_less));  // the least number of layers
+  // Speed falls with layers read from RAM at 89.6 GB/s instead of the card's 500 GB/s.
+  Scenario on_gpu = f.scenario;
+  Device big = card("big", 24.0);
+  on_gpu.device = big;
+  auto all_on_gpu = f.sizer.estimate(f.model, on_gpu);
+  REQUIRE(all_on_gpu.ok());
+  REQUIRE(*all_on_gpu.value().memory.fits);
+  CHECK(offload->decode_tokens_per_s < all_on_gpu.value().speed->decode_tokens_per_s);
+
+  const Suggestion* quant = find(all, [](const SuggestedChange& c) { return c.quant.has_value(); });
+  REQUIRE(quant);
+  // The best of the smaller standard quants that fits; the ones above it do not.
+  const auto quants = standard_quants(InferenceEngine::llama_cpp);
+  bool above = true;
+  for (const std::string& q : quants) {
+    if (q == "Q8_0") continue;
+    if (q == *quant->change.quant) {
+      above = false;
+      continue;
+    }
+    if (!above) continue;
+    Scenario s = f.scenario;
+    s.quant = quant_scheme_from_name(q).value();
+    INFO("quant " << q);
+    CHECK_FALSE(fits(f, s));
+  }
+
+  const Suggestion* gpus = find(all, [](const SuggestedChange& c) { return c.gpus.has_value(); });
+  REQUIRE(gpus);
+  CHECK(*gpus->change.gpus == 2);  // two 8 GiB cards: ~13 GiB usable for ~9.2 GiB
+}
+
+TEST_CASE("an MoE model: experts to RAM, within the RAM there is") {
+  // Qwen3-30B-A3B at Q4_K_M is ~17.3 GiB of weights, most of them routed experts.
+  Fixture f = fixture("qwen3-30b-a3b", "Q4_K_M", 12.0);
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
+  REQUIRE(offload);
+  CHECK(offload->change.offload_mode.value() == "experts");  // --n-cpu-moe
+  CHECK(offload->ram_required_bytes <= f.scenario.system_ram_bytes);
+
+  SECTION("with too little RAM for the experts, no offload is offered, and an offload beyond it does not fit") {
+    Scenario small = f.scenario;
+    small.system_ram_bytes = std::int64_t{2} << 30;  // 2 GiB: less than the experts to move
+    auto e2 = f.sizer.estimate(f.model, small);
+    REQUIRE(e2.ok());
+    auto none = suggest_fits(f.model.arch(), small, e2.value(), f.estimate_fn);
+    CHECK_FALSE(find(none, [](const SuggestedChange& c) { return c.offload.has_value(); }));
+    Scenario forced = offload->scenario;
+    forced.system_ram_bytes = small.system_ram_bytes;
+    auto e3 = f.sizer.estimate(f.model, forced);
+    REQUIRE(e3.ok());
+    CHECK_FALSE(e3.value().memory.ram_fits);
+    CHECK_FALSE(*e3.value().memory.fits);  // GPUs hold their share, RAM does not: no green verdict
+  }
+}
+
+TEST_CASE("a context too long: the largest that fits, in llama.cpp's 256-token steps") {
+  // Llama-3.1-8B Q4_K_M at 131072 tokens needs 16 GiB of f16 KV; a 12 GiB card does not hold it.
+  Fixture f = fixture("llama-3.1-8b", "Q4_K_M", 12.0);
+  f.scenario.context_tokens = 131072;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const Suggestion* ctx = find(all, [](const SuggestedChange& c) { return c.ctx.has_value(); });
+  REQUIRE(ctx);
+  CHECK(*ctx->change.ctx % 256 == 0);
+  Scenario longer = ctx->scenario;
+  longer.context_tokens += 256;
+  CHECK_FALSE(fits(f, longer));
+  // By hand: ~10.1 GiB usable - ~4.6 GiB weights - ~0.5 GiB buffers = ~5 GiB of KV
+  // at 128 KiB per token: ~40k tokens.
+  CHECK(*ctx->change.ctx > 30000);
+  CHECK(*ctx->change.ctx < 50000);
+}
+
+TEST_CASE("a scenario that fits, or has no device, gets no suggestions") {
+  Fixture f = fixture("llama-3.1-8b", "Q4_K_M", 24.0);
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE(*e.value().memory.fits);
+  CHECK(suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn).empty());
+  f.scenario.device.reset();
+  auto none = f.sizer.estimate(f.model, f.scenario);
+  CHECK(suggest_fits(f.model.arch(), f.scenario, none.value(), f.estimate_fn).empty());
+}
