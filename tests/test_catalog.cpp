@@ -206,3 +206,27 @@ TEST_CASE("device specs of device_specs.json reach the engine", "[catalog][specs
   CHECK(r5060->fp32_flops == Approx(23.7e12));
   CHECK(r5060->fp16_flops == 0.0);
 }
+
+TEST_CASE("seed-page models of seed_models.json are sized within 1% of the vendor's count", "[catalog][seed]") {
+  const Sizer sizer(test::catalog());
+  const Catalog& c = sizer.catalog();
+  // seed_models.json: Qwen3-Coder-30B-A3B-Instruct (verbatim config) 30.5B total;
+  // Qwen3.8-2.4T-A95B (verbatim) 2.4T; Step-3.5-Flash (derived) 196.81B;
+  // DeepSeek-V3-0324 (same_as deepseek-ai/DeepSeek-V3) 671B.
+  const std::pair<const char*, double> stated[] = {{"qwen3-coder-30b-a3b-instruct", 30.5e9},
+                                                   {"qwen3.8-2.4t-a95b", 2.4e12},
+                                                   {"step-3.5-flash", 196.81e9},
+                                                   {"deepseek-v3-0324", 671e9}};
+  for (const auto& [id, total] : stated) {
+    INFO(id);
+    const CatalogModel* m = c.find_model(id);
+    REQUIRE(m != nullptr);
+    const ModelFacts f = sizer.model_facts(static_cast<std::size_t>(m - c.models.data()));
+    REQUIRE(f.sizable);
+    CHECK(static_cast<double>(f.params_total) == Approx(total).epsilon(0.01));
+  }
+  // A same_as re-release keeps its own id and repository.
+  const CatalogModel* r1 = c.find_model("deepseek-r1-0528");
+  REQUIRE(r1 != nullptr);
+  CHECK(r1->hf_repo == "deepseek-ai/DeepSeek-R1-0528");
+}

@@ -252,6 +252,11 @@ def build_models(ref, cur):
         if r["id"] in by_id:
             raise BuildError(f"duplicate model id in reference: {r['id']}")
         by_id[r["id"]] = r
+    for r in seed_model_records(ref, cur, by_id):
+        if r["id"] in by_id:
+            raise BuildError(f"seed model id {r['id']} collides with a reference id")
+        by_id[r["id"]] = r
+        records.append(r)
 
     curated = cur["models"]
     duplicates = cur.get("duplicates", {})
@@ -367,6 +372,9 @@ def build_models(ref, cur):
         if c.get("license") or c.get("release_date"):
             sources.append(cur["curation_source"])
         notes.append(c.get("extra_notes"))
+        precise = params_precise(total_text, p_src)
+        if "official_params_precise" in c:
+            precise = c["official_params_precise"]
 
         entry = {
             "id": mid,
@@ -380,7 +388,7 @@ def build_models(ref, cur):
             "release_date": c.get("release_date"),
             "official_params_total": total,
             "official_params_active": active,
-            "official_params_precise": params_precise(total_text, p_src),
+            "official_params_precise": precise,
             "official_params_text": total_text,
             "official_params_active_text": active_text,
             "reported_param_counts": reported_counts(r),
@@ -388,6 +396,7 @@ def build_models(ref, cur):
             "max_context_tokens": max_ctx,
             "config": cfg,
             "config_provenance": r.get("config_provenance"),
+            "config_same_as": r.get("_config_same_as"),
             "estimated_fields": filled,
             "notes": join_notes(notes),
             "sources": dedupe(sources),
@@ -404,6 +413,68 @@ def build_models(ref, cur):
         if rid not in catalog_ids and rid not in skip:
             raise BuildError(f"reference model {rid} is neither in the catalog nor excluded")
     return models, excluded
+
+
+def count_text(n):
+    return None if n is None else f"{n / 1e9:g}B"
+
+
+def seed_model_records(ref, cur, by_id):
+    """seed_models.json: the seed-page models the earlier records lacked, as reference-like records.
+    A record with a config is used as it is (verbatim_copy or derived); a `same_as` record without
+    one takes the config of the catalog model it names (curated `config_from`) and keeps its own
+    id, name and repository. Records with no curated entry must be in curated_seed_gaps.json."""
+    src = load_json(ref / "seed_models.json")
+    by_seed = {c["seed_name"]: (mid, c) for mid, c in cur["models"].items() if c.get("seed_name")}
+    gaps = {g["seed_name"] for g in cur.get("_seed_gaps", [])}
+    out = []
+    for r in src["records"]:
+        name = r["seed_name"]
+        if name not in by_seed:
+            if name not in gaps:
+                raise BuildError(f"seed_models.json {name!r}: neither in curated_models.json (seed_name) "
+                                 "nor in curated_seed_gaps.json")
+            continue
+        mid, c = by_seed[name]
+        cfg = r.get("config")
+        notes = [r.get("notes")]
+        sources = as_list(r.get("sources"))
+        provenance = r.get("config_provenance")
+        same_as_id = None
+        if provenance == "same_as":
+            same_as_id = c.get("config_from")
+            if cfg is None:
+                if same_as_id not in by_id:
+                    raise BuildError(f"seed model {mid}: config_from {same_as_id!r} is not a reference id")
+                other = by_id[same_as_id]
+                cfg = other["config"]
+                sources += as_list(other.get("source"))
+                notes.append(f"Config: the config of {same_as_id} ({other.get('hf_repo')}), which seed_models.json "
+                             f"says this repository shares (same_as {r['same_as']}); its own config.json was not found.")
+            else:
+                notes.append(f"Config: the config seed_models.json gives for {r['same_as']} (same_as); "
+                             "this repository's own config.json was not found.")
+            provenance = "derived"
+        elif provenance not in ("verbatim_copy", "derived"):
+            raise BuildError(f"seed model {mid}: config_provenance {provenance!r}")
+        if not isinstance(cfg, dict):
+            raise BuildError(f"seed model {mid}: no config")
+        total, active = r.get("params_total_stated"), r.get("params_active_stated")
+        out.append({
+            "id": mid,
+            "hf_repo": r.get("hf_repo"),
+            "config": cfg,
+            "config_provenance": provenance,
+            "_config_same_as": same_as_id,
+            "official_params_total": count_text(total),
+            "official_params_active": count_text(active),
+            "official_params_total_num": total,
+            "official_params_active_num": active,
+            "official_params_source": ("seed_models.json params_total_stated (vendor figure)" if total else None),
+            "source": dedupe(sources + ["/work/shared/reference/seed_models.json (seed_name '" + name + "')"]),
+            "notes": join_notes(notes),
+        })
+    return out
 
 
 def build_excluded(excluded, seed_gaps):
@@ -1153,7 +1224,7 @@ def main(argv=None):
         cur_engines = load_json(SCRIPT_DIR / "curated_engines.json")
         seed_gaps = load_json(SCRIPT_DIR / "curated_seed_gaps.json")
 
-        models, excluded = build_models(ref, cur_models)
+        models, excluded = build_models(ref, dict(cur_models, _seed_gaps=seed_gaps["seed_models"]))
         devices = build_devices(ref, cur_dev, cur_apple)
         device_ids = {d["id"] for d in devices}
         outputs = {
