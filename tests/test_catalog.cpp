@@ -118,3 +118,115 @@ TEST_CASE("configs given as TSV text are parsed when a model is first asked for"
   CHECK(broken_sizer.catalog_architecture(0).error().id == "catalog.bad_entry");
   CHECK(broken_sizer.model_facts(0).error == "the config of a is not a JSON object");
 }
+
+TEST_CASE("devices carry their purchase price with its kind, date and spread", "[catalog][prices]") {
+  const Catalog& c = test::catalog();
+  std::size_t priced = 0;
+  for (const Device& d : c.devices) {
+    if (!d.price_usd) continue;
+    ++priced;
+    INFO(d.id);
+    CHECK_FALSE(d.price_kind.empty());
+    if (d.price_low_usd) CHECK(*d.price_low_usd <= *d.price_usd);
+    if (d.price_high_usd) CHECK(*d.price_high_usd >= *d.price_usd);
+    if (d.vendor == "apple") CHECK_FALSE(d.price_machine.empty());
+  }
+  // device_prices.json (61 devices, 76 records) with the earlier gpus.json /
+  // gpus_more.json prices: 92 of the catalog's devices. The other Apple memory
+  // sizes have no price in the reference (its notes say "not sourced").
+  CHECK(priced >= 90);
+
+  // device_prices.json h100-sxm: analyst_estimate 27500 (midpoint of the
+  // most-cited $25-30k), 22000 used (runlocalai, Q1 2026) .. 40000 (Northflank), as of 2025.
+  const Device* h100 = c.find_device("h100-sxm");
+  REQUIRE(h100 != nullptr);
+  REQUIRE(h100->price_usd);
+  CHECK(*h100->price_usd == 27500.0);
+  CHECK(h100->price_kind == "analyst_estimate");
+  CHECK(h100->price_as_of == "2025");
+  CHECK(h100->price_low_usd == 22000.0);
+  CHECK(h100->price_high_usd == 40000.0);
+  CHECK(h100->price_machine.empty());
+
+  // device_prices.json mi300x: analyst_estimate 12500 (Citi $10-15k ASP) is
+  // preferred over gpus.json's 'MSRP $15k' (HF community page).
+  const Device* mi300x = c.find_device("mi300x");
+  REQUIRE(mi300x != nullptr);
+  CHECK(mi300x->price_usd == 12500.0);
+  CHECK(mi300x->price_kind == "analyst_estimate");
+
+  // device_prices.json mac-studio-m3-ultra-512gb / apple-m3-ultra 512GB:
+  // launch_msrp 9499, 2025-03, Mac Studio (2025) M3 Ultra 32c/80c, 512GB, 1TB;
+  // the machine id resolves to the chip-and-size device.
+  const Device* m3u = c.find_device("mac-studio-m3-ultra-512gb");
+  REQUIRE(m3u != nullptr);
+  CHECK(m3u->id == "mac-m3-ultra-512gb");
+  CHECK(m3u->price_usd == 9499.0);
+  CHECK(m3u->price_kind == "launch_msrp");
+  CHECK(m3u->price_as_of == "2025-03");
+  CHECK(m3u->price_machine.rfind("Mac Studio (2025), M3 Ultra", 0) == 0);
+  CHECK_FALSE(m3u->price_low_usd.has_value());
+
+  // device_prices.json apple-m1 16GB: 899 = $699 base + $200 (DERIVED, mutepc rule).
+  const Device* m1 = c.find_device("mac-m1-16gb");
+  REQUIRE(m1 != nullptr);
+  CHECK(m1->price_usd == 899.0);
+
+  // gpus.json rtx-4090: $1,599 at launch, 2022-10-12 (incpak / tweaktown).
+  const Device* rtx4090 = c.find_device("rtx-4090");
+  REQUIRE(rtx4090 != nullptr);
+  CHECK(rtx4090->price_usd == 1599.0);
+  CHECK(rtx4090->price_kind == "launch_msrp");
+  CHECK(rtx4090->price_as_of == "2022-10-12");
+
+  // No price in any source: null, not zero.
+  const Device* k100 = c.find_device("hygon-dcu-k100-ai");
+  REQUIRE(k100 != nullptr);
+  CHECK_FALSE(k100->price_usd.has_value());
+  CHECK(k100->price_kind.empty());
+}
+
+TEST_CASE("device specs of device_specs.json reach the engine", "[catalog][specs]") {
+  const Catalog& c = test::catalog();
+  // device_specs.json mac-m2-ultra-64gb: 800 GB/s; FP32 21.47 TFLOPS (hmc-tech,
+  // base 60-core GPU at 1398 MHz).
+  const Device* m2u = c.find_device("mac-m2-ultra-64gb");
+  REQUIRE(m2u != nullptr);
+  CHECK(m2u->bandwidth_bytes_per_s == Approx(800e9));
+  CHECK(m2u->fp32_flops == Approx(21.47e12));
+  // device_specs.json gh200-96gb: 4000 GB/s HBM3, dense FP16 989 (FP32 accumulate).
+  const Device* gh200 = c.find_device("gh200-96gb");
+  REQUIRE(gh200 != nullptr);
+  CHECK(gh200->bandwidth_bytes_per_s == Approx(4000e9));
+  CHECK(gh200->fp16_flops == Approx(989e12));
+  // device_specs.json rtx-5060-ti-16gb: vector FP32 23.7, no stated dense FP16
+  // (the notes' AI-TOPS derivation is not used).
+  const Device* r5060 = c.find_device("rtx-5060-ti-16gb");
+  REQUIRE(r5060 != nullptr);
+  CHECK(r5060->fp32_flops == Approx(23.7e12));
+  CHECK(r5060->fp16_flops == 0.0);
+}
+
+TEST_CASE("seed-page models of seed_models.json are sized within 1% of the vendor's count", "[catalog][seed]") {
+  const Sizer sizer(test::catalog());
+  const Catalog& c = sizer.catalog();
+  // seed_models.json: Qwen3-Coder-30B-A3B-Instruct (verbatim config) 30.5B total;
+  // Qwen3.8-2.4T-A95B (verbatim) 2.4T; Step-3.5-Flash (derived) 196.81B;
+  // DeepSeek-V3-0324 (same_as deepseek-ai/DeepSeek-V3) 671B.
+  const std::pair<const char*, double> stated[] = {{"qwen3-coder-30b-a3b-instruct", 30.5e9},
+                                                   {"qwen3.8-2.4t-a95b", 2.4e12},
+                                                   {"step-3.5-flash", 196.81e9},
+                                                   {"deepseek-v3-0324", 671e9}};
+  for (const auto& [id, total] : stated) {
+    INFO(id);
+    const CatalogModel* m = c.find_model(id);
+    REQUIRE(m != nullptr);
+    const ModelFacts f = sizer.model_facts(static_cast<std::size_t>(m - c.models.data()));
+    REQUIRE(f.sizable);
+    CHECK(static_cast<double>(f.params_total) == Approx(total).epsilon(0.01));
+  }
+  // A same_as re-release keeps its own id and repository.
+  const CatalogModel* r1 = c.find_model("deepseek-r1-0528");
+  REQUIRE(r1 != nullptr);
+  CHECK(r1->hf_repo == "deepseek-ai/DeepSeek-R1-0528");
+}

@@ -102,11 +102,18 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
     d.driver_memory_bytes = static_cast<std::int64_t>(*mib) * static_cast<std::int64_t>(kMiB);
   d.bandwidth_bytes_per_s = positive_number(entry, "bandwidth_gb_per_s").value_or(0.0) * kGB;
   d.fp16_flops = positive_number(entry, "fp16_tflops").value_or(0.0) * 1e12;
+  d.fp32_flops = positive_number(entry, "fp32_tflops").value_or(0.0) * 1e12;
   d.fp8_flops = positive_number(entry, "fp8_tflops").value_or(0.0) * 1e12;
   d.tdp_w = positive_number(entry, "tdp_w").value_or(0.0);
   d.interconnect_bytes_per_s = positive_number(entry, "nvlink_gb_per_s").value_or(0.0) * kGB;
-  if (auto p = positive_number(entry, "price_usd_new")) d.price_usd = *p;
-  else if (auto used = positive_number(entry, "price_usd_used")) d.price_usd = *used;
+  d.price_usd = positive_number(entry, "price_usd");
+  if (d.price_usd) {
+    d.price_kind = string_or(entry, "price_kind", "");
+    d.price_as_of = string_or(entry, "price_as_of", "");
+    d.price_low_usd = positive_number(entry, "price_low_usd");
+    d.price_high_usd = positive_number(entry, "price_high_usd");
+    d.price_machine = string_or(entry, "price_machine", "");
+  }
   return d;
 }
 

@@ -252,6 +252,11 @@ def build_models(ref, cur):
         if r["id"] in by_id:
             raise BuildError(f"duplicate model id in reference: {r['id']}")
         by_id[r["id"]] = r
+    for r in seed_model_records(ref, cur, by_id):
+        if r["id"] in by_id:
+            raise BuildError(f"seed model id {r['id']} collides with a reference id")
+        by_id[r["id"]] = r
+        records.append(r)
 
     curated = cur["models"]
     duplicates = cur.get("duplicates", {})
@@ -367,6 +372,9 @@ def build_models(ref, cur):
         if c.get("license") or c.get("release_date"):
             sources.append(cur["curation_source"])
         notes.append(c.get("extra_notes"))
+        precise = params_precise(total_text, p_src)
+        if "official_params_precise" in c:
+            precise = c["official_params_precise"]
 
         entry = {
             "id": mid,
@@ -380,7 +388,7 @@ def build_models(ref, cur):
             "release_date": c.get("release_date"),
             "official_params_total": total,
             "official_params_active": active,
-            "official_params_precise": params_precise(total_text, p_src),
+            "official_params_precise": precise,
             "official_params_text": total_text,
             "official_params_active_text": active_text,
             "reported_param_counts": reported_counts(r),
@@ -388,6 +396,7 @@ def build_models(ref, cur):
             "max_context_tokens": max_ctx,
             "config": cfg,
             "config_provenance": r.get("config_provenance"),
+            "config_same_as": r.get("_config_same_as"),
             "estimated_fields": filled,
             "notes": join_notes(notes),
             "sources": dedupe(sources),
@@ -404,6 +413,68 @@ def build_models(ref, cur):
         if rid not in catalog_ids and rid not in skip:
             raise BuildError(f"reference model {rid} is neither in the catalog nor excluded")
     return models, excluded
+
+
+def count_text(n):
+    return None if n is None else f"{n / 1e9:g}B"
+
+
+def seed_model_records(ref, cur, by_id):
+    """seed_models.json: the seed-page models the earlier records lacked, as reference-like records.
+    A record with a config is used as it is (verbatim_copy or derived); a `same_as` record without
+    one takes the config of the catalog model it names (curated `config_from`) and keeps its own
+    id, name and repository. Records with no curated entry must be in curated_seed_gaps.json."""
+    src = load_json(ref / "seed_models.json")
+    by_seed = {c["seed_name"]: (mid, c) for mid, c in cur["models"].items() if c.get("seed_name")}
+    gaps = {g["seed_name"] for g in cur.get("_seed_gaps", [])}
+    out = []
+    for r in src["records"]:
+        name = r["seed_name"]
+        if name not in by_seed:
+            if name not in gaps:
+                raise BuildError(f"seed_models.json {name!r}: neither in curated_models.json (seed_name) "
+                                 "nor in curated_seed_gaps.json")
+            continue
+        mid, c = by_seed[name]
+        cfg = r.get("config")
+        notes = [r.get("notes")]
+        sources = as_list(r.get("sources"))
+        provenance = r.get("config_provenance")
+        same_as_id = None
+        if provenance == "same_as":
+            same_as_id = c.get("config_from")
+            if cfg is None:
+                if same_as_id not in by_id:
+                    raise BuildError(f"seed model {mid}: config_from {same_as_id!r} is not a reference id")
+                other = by_id[same_as_id]
+                cfg = other["config"]
+                sources += as_list(other.get("source"))
+                notes.append(f"Config: the config of {same_as_id} ({other.get('hf_repo')}), which seed_models.json "
+                             f"says this repository shares (same_as {r['same_as']}); its own config.json was not found.")
+            else:
+                notes.append(f"Config: the config seed_models.json gives for {r['same_as']} (same_as); "
+                             "this repository's own config.json was not found.")
+            provenance = "derived"
+        elif provenance not in ("verbatim_copy", "derived"):
+            raise BuildError(f"seed model {mid}: config_provenance {provenance!r}")
+        if not isinstance(cfg, dict):
+            raise BuildError(f"seed model {mid}: no config")
+        total, active = r.get("params_total_stated"), r.get("params_active_stated")
+        out.append({
+            "id": mid,
+            "hf_repo": r.get("hf_repo"),
+            "config": cfg,
+            "config_provenance": provenance,
+            "_config_same_as": same_as_id,
+            "official_params_total": count_text(total),
+            "official_params_active": count_text(active),
+            "official_params_total_num": total,
+            "official_params_active_num": active,
+            "official_params_source": ("seed_models.json params_total_stated (vendor figure)" if total else None),
+            "source": dedupe(sources + ["/work/shared/reference/seed_models.json (seed_name '" + name + "')"]),
+            "notes": join_notes(notes),
+        })
+    return out
 
 
 def build_excluded(excluded, seed_gaps):
@@ -480,9 +551,11 @@ def merge_device_records(ref, cur):
 DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "memory_type",
     "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
-    "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd_new", "price_usd_used", "price_date", "year",
+    "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
+    "price_high_usd", "price_machine", "price_usd_used", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
+PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share")
 
 
 def device_skeleton():
@@ -524,9 +597,9 @@ def normalize_device(r, cur):
         "tdp_w": clean_number(r.get("tdp_w")),
         "interconnect": r.get("interconnect"),
         "nvlink_gb_per_s": clean_number(cur["nvlink_gb_per_s"].get(did)),
-        "price_usd_new": clean_number(r.get("price_usd")),
+        "price_usd": clean_number(r.get("price_usd")),
+        "price_as_of": cur["price_dates"].get(did),
         "price_usd_used": None,
-        "price_date": cur["price_dates"].get(did),
         "year": r.get("year"),
         "unified_memory": did in cur["unified_memory"],
         "sources": dedupe(as_list(r.get("sources"))),
@@ -537,12 +610,31 @@ def normalize_device(r, cur):
     if did in cur["backend_notes"]:
         notes.append(cur["backend_notes"][did])
     if r.get("launch_price_usd") is not None and did in cur.get("launch_price_preferred", {}):
-        old = d["price_usd_new"]
-        d["price_usd_new"] = clean_number(r["launch_price_usd"])
+        old = d["price_usd"]
+        d["price_usd"] = clean_number(r["launch_price_usd"])
         notes.append(cur["launch_price_preferred"][did])
-        if old is not None and old != d["price_usd_new"]:
+        if old is not None and old != d["price_usd"]:
             d["alt_values"] = d["alt_values"] or {}
             d["alt_values"].setdefault("price_usd", {})["gpus.json (approximate)"] = old
+    if d["price_usd"] is not None:
+        pk = cur["price_kinds"].get(did)
+        if pk is None:
+            raise BuildError(f"device {did}: price {d['price_usd']} has no price_kind in curated_devices.json price_kinds")
+        d["price_kind"] = pk["kind"]
+        if pk.get("note"):
+            notes.append(pk["note"])
+    if did in cur.get("converted_prices", {}):
+        x = cur["converted_prices"][did]
+        if d["price_usd"] is not None:
+            raise BuildError(f"device {did}: converted price given but the reference has a USD price")
+        d["price_usd"] = clean_number(round(r[x["from_field"]] / x["rate"]))
+        d["price_kind"] = x["kind"]
+        d["price_as_of"] = x.get("as_of")
+        d["estimated_fields"].append("price_usd")
+        notes.append("Estimate: " + x["note"])
+    spec = cur.get("_specs", {}).get(did)
+    if spec:
+        apply_spec(d, spec, notes)
     if did in cur.get("driver_memory_from_notes", {}):
         x = cur["driver_memory_from_notes"][did]
         if d["driver_memory_mib"] is None:
@@ -584,14 +676,53 @@ def normalize_device(r, cur):
     return d
 
 
-def build_apple(recs, cur_apple):
+SPEC_FIELDS = [("memory_gb", "memory_gb_marketed"), ("memory_type", "memory_type"), ("bandwidth_gbs", "bandwidth_gb_per_s"),
+               ("fp16_tflops", "fp16_tflops"), ("fp32_tflops", "fp32_tflops"), ("fp8_tflops", "fp8_tflops"),
+               ("tdp_w", "tdp_w")]
+
+
+def apply_spec(d, spec, notes):
+    """device_specs.json: fill the figures the device lacks; a figure that differs from one already
+    sourced is kept in alt_values and named in the notes. Figures the record leaves null (including
+    the ones its notes derive from sparse 'AI TOPS') stay null."""
+    filled, differ = [], []
+    for src_key, key in SPEC_FIELDS:
+        v = spec.get(src_key)
+        if v is None:
+            continue
+        v = clean_number(v) if key != "memory_type" else v
+        if d.get(key) is None:
+            d[key] = v
+            filled.append(key)
+        elif d[key] != v and key != "memory_type":
+            d["alt_values"] = d["alt_values"] or {}
+            d["alt_values"].setdefault(key, {})["device_specs.json"] = v
+            differ.append(f"{key} {v!r} (kept {d[key]!r})")
+    d["sources"] = dedupe(as_list(d.get("sources")) + as_list(spec.get("sources")))
+    parts = []
+    if filled:
+        parts.append("from device_specs.json: " + ", ".join(filled))
+    if spec.get("fp16_accumulate") and "fp16_tflops" in filled:
+        parts.append(f"fp16_tflops is {spec['fp16_accumulate'].upper()}-accumulate")
+    if differ:
+        parts.append("device_specs.json differs (not applied): " + "; ".join(differ))
+    if parts:
+        notes.append("Specs " + "; ".join(parts) + ".")
+    if spec.get("notes"):
+        notes.append("[device_specs.json] " + spec["notes"])
+
+
+def build_apple(recs, cur_apple, specs=None):
     chips = cur_apple["chips"]
     pairs = {}
     for ch in chips:
         r = recs.get(ch["ref"])
         if r is None:
             raise BuildError(f"curated_apple.json: chip {ch['ref']} not in the reference")
-        sizes = r.get("memory_options_gb") or [r.get("memory_gb")]
+        sizes = list(r.get("memory_options_gb") or [r.get("memory_gb")])
+        extra = cur_apple.get("memory_options_added", {}).get(ch["ref"])
+        if extra:
+            sizes = sorted(set(sizes) | set(extra["sizes"]))
         ch["_sizes"] = sizes
         for s in sizes:
             pairs.setdefault((ch["slug"], s), []).append(ch["ref"])
@@ -635,6 +766,7 @@ def build_apple(recs, cur_apple):
                 "kind": "unified",
                 "backend": "metal",
                 "aliases": [ch["ref"]] if s == r.get("memory_gb") else [],
+                "_ref": ch["ref"],
                 "memory_gb_marketed": s,
                 "memory_type": r.get("memory_type"),
                 "bandwidth_gb_per_s": clean_number(r.get("bandwidth_gbs")),
@@ -649,6 +781,17 @@ def build_apple(recs, cur_apple):
                 "street_prices": r.get("street_prices") or None,
                 "_notes": list(base_notes),
             })
+            extra = cur_apple.get("memory_options_added", {}).get(ch["ref"])
+            if extra and s in extra["sizes"] and s not in (r.get("memory_options_gb") or [r.get("memory_gb")]):
+                d["sources"] = dedupe(d["sources"] + as_list(extra["sources"]))
+                d["_notes"].append(extra["note"])
+            if specs and did in specs:
+                apply_spec(d, specs[did], d["_notes"])
+                for k, note in cur_apple.get("spec_estimates", {}).get(did, {}).items():
+                    if d.get(k) is None:
+                        raise BuildError(f"curated_apple.json spec_estimates: {did} has no {k}")
+                    d["estimated_fields"].append(k)
+                    d["_notes"].append(note)
             out[did] = d
     # machine records
     for mid, m in cur_apple["machines"].items():
@@ -670,21 +813,113 @@ def build_apple(recs, cur_apple):
         t = out.get(bp["target"])
         if t is None:
             raise BuildError(f"curated_apple.json: price target {bp['target']} not generated")
-        t["price_usd_new"] = bp["price_usd_new"]
-        t["price_date"] = bp["price_date"]
+        t["price_usd"] = bp["price_usd"]
+        t["price_kind"] = bp["price_kind"]
+        t["price_as_of"] = bp["price_as_of"]
+        t["price_machine"] = bp["price_machine"]
         if bp.get("alias"):
             t["aliases"].append(bp["alias"])
         t["sources"] = dedupe(t["sources"] + as_list(recs[bp["from_ref"]].get("sources")))
         t["_notes"].append(bp["note"])
     devices = []
     for d in out.values():
-        d["notes"] = join_notes(d.pop("_notes"))
         devices.append(d)
     return devices
 
 
+def apple_price_target(rec, apple_devices, chips_by_ref):
+    """An Apple price record names the chip (apple-*) or a machine id; `machine` says the memory size.
+    Returns the catalog device of that chip AND memory size."""
+    m = re.search(r"(\d+)\s*GB", rec.get("machine") or "")
+    if not m:
+        raise BuildError(f"device_prices {rec['device_id']}: Apple record without a memory size in machine")
+    size = int(m.group(1))
+    ref_id = rec["device_id"]
+    cands = [d for d in apple_devices if d["memory_gb_marketed"] == size and
+             (d["_ref"] == ref_id or ref_id in d["aliases"] or d["id"] == ref_id)]
+    if ref_id in chips_by_ref:
+        cands = [d for d in cands if d["_ref"] == ref_id]
+    else:
+        # a machine id (mac-studio-...): its alias target must have that memory size
+        owner = [d for d in apple_devices if ref_id in d["aliases"] or d["id"] == ref_id]
+        if len(owner) != 1 or owner[0]["memory_gb_marketed"] != size:
+            raise BuildError(f"device_prices {ref_id}: machine id does not resolve to a {size} GB device")
+        cands = owner
+    if len(cands) != 1:
+        raise BuildError(f"device_prices {ref_id} ({size} GB): {len(cands)} catalog devices match")
+    return cands[0]
+
+
+def fmt_usd(x):
+    return "$" + (f"{x:,.0f}" if x == int(x) else f"{x:,.2f}")
+
+
+def apply_prices(devices, ref, cur_dev, cur_apple):
+    """device_prices.json: one price per catalog device. Several records for one device (a chip's
+    machines, duplicate ids) -> the cheapest machine's figure, the others named in the notes. A
+    device_prices record is preferred over an older price from gpus.json / gpus_more.json / the
+    curated Apple base prices, which stays in alt_values when it differs."""
+    src = load_json(ref / "device_prices.json")
+    by_id = {}
+    for d in devices:
+        by_id[d["id"]] = d
+        for a in d["aliases"]:
+            by_id.setdefault(a, d)
+    chips_by_ref = {c["ref"]: c for c in cur_apple["chips"]}
+    apple = [d for d in devices if d["vendor"] == "apple"]
+    renames = cur_dev.get("price_id_map", {})
+    groups = {}
+    for rec in src["records"]:
+        if rec["price_kind"] not in PRICE_KINDS:
+            raise BuildError(f"device_prices {rec['device_id']}: unknown price_kind {rec['price_kind']!r}")
+        rid = renames.get(rec["device_id"], rec["device_id"])
+        if rid in chips_by_ref or (rid.startswith("mac-") and rid in by_id and by_id[rid]["vendor"] == "apple"):
+            target = apple_price_target(dict(rec, device_id=rid), apple, chips_by_ref)
+        else:
+            target = by_id.get(rid)
+            if target is None:
+                raise BuildError(f"device_prices: {rec['device_id']} matches no catalog device")
+        groups.setdefault(target["id"], []).append(rec)
+    for did, recs in groups.items():
+        d = next(x for x in devices if x["id"] == did)
+        recs = sorted(recs, key=lambda r: r["price_usd"])
+        best = recs[0]
+        notes = d.setdefault("_price_notes", [])
+        old = (d["price_usd"], d["price_kind"], d["price_as_of"])
+        if old[0] is not None:
+            if old[0] != best["price_usd"]:
+                d["alt_values"] = d["alt_values"] or {}
+                d["alt_values"].setdefault("price_usd", {})["earlier catalog price (" + (old[1] or "") + ")"] = old[0]
+            notes.append(f"Price: the device_prices.json record ({best['price_kind']}, {best['as_of'] or 'undated'}) "
+                         f"is preferred over the earlier {fmt_usd(old[0])} ({old[1]}, {old[2] or 'undated'}) from "
+                         "gpus.json / gpus_more.json / curated_apple.json" +
+                         (" (same figure)." if old[0] == best["price_usd"] else "."))
+        d["price_usd"] = clean_number(best["price_usd"])
+        d["price_kind"] = best["price_kind"]
+        d["price_as_of"] = best["as_of"]
+        d["price_low_usd"] = clean_number(best["price_low_usd"])
+        d["price_high_usd"] = clean_number(best["price_high_usd"])
+        d["price_machine"] = best.get("machine")
+        if "price_usd" in d["estimated_fields"]:
+            d["estimated_fields"].remove("price_usd")
+        d["sources"] = dedupe(d["sources"] + [s for r in recs for s in as_list(r.get("sources"))])
+        label = f" ({best['machine']})" if best.get("machine") else ""
+        notes.append(f"Price{label}: " + (best.get("notes") or f"{best['price_kind']}."))
+        for r in recs[1:]:
+            same = r["price_usd"] == best["price_usd"] and r.get("machine") == best.get("machine")
+            what = f"record {r['device_id']}" + (f" ({r['machine']})" if r.get("machine") else "")
+            notes.append(f"Other price: {what}: " + ("same figure. " if same else
+                         f"{fmt_usd(r['price_usd'])} {r['price_kind']} ({r['as_of'] or 'undated'}). ") + (r.get("notes") or ""))
+    # prices from gpus.json / curated without a device_prices record keep their own fields
+    for d in devices:
+        if d["price_usd"] is not None and d["price_kind"] not in PRICE_KINDS:
+            raise BuildError(f"device {d['id']}: price {d['price_usd']} without a known price_kind")
+
+
 def build_devices(ref, cur_dev, cur_apple):
     recs = merge_device_records(ref, cur_dev)
+    specs = {s["id"]: s for s in load_json(ref / "device_specs.json")["records"]}
+    cur_dev = dict(cur_dev, _specs=specs)
     apple_refs = {c["ref"] for c in cur_apple["chips"]} | {k for k in cur_apple["machines"] if not k.startswith("_")}
     devices = []
     for did, r in recs.items():
@@ -693,7 +928,18 @@ def build_devices(ref, cur_dev, cur_apple):
         if r.get("vendor") == "Apple":
             raise BuildError(f"Apple record {did} not covered by curated_apple.json")
         devices.append(normalize_device(r, cur_dev))
-    devices += build_apple(recs, cur_apple)
+    devices += build_apple(recs, cur_apple, specs)
+    known = {d["id"] for d in devices}
+    unknown = sorted(set(specs) - known)
+    if unknown:
+        raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
+    apply_prices(devices, ref, cur_dev, cur_apple)
+    for d in devices:
+        if "_notes" in d:
+            d["notes"] = join_notes(d.pop("_notes") + d.pop("_price_notes", []))
+        elif "_price_notes" in d:
+            d["notes"] = join_notes([d["notes"]] + d.pop("_price_notes"))
+        d.pop("_ref", None)
     for d in devices:
         if set(d) != set(DEVICE_KEYS):
             raise BuildError(f"device {d['id']}: keys {sorted(set(d) ^ set(DEVICE_KEYS))} differ from the schema")
@@ -978,7 +1224,7 @@ def main(argv=None):
         cur_engines = load_json(SCRIPT_DIR / "curated_engines.json")
         seed_gaps = load_json(SCRIPT_DIR / "curated_seed_gaps.json")
 
-        models, excluded = build_models(ref, cur_models)
+        models, excluded = build_models(ref, dict(cur_models, _seed_gaps=seed_gaps["seed_models"]))
         devices = build_devices(ref, cur_dev, cur_apple)
         device_ids = {d["id"] for d in devices}
         outputs = {

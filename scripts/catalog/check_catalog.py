@@ -8,8 +8,9 @@ Checks: schema_version, required fields and their types, unique ids (and aliases
 collide with ids), numbers > 0 where not null, allowed enum values, estimated_fields that name
 real, non-null fields and come with notes, cloud offers that reference existing device ids (or
 null with a note), every model config has a model_type (top level or text_config) unless the
-model is listed with a reason in models_excluded.json, engines whose default KV type is one of
-their KV types, quant block layouts, and system RAM bandwidth = channels x 8 x MT/s / 1000.
+model is listed with a reason in models_excluded.json, device prices (price_kind one of the
+reference's kinds, price_low_usd <= price_usd <= price_high_usd, Apple prices name their machine, at
+least MIN_PRICED_DEVICES priced devices), engines whose default KV type is one of their KV types, quant block layouts, and system RAM bandwidth = channels x 8 x MT/s / 1000.
 Exits 1 and prints one line per problem (file: /json/path: message); exits 0 when clean.
 Standard library only.
 """
@@ -31,6 +32,9 @@ BACKENDS = {"cuda", "rocm", "metal", "sycl", "cann", "vulkan", "musa", "other", 
 DTYPES = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "nvfp4", "int4", "fp4", None}
 BILLING = {"on-demand", "spot", "reserved", "marketplace", "capacity-block"}
 ENGINE_IDS = {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}
+PRICE_KINDS = {"list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share"}
+# device_prices.json + the earlier prices cover 92 devices; a build that loses some fails.
+MIN_PRICED_DEVICES = 90
 DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]*$")
 
@@ -49,8 +53,10 @@ DEVICE_FIELDS = {
     "memory_gb_marketed": (NUM, True), "driver_memory_mib": (int, False), "memory_type": (str, False),
     "bandwidth_gb_per_s": (NUM, False), "fp16_tflops": (NUM, False), "fp16_acc16_tflops": (NUM, False),
     "fp8_tflops": (NUM, False), "int8_tops": (NUM, False), "tdp_w": (NUM, False), "interconnect": (str, False),
-    "nvlink_gb_per_s": (NUM, False), "price_usd_new": (NUM, False), "price_usd_used": (NUM, False),
-    "price_date": (str, False), "year": (int, False), "unified_memory": (bool, True), "sources": (list, True),
+    "nvlink_gb_per_s": (NUM, False), "price_usd": (NUM, False), "price_kind": (str, False),
+    "price_as_of": (str, False), "price_low_usd": (NUM, False), "price_high_usd": (NUM, False),
+    "price_machine": (str, False), "price_usd_used": (NUM, False), "fp32_tflops": (NUM, False),
+    "year": (int, False), "unified_memory": (bool, True), "sources": (list, True),
     "estimated_fields": (list, True), "notes": (str, False),
 }
 OFFER_FIELDS = {
@@ -237,6 +243,7 @@ def check_devices(c, doc):
         c.err(F, "/devices", f"expected at least 60 devices, found {len(devs)}")
     ids = c.unique(F, "/devices", [d.get("id") if isinstance(d, dict) else None for d in devs], "id")
     names = set(ids)
+    priced = 0
     for i, d in enumerate(devs):
         p = f"/devices/{i}"
         if not c.fields(F, p, d, DEVICE_FIELDS):
@@ -253,8 +260,25 @@ def check_devices(c, doc):
             c.err(F, f"{p}/kind", f"unknown kind {d['kind']!r}")
         if d["backend"] not in BACKENDS:
             c.err(F, f"{p}/backend", f"unknown backend {d['backend']!r}")
-        if d["price_date"] and not DATE_RE.match(d["price_date"]):
-            c.err(F, f"{p}/price_date", "must be YYYY, YYYY-MM or YYYY-MM-DD")
+        if d["price_as_of"] and not DATE_RE.match(d["price_as_of"]):
+            c.err(F, f"{p}/price_as_of", "must be YYYY, YYYY-MM or YYYY-MM-DD")
+        price = d["price_usd"]
+        if price is None:
+            for k in ("price_kind", "price_as_of", "price_low_usd", "price_high_usd", "price_machine"):
+                if d[k] is not None:
+                    c.err(F, f"{p}/{k}", "set but price_usd is null")
+        else:
+            if d["price_kind"] not in PRICE_KINDS:
+                c.err(F, f"{p}/price_kind", f"must be one of {sorted(PRICE_KINDS)} when price_usd is set "
+                                            f"(got {d['price_kind']!r})")
+            low, high = d["price_low_usd"], d["price_high_usd"]
+            if isinstance(low, NUM) and low > price:
+                c.err(F, f"{p}/price_low_usd", f"{low} is above price_usd {price}")
+            if isinstance(high, NUM) and high < price:
+                c.err(F, f"{p}/price_high_usd", f"{high} is below price_usd {price}")
+            if d["kind"] in ("unified", "apu") and d["vendor"] == "apple" and not d["price_machine"]:
+                c.err(F, f"{p}/price_machine", "an Apple price needs the machine it buys")
+        priced += price is not None
         if d["year"] is not None and not 2000 <= d["year"] <= 2100:
             c.err(F, f"{p}/year", f"implausible year {d['year']}")
         if d["driver_memory_mib"] is not None and d["memory_gb_marketed"]:
@@ -266,6 +290,8 @@ def check_devices(c, doc):
             c.err(F, f"{p}/unified_memory", "Apple devices have unified memory")
         c.sources(F, p, d)
         c.estimated(F, p, d)
+    if priced < MIN_PRICED_DEVICES:
+        c.err(F, "/devices", f"expected at least {MIN_PRICED_DEVICES} devices with a purchase price, found {priced}")
     return set(ids)
 
 

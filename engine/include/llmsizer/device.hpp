@@ -22,9 +22,14 @@ struct Device {
   std::int64_t driver_memory_bytes = 0;  // as the driver reports it, 0 when unknown
   double bandwidth_bytes_per_s = 0.0;
   double fp16_flops = 0.0;  // dense
+  double fp32_flops = 0.0;  // vector FP32 (the only GPU figure for most Apple chips), 0 when unknown
   double fp8_flops = 0.0;   // dense, 0 when the part has no FP8 path
   double tdp_w = 0.0;
   double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)
+  // Purchase price (data/devices.json, from the reference's device_prices.json
+  // or the GPU records): the figure used, what kind of figure it is (list,
+  // launch_msrp, street_new, street_used, analyst_estimate, server_share), when,
+  // the spread where sources disagree, and for Macs and APUs the machine it buys.
   std::optional<double> price_usd;
   std::string price_kind;   // list, launch_msrp, street_new, street_used, analyst_estimate, server_share
   std::string price_as_of;  // the date or year of the figure
