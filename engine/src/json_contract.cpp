@@ -87,6 +87,17 @@ Json params_to_json(const ParamCounts& p) {
   return j;
 }
 
+Json launch_commands_to_json(const std::vector<LaunchCommand>& commands) {
+  Json out = json_object(commands.size());
+  for (const LaunchCommand& c : commands) {
+    Json entry = json_object(2);
+    entry["steps"] = c.steps;
+    entry["note"] = c.note;
+    out[c.engine] = std::move(entry);
+  }
+  return out;
+}
+
 Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& model_label,
                               const std::vector<LaunchCommand>& commands) {
   Json j = json_object(10);
@@ -151,11 +162,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
 
   j["speed"] = speed_to_json(e.speed);
   j["cost"] = cost_to_json(e.cost);
-  if (!commands.empty()) {
-    Json cmds = Json::object();
-    for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
-    j["commands"] = std::move(cmds);
-  }
+  if (!commands.empty()) j["commands"] = launch_commands_to_json(commands);
   j["warnings"] = e.warnings;
   return j;
 }

@@ -23,6 +23,9 @@ enum class ModelKey { required, optional };
 Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key = ModelKey::required);
 
 Json params_to_json(const ParamCounts& params);
+// The launch commands as the estimate's "commands": {engine: {"steps": [command,
+// ...] (empty when none runs this scenario), "note": text ("" when none)}}.
+Json launch_commands_to_json(const std::vector<LaunchCommand>& commands);
 Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                                         const std::vector<LaunchCommand>& commands = {});
 
