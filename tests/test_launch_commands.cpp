@@ -126,6 +126,11 @@ TEST_CASE("llama.cpp pulls a GGUF repo that lists the quant, else says what exis
   const Run missing = run(request("qwen3-30b-a3b", "Q8_0"));
   CHECK(missing.of("llama.cpp").steps.empty());
   CHECK_THAT(missing.of("llama.cpp").note, Contains("someone/moe-GGUF (Q4_K_M)"));
+  const DistributionIndex two_quants =
+      parse_distribution(R"({"models":[{"id":"llama-3.1-8b","gguf":[{"repo":"a/b-GGUF","quants":["Q8_0","Q6_K"]}]}]})").value();
+  const Run listing = run(request("llama-3.1-8b", "Q4_K_M"), &two_quants);
+  CHECK(listing.of("llama.cpp").steps.empty());
+  CHECK_THAT(listing.of("llama.cpp").note, Contains("a/b-GGUF (Q8_0, Q6_K)"));
   // No GGUF repo at all: how to make the file, from the catalog's HF repo.
   DistributionIndex empty;
   const Run none = run(request("llama-3.1-8b", "Q4_K_M"), &empty);

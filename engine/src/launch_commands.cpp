@@ -92,7 +92,11 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
           return c;
         }
       if (g.quants.empty() && unsourced == nullptr) unsourced = &g;
-      if (!g.quants.empty()) known.push_back(shell_safe(g.repo) + " (" + shell_safe(list_names(g.quants)) + ")");
+      if (!g.quants.empty()) {
+        std::vector<std::string> quants;
+        for (const std::string& q : g.quants) quants.push_back(shell_safe(q));
+        known.push_back(shell_safe(g.repo) + " (" + list_names(quants) + ")");
+      }
     }
   }
   if (unsourced != nullptr) {
