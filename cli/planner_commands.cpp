@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "llmsizer/finetune.hpp"
+#include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/planner_responses.hpp"
@@ -330,12 +331,16 @@ int run_command(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const auto commands = launch_commands(model, scenario, e.value());
   if (c.json) {
-    Json j;
-    for (const LaunchCommand& lc : commands) j[lc.engine] = lc.command;
-    std::cout << j.dump(1) << "\n";
+    std::cout << launch_commands_to_json(commands).dump(1) << "\n";
     return 0;
   }
-  for (const LaunchCommand& lc : commands) std::cout << "# " << lc.engine << "\n" << lc.command << "\n\n";
+  // Each step on its own (Ollama's server, then its client); notes as comments.
+  for (const LaunchCommand& lc : commands) {
+    std::cout << "# " << lc.engine << "\n";
+    if (!lc.note.empty()) std::cout << "# " << lc.note << "\n";
+    for (const std::string& step : lc.steps) std::cout << step << "\n";
+    std::cout << "\n";
+  }
   return 0;
 }
 

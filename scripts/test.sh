@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 echo "== catalog checks"
 python3 scripts/catalog/check_catalog.py
 python3 scripts/catalog/compact_catalog.py --check
+python3 scripts/catalog/distribution.py --check
 python3 scripts/catalog/check_seed_coverage.py
 
 echo "== native build and tests"

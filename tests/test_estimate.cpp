@@ -263,7 +263,7 @@ TEST_CASE("the vLLM command carries the memory fraction with two decimals, cut a
     Scenario s = base.value();
     s.gpu_memory_utilization = fraction;
     for (const auto& c : launch_commands(model.value(), s, e.value()))
-      if (c.engine == "vllm") return c.command;
+      if (c.engine == "vllm") return c.steps.empty() ? std::string() : c.steps.front();
     return std::string();
   };
   using Catch::Matchers::Contains;

@@ -90,10 +90,15 @@ Json params_to_json(const ParamCounts& p) {
   return j;
 }
 
-Json commands_to_json(const std::vector<LaunchCommand>& commands) {
-  Json cmds = Json::object();
-  for (const LaunchCommand& c : commands) cmds[c.engine] = c.command;
-  return cmds;
+Json launch_commands_to_json(const std::vector<LaunchCommand>& commands) {
+  Json out = json_object(commands.size());
+  for (const LaunchCommand& c : commands) {
+    Json entry = json_object(2);
+    entry["steps"] = c.steps;
+    entry["note"] = c.note;
+    out[c.engine] = std::move(entry);
+  }
+  return out;
 }
 
 Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const SizedModel* model) {
@@ -117,7 +122,7 @@ Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const Sized
     j["decode_tokens_per_s_total"] = x.decode_tokens_per_s_total > 0.0 ? Json(x.decode_tokens_per_s_total) : Json(nullptr);
     j["prefill_tokens_per_s"] = x.prefill_tokens_per_s > 0.0 ? Json(x.prefill_tokens_per_s) : Json(nullptr);
     j["ttft_s"] = x.ttft_s > 0.0 ? Json(x.ttft_s) : Json(nullptr);
-    if (model != nullptr) j["commands"] = commands_to_json(launch_commands(*model, x.scenario, x.estimate));
+    if (model != nullptr) j["commands"] = launch_commands_to_json(launch_commands(*model, x.scenario, x.estimate));
     out.push_back(std::move(j));
   }
   return out;
@@ -196,7 +201,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   j["cost"] = shown ? cost_to_json(e.cost) : Json(nullptr);
   if (!runs(e)) j["suggestions"] = suggestions_to_json(suggestions, model);
   // Commands for what runs: a scenario that does not fit has them per suggestion.
-  if (!commands.empty() && runs(e)) j["commands"] = commands_to_json(commands);
+  if (!commands.empty() && runs(e)) j["commands"] = launch_commands_to_json(commands);
   j["warnings"] = e.warnings;
   return j;
 }

@@ -1,9 +1,11 @@
 #include "llmsizer/launch_commands.hpp"
 
-#include <cmath>
+#include <cctype>
+#include <cstdint>
 #include <string>
 
 #include "decimal_text.hpp"
+#include "llmsizer/units.hpp"
 
 namespace llmsizer {
 namespace {
@@ -25,81 +27,424 @@ std::string join(const std::vector<std::string>& parts) {
   return out;
 }
 
-std::string llama_kv_name(KvType t) { return std::string(kv_type_name(t == KvType::bf16 ? KvType::bf16 : t)); }
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
 
-}  // namespace
+// A quantization tag as a GGUF repo or Ollama lists it, against the scheme's
+// name: case aside, llama.cpp's MXFP4_MOE file type is the "MXFP4" of gpt-oss repos.
+bool same_quant(std::string_view listed, std::string_view wanted) {
+  const std::string a = upper(listed), b = upper(wanted);
+  const auto mxfp4 = [](const std::string& q) { return q == "MXFP4" || q == "MXFP4_MOE"; };
+  return a == b || (mxfp4(a) && mxfp4(b));
+}
 
-std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& s, const Estimate& e) {
-  std::vector<LaunchCommand> out;
-  const std::string repo = model.entry ? shell_safe(model.entry->hf_repo) : "path/to/model";
-  std::string gguf_repo = model.entry && !model.entry->gguf_repos.empty() ? shell_safe(model.entry->gguf_repos.front()) : "";
-  const std::string quant = shell_safe(s.quant.name);
-  const std::int64_t total_ctx = s.context_tokens * s.sequences;
-  const int n_layers = model.arch().decoder_layer_count();
+std::string list_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
 
-  // llama.cpp: -c is the whole cache, shared by -np slots.
-  {
-    std::vector<std::string> p;
-    if (s.quant.is_gguf() && !gguf_repo.empty()) p.push_back("llama-server -hf " + gguf_repo + ":" + quant);
-    else p.push_back("llama-server -m " + (model.entry ? shell_safe(model.entry->id) : std::string("model")) + "-" + quant + ".gguf");
-    p.push_back("-c " + std::to_string(total_ctx));
-    if (s.sequences > 1) p.push_back("-np " + std::to_string(s.sequences));
-    if (e.memory.offloaded_layers > 0 && !e.memory.offload_experts_only)
-      p.push_back("-ngl " + std::to_string(n_layers - e.memory.offloaded_layers));
-    else
-      p.push_back("-ngl 999");
-    if (e.memory.offload_experts_only && e.memory.offloaded_layers > 0)
-      p.push_back("--n-cpu-moe " + std::to_string(e.memory.offloaded_layers));
-    p.push_back(s.flash_attention ? "-fa on" : "-fa off");
-    if (s.kv_type != KvType::f16)
-      p.push_back("-ctk " + llama_kv_name(s.kv_type) + " -ctv " + llama_kv_name(s.kv_type));
-    if (e.memory.per_gpu.size() > 1) {
-      std::string split = "--tensor-split ";
-      for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) split += (i ? "," : "") + std::string("1");
-      p.push_back(split);
-    }
-    out.push_back({"llama.cpp", join(p)});
+bool is_apple(const Scenario& s) {
+  return s.device && (s.device->vendor == "apple" || s.device->backend == Backend::metal);
+}
+
+// What the commands need to know of the model, every name shell-safe.
+struct Names {
+  std::string id;            // catalog id ("" for a config given as text)
+  std::string hf_repo;       // the catalog's repo
+  std::string native_dtype;  // the catalog's, lowercase ("" when not stated)
+  const ModelDistribution* dist = nullptr;
+
+  std::string label() const { return hf_repo.empty() ? (id.empty() ? std::string("this model") : id) : hf_repo; }
+  // The repo of this checkpoint format, "" when none is known.
+  std::string checkpoint(std::string_view format) const {
+    const std::string* repo = dist ? dist->checkpoint(format) : nullptr;
+    return repo ? shell_safe(*repo) : std::string();
   }
-  // vLLM: the pool comes from --gpu-memory-utilization; max-model-len caps one sequence.
-  {
-    std::vector<std::string> p{"vllm serve " + repo, "--max-model-len " + std::to_string(s.context_tokens)};
+  // The repo people serve of the checkpoint as published.
+  std::string native_repo() const {
+    if (dist && !dist->serve_repo.empty()) return shell_safe(dist->serve_repo);
+    return hf_repo;
+  }
+};
+
+// A GGUF repo for this quantization: one that lists it, else one whose tag
+// list was not sourced (with a note saying so); none: a note saying why.
+struct GgufChoice {
+  std::string repo;  // "" when none
+  std::string tag;   // the quant as the repo spells it
+  std::string note;
+};
+
+GgufChoice choose_gguf(const Names& n, const std::string& quant) {
+  GgufChoice c;
+  const GgufRepo* unsourced = nullptr;
+  std::vector<std::string> known;
+  if (n.dist) {
+    for (const GgufRepo& g : n.dist->gguf) {
+      for (const std::string& q : g.quants)
+        if (same_quant(q, quant)) {
+          c.repo = shell_safe(g.repo);
+          c.tag = shell_safe(q);
+          return c;
+        }
+      if (g.quants.empty() && unsourced == nullptr) unsourced = &g;
+      if (!g.quants.empty()) {
+        std::vector<std::string> quants;
+        for (const std::string& q : g.quants) quants.push_back(shell_safe(q));
+        known.push_back(shell_safe(g.repo) + " (" + list_names(quants) + ")");
+      }
+    }
+  }
+  if (unsourced != nullptr) {
+    c.repo = shell_safe(unsourced->repo);
+    c.tag = quant;
+    c.note = "The file list of " + c.repo + " was not checked: if it has no " + quant + " file, pick a quantization it has.";
+    return c;
+  }
+  if (!known.empty()) {
+    c.note = "No known GGUF repo of " + n.label() + " has " + quant + "; known: " + list_names(known) + ".";
+    return c;
+  }
+  c.note = "No public GGUF of " + n.label() +
+           " is known: make one from the Hugging Face files with llama.cpp's python convert_hf_to_gguf.py <hf dir> "
+           "--outtype bf16, then llama-quantize in.gguf out.gguf " + quant + ".";
+  return c;
+}
+
+std::string mib_text(std::int64_t bytes) { return std::to_string((bytes + kMiB / 2) / kMiB); }
+
+LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e) {
+  LaunchCommand out{"llama.cpp", {}, {}};
+  const std::string quant = shell_safe(s.quant.name);
+  if (!s.quant.is_gguf()) {
+    out.note = "llama.cpp loads GGUF files, not " + quant + " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
+    return out;
+  }
+  if (!engine_supports_kv_type(InferenceEngine::llama_cpp, s.kv_type)) {
+    out.note = "llama.cpp has no " + std::string(kv_type_name(s.kv_type)) +
+               " KV cache (its types: f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1).";
+    return out;
+  }
+  const GgufChoice g = choose_gguf(n, quant);
+  out.note = g.note;
+  if (g.repo.empty()) return out;
+  // -c is the whole cache, shared by the -np slots.
+  std::vector<std::string> p{"llama-server -hf " + g.repo + ":" + g.tag,
+                             "-c " + std::to_string(s.context_tokens * s.sequences),
+                             "-np " + std::to_string(s.sequences)};
+  const int layers_in_ram = e.memory.offloaded_layers;
+  if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
+    p.push_back("-ngl " + std::to_string(model.arch().decoder_layer_count() - layers_in_ram));
+    out.note += std::string(out.note.empty() ? "" : " ") + "-ngl keeps the first " + std::to_string(layers_in_ram) +
+                " layers (and the output layer) in RAM.";
+  } else {
+    p.push_back("-ngl 999");
+    if (layers_in_ram > 0) p.push_back("--n-cpu-moe " + std::to_string(layers_in_ram));
+  }
+  p.push_back(s.flash_attention ? "-fa on" : "-fa off");
+  if (s.kv_type != KvType::f16) {
+    const std::string kv(kv_type_name(s.kv_type));
+    p.push_back("-ctk " + kv + " -ctv " + kv);
+  }
+  if (e.memory.per_gpu.size() > 1) {
+    // The estimate's weights per GPU (MiB), as proportions.
+    std::string split = "--tensor-split ";
+    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i)
+      split += (i ? "," : "") + mib_text(e.memory.per_gpu[i].weights_bytes);
+    p.push_back(split);
+  }
+  out.steps.push_back(join(p));
+  return out;
+}
+
+// Ollama's name of the scheme, "" when Ollama has none (native checkpoints).
+std::string ollama_quant(const QuantScheme& q) {
+  if (q.is_gguf()) return q.name;
+  if (q.kind == SchemeKind::mxfp4_experts) return "MXFP4";
+  if (q.kind == SchemeKind::nvfp4) return "NVFP4";
+  return "";
+}
+
+LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
+  LaunchCommand out{"ollama", {}, {}};
+  const std::string quant = shell_safe(ollama_quant(s.quant));
+  if (quant.empty()) {
+    out.note = "Ollama runs GGUF models, not " + shell_safe(s.quant.name) +
+               " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
+    return out;
+  }
+  if (!engine_supports_kv_type(InferenceEngine::ollama, s.kv_type)) {
+    out.note = "Ollama's KV cache types are f16, q8_0 and q4_0, not " + std::string(kv_type_name(s.kv_type)) + ".";
+    return out;
+  }
+  if (s.kv_type != KvType::f16 && !s.flash_attention) {
+    out.note = "Ollama quantizes the KV cache only with flash attention on.";
+    return out;
+  }
+  // A tag of this quantization that runs locally, one still on this release first.
+  const OllamaTag* tag = nullptr;
+  std::vector<std::string> others;
+  if (n.dist)
+    for (const OllamaTag& t : n.dist->ollama) {
+      if (!t.cloud && same_quant(t.quant, quant) && (tag == nullptr || (!tag->moved_to.empty() && t.moved_to.empty())))
+        tag = &t;
+      others.push_back(shell_safe(t.tag) + (t.cloud ? " (cloud only)" : t.quant.empty() ? "" : " (" + shell_safe(t.quant) + ")"));
+    }
+  std::string name;
+  if (tag != nullptr) {
+    name = shell_safe(tag->tag);
+    if (!tag->moved_to.empty())
+      out.note = name + " now points at " + shell_safe(tag->moved_to) + ", a newer release of this model.";
+  } else if (s.quant.is_gguf()) {
+    // Ollama pulls a GGUF straight from Hugging Face: hf.co/REPO:QUANT.
+    const GgufChoice g = choose_gguf(n, quant);
+    if (!g.repo.empty()) {
+      name = "hf.co/" + g.repo + ":" + g.tag;
+      out.note = g.note;
+    } else {
+      out.note = others.empty() ? g.note : "No Ollama tag of this model is " + quant + " (tags: " + list_names(others) + "). " + g.note;
+    }
+  } else {
+    out.note = "No Ollama tag of this model is known at " + quant + (others.empty() ? "." : " (tags: " + list_names(others) + ").");
+  }
+  if (name.empty()) return out;
+  std::string serve = "OLLAMA_CONTEXT_LENGTH=" + std::to_string(s.context_tokens) +
+                      " OLLAMA_NUM_PARALLEL=" + std::to_string(s.sequences) +
+                      " OLLAMA_FLASH_ATTENTION=" + (s.flash_attention ? "1" : "0");
+  if (s.kv_type != KvType::f16) serve += " OLLAMA_KV_CACHE_TYPE=" + std::string(kv_type_name(s.kv_type));
+  out.steps.push_back(serve + " ollama serve");
+  out.steps.push_back("ollama run " + name);
+  std::string how = "Start the server (it stays in the foreground), then run the model from a second shell.";
+  if (e.memory.offloaded_layers > 0) how += " Ollama picks the layers it keeps in RAM itself.";
+  out.note = out.note.empty() ? how : out.note + " " + how;
+  return out;
+}
+
+// The repo vLLM or SGLang serves for this scheme, with the flags that make the
+// engine quantize or cast as it loads; empty repo: the note says why.
+struct ServeChoice {
+  std::string repo;
+  std::vector<std::string> flags;
+  std::string note;
+};
+
+// The quantization names of the checkpoints vLLM or SGLang can serve for this
+// model, for the notes: "native, FP8 or AWQ".
+std::string serve_formats(const Names& n, bool sglang) {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& name) {
+    for (const std::string& o : out)
+      if (o == name) return;
+    out.push_back(name);
+  };
+  if (!n.native_repo().empty()) add("native");
+  const bool bf16 = !n.checkpoint("BF16").empty() || (n.native_dtype.empty() && !n.hf_repo.empty());
+  if (bf16) add("BF16-native");
+  if (bf16 || !n.checkpoint("FP8").empty()) add("FP8");  // FP8 is cast from BF16 as it loads when no FP8 repo is known
+  if (bf16 && !sglang) add("NF4");
+  static const char* const kFormats[][2] = {{"NVFP4", "NVFP4"}, {"MXFP4", "MXFP4"}, {"AWQ", "AWQ"}, {"GPTQ", "GPTQ-INT4"}};
+  for (const auto& f : kFormats)
+    if (!n.checkpoint(f[0]).empty()) add(f[1]);
+  if (out.empty()) return "";
+  std::string text;
+  for (std::size_t i = 0; i < out.size(); ++i) text += (i == 0 ? "" : i + 1 == out.size() ? " or " : ", ") + out[i];
+  return text;
+}
+
+ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
+  ServeChoice c;
+  const std::string quant = shell_safe(q.name);
+  const std::string engine = sglang ? "SGLang" : "vLLM";
+  // The BF16 weights: a BF16 checkpoint, or the published one when the
+  // catalog does not state its dtype (a note asks to check it).
+  const auto bf16 = [&](ServeChoice& r) {
+    r.repo = n.checkpoint("BF16");
+    if (r.repo.empty() && n.native_dtype.empty() && !n.hf_repo.empty()) {
+      r.repo = n.native_repo();
+      r.note = "The catalog does not state the dtype of " + r.repo + ": check that it is BF16.";
+    }
+    return !r.repo.empty();
+  };
+  const std::string formats = serve_formats(n, sglang);
+  const std::string instead = formats.empty() ? std::string(" No checkpoint of it is known to serve.")
+                                              : " " + engine + " can serve it at " + formats + ".";
+  const auto none = [&](const std::string& format) {
+    c.note = "No " + format + " checkpoint of " + n.label() + " is known, and " + engine + " does not make one as it loads." + instead;
+  };
+  switch (q.kind) {
+    case SchemeKind::native:
+      c.repo = n.native_repo();
+      if (c.repo.empty()) c.note = "A model given as config.json: no repo is known to serve.";
+      return c;
+    case SchemeKind::bf16:
+      if (!bf16(c)) none("BF16");
+      return c;
+    case SchemeKind::fp16:
+      if (bf16(c)) c.flags.push_back("--dtype float16");
+      else none("BF16 or FP16");
+      return c;
+    case SchemeKind::fp8_block:
+      c.repo = n.checkpoint("FP8");
+      if (c.repo.empty() && bf16(c)) {
+        c.flags.push_back("--quantization fp8");
+        c.note += std::string(c.note.empty() ? "" : " ") + engine +
+                  " casts the BF16 weights to FP8 as it loads them (per tensor, not the published block-scaled FP8).";
+      } else if (c.repo.empty()) {
+        none("FP8");
+      }
+      return c;
+    case SchemeKind::nvfp4:
+      c.repo = n.checkpoint("NVFP4");
+      if (c.repo.empty()) none("NVFP4");
+      else c.note = "NVFP4 kernels need a Blackwell GPU.";
+      return c;
+    case SchemeKind::mxfp4_experts:
+      c.repo = n.checkpoint("MXFP4");
+      if (c.repo.empty()) none("MXFP4");
+      return c;
+    case SchemeKind::awq_int4:
+      c.repo = n.checkpoint("AWQ");
+      if (c.repo.empty()) c.note = "No AWQ checkpoint of " + n.label() + " is known (llm-compressor or AutoAWQ make one)." + instead;
+      return c;
+    case SchemeKind::gptq_int4:
+      c.repo = n.checkpoint("GPTQ");
+      if (c.repo.empty()) c.note = "No GPTQ checkpoint of " + n.label() + " is known (llm-compressor or GPTQModel make one)." + instead;
+      return c;
+    case SchemeKind::nf4:
+      if (!sglang && bf16(c)) {
+        c.flags.push_back("--quantization bitsandbytes");
+        c.note += std::string(c.note.empty() ? "" : " ") + "bitsandbytes quantizes the BF16 weights to NF4 as they load.";
+      } else if (c.repo.empty()) {
+        none(sglang ? "NF4" : "BF16");
+      }
+      return c;
+    case SchemeKind::mlx_4bit:
+    case SchemeKind::mlx_8bit:
+      c.note = quant + " checkpoints run in MLX-LM on Apple silicon, not in " + engine + "." + instead;
+      return c;
+    case SchemeKind::gguf:
+    case SchemeKind::gguf_q8_edges:
+    case SchemeKind::gguf_dynamic:
+      c.note = engine + (sglang ? "'s GGUF loading is limited" : "'s GGUF support is experimental") + " (single files, some architectures): " +
+               "serve " + quant + " with llama.cpp or Ollama." + instead;
+      return c;
+  }
+  return c;
+}
+
+LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
+  LaunchCommand out{sglang ? "sglang" : "vllm", {}, {}};
+  const std::string engine = sglang ? "SGLang" : "vLLM";
+  if (is_apple(s)) {
+    out.note = engine + " has no Metal backend: on a Mac use llama.cpp, Ollama or MLX-LM.";
+    return out;
+  }
+  if (!engine_supports_kv_type(InferenceEngine::vllm, s.kv_type)) {
+    out.note = engine + " keeps the KV cache in the model's dtype or fp8, not " + std::string(kv_type_name(s.kv_type)) + ".";
+    return out;
+  }
+  ServeChoice c = choose_serve(n, s.quant, sglang);
+  out.note = c.note;
+  if (c.repo.empty()) return out;
+  std::vector<std::string> p;
+  if (!sglang) {
+    // The pool comes from --gpu-memory-utilization; --max-model-len caps one sequence.
+    p = {"vllm serve " + c.repo, "--max-model-len " + std::to_string(s.context_tokens)};
     if (s.gpu_count > 1) p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
     p.push_back("--gpu-memory-utilization " + six_decimals(s.gpu_memory_utilization).substr(0, 4));
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8");
     p.push_back("--max-num-seqs " + std::to_string(s.sequences));
-    out.push_back({"vllm", join(p)});
-  }
-  // SGLang: --mem-fraction-static plays the same role.
-  {
-    std::vector<std::string> p{"python -m sglang.launch_server --model-path " + repo,
-                               "--context-length " + std::to_string(s.context_tokens)};
+  } else {
+    // SGLang's pool is --mem-fraction-static, the estimate's 0.88.
+    p = {"python -m sglang.launch_server --model-path " + c.repo, "--context-length " + std::to_string(s.context_tokens)};
     if (s.gpu_count > 1) p.push_back("--tp " + std::to_string(s.gpu_count));
     p.push_back("--mem-fraction-static 0.88");
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8_e5m2");
     p.push_back("--max-running-requests " + std::to_string(s.sequences));
-    out.push_back({"sglang", join(p)});
   }
-  // Ollama: context and KV type through the server's environment.
-  {
-    std::string kv = s.kv_type == KvType::q8_0 || s.kv_type == KvType::q4_0 ? std::string(kv_type_name(s.kv_type)) : "f16";
-    std::string tag = model.entry && !model.entry->ollama_tags.empty() ? shell_safe(model.entry->ollama_tags.front())
-                      : !gguf_repo.empty() ? "hf.co/" + gguf_repo + ":" + quant
-                                           : "MODEL";
-    std::string cmd = "OLLAMA_CONTEXT_LENGTH=" + std::to_string(s.context_tokens) +
-                      " OLLAMA_NUM_PARALLEL=" + std::to_string(s.sequences) + " OLLAMA_FLASH_ATTENTION=1";
-    if (kv != "f16") cmd += " OLLAMA_KV_CACHE_TYPE=" + kv;
-    cmd += " ollama serve\nollama run " + tag;
-    out.push_back({"ollama", cmd});
-  }
-  // MLX-LM.
-  {
-    std::vector<std::string> p{"mlx_lm.server --model " + repo};
-    if (s.quant.kind == SchemeKind::mlx_4bit || s.quant.kind == SchemeKind::mlx_8bit)
-      p[0] = "mlx_lm.convert --hf-path " + repo + " -q --q-bits " + (s.quant.kind == SchemeKind::mlx_8bit ? "8" : "4") +
-             " --mlx-path ./mlx-model && mlx_lm.server --model ./mlx-model";
-    out.push_back({"mlx", join(p)});
-  }
+  for (const std::string& f : c.flags) p.push_back(f);
+  out.steps.push_back(join(p));
   return out;
+}
+
+LaunchCommand mlx(const Names& n, const Scenario& s) {
+  LaunchCommand out{"mlx", {}, {}};
+  if (!is_apple(s)) {
+    out.note = s.device ? "MLX-LM runs on Apple silicon only, not on " + shell_safe(s.device->id) + "."
+                        : "MLX-LM runs on Apple silicon: choose a Mac to see its command.";
+    return out;
+  }
+  int bits = 0;
+  if (s.quant.kind == SchemeKind::mlx_4bit) bits = 4;
+  else if (s.quant.kind == SchemeKind::mlx_8bit) bits = 8;
+  else if (s.quant.kind == SchemeKind::bf16 || (s.quant.kind == SchemeKind::native && n.native_dtype == "bf16")) bits = 16;
+  if (bits == 0) {
+    out.note = "MLX-LM loads MLX checkpoints: choose MLX-4bit or MLX-8bit (" + shell_safe(s.quant.name) +
+               (s.quant.is_gguf() ? " is a GGUF for llama.cpp or Ollama)." : " is not one).");
+    return out;
+  }
+  if (s.kv_type != KvType::f16 && s.kv_type != KvType::bf16) {
+    out.note = "mlx_lm.server keeps the KV cache in the model's dtype, not " + std::string(kv_type_name(s.kv_type)) + ".";
+    return out;
+  }
+  // MLX-LM's own group quantization first (the estimate's format), then
+  // another format of the same bits with a note.
+  const std::string wanted = bits == 16 ? "bf16" : "affine";
+  const MlxRepo* pick = nullptr;
+  if (n.dist) {
+    for (const MlxRepo& m : n.dist->mlx)
+      if (m.bits == bits && m.format == wanted) {
+        pick = &m;
+        break;
+      }
+    if (pick == nullptr && bits != 16)
+      for (const MlxRepo& m : n.dist->mlx)
+        if (m.bits == bits && m.format != "mixed" && m.format != "bf16") {
+          pick = &m;
+          out.note = shell_safe(m.repo) + " is " + shell_safe(m.format) + ", not MLX-LM's affine " + std::to_string(bits) +
+                     "-bit: its size differs a little from the estimate.";
+          break;
+        }
+  }
+  if (pick == nullptr) {
+    out.note = "No " + std::to_string(bits) + "-bit MLX build of " + n.label() + " is known" +
+               (n.hf_repo.empty() || bits == 16 ? std::string(".")
+                                                : ": make one with mlx_lm.convert --hf-path " + n.hf_repo + " -q --q-bits " +
+                                                      std::to_string(bits) + " (if MLX-LM supports the architecture).");
+    return out;
+  }
+  out.steps.push_back("mlx_lm.server --model " + shell_safe(pick->repo));
+  return out;
+}
+
+const DistributionIndex& embedded_names() {
+  static const DistributionIndex names = [] {
+    auto parsed = embedded_distribution();
+    return parsed ? std::move(parsed).value() : DistributionIndex{};
+  }();
+  return names;
+}
+
+}  // namespace
+
+std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& s, const Estimate& e) {
+  return launch_commands(model, s, e, embedded_names());
+}
+
+std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& s, const Estimate& e,
+                                           const DistributionIndex& names) {
+  Names n;
+  if (model.entry) {
+    n.id = model.entry->id;
+    n.hf_repo = shell_safe(model.entry->hf_repo);
+    for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    n.dist = names.find(model.entry->id);
+  }
+  return {llama_cpp(n, model, s, e), ollama(n, s, e), serving(n, s, false), serving(n, s, true), mlx(n, s)};
 }
 
 }  // namespace llmsizer

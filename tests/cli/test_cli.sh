@@ -262,8 +262,12 @@ json_check "fit: MoE experts in RAM" "any(r['model'] == 'qwen3-30b-a3b' and r['o
   fit --gpu rtx-4090 --ram-gib 64
 json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * j['weights_bytes'] and j['total_bytes'] == j['weights_bytes'] + j['gradients_bytes'] + j['optimizer_bytes'] + j['activations_bytes']" \
   finetune --model llama-3.1-8b --method full
-json_check "command: one string per engine" "j['llama.cpp'].startswith('llama-server') and 'vllm' in j" \
+# Issue 18: commands run as printed: a GGUF repo that has the quant, Ollama's
+# server and client as two steps, no vLLM command for a GGUF, MLX only on a Mac.
+json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].startswith('llama-server -hf lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M') and j['ollama']['steps'][0].endswith('ollama serve') and j['ollama']['steps'][1] == 'ollama run llama3.1:8b' and j['vllm']['steps'] == [] and 'GGUF' in j['vllm']['note'] and j['mlx']['steps'] == [] and all(set(v) == {'steps', 'note'} for v in j.values())" \
   command --model llama-3.1-8b --gpu rtx-4090
+json_check "command: vLLM serves the FP8 repo" "j['vllm']['steps'][0].startswith('vllm serve zai-org/GLM-4.5-FP8') and '--tensor-parallel-size 8' in j['vllm']['steps'][0]" \
+  command --model glm-4.5 --quant FP8 --engine vllm --gpu h100-sxm --gpus 8
 # 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
 # offer's month is its hourly price x 8 h x 365.25/12 days.
 json_check "recommend: buy or rent for a serving target" "j['target']['users'] == 16 and j['target']['buy']['tokens_per_s_per_user'] >= 20 and j['target']['rent']['tokens_per_s_per_user'] >= 20" \

@@ -24,6 +24,9 @@ enum class ModelKey { required, optional };
 Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key = ModelKey::required);
 
 Json params_to_json(const ParamCounts& params);
+// The launch commands as the estimate's "commands": {engine: {"steps": [command,
+// ...] (empty when none runs this scenario), "note": text ("" when none)}}.
+Json launch_commands_to_json(const std::vector<LaunchCommand>& commands);
 // Where the scenario does not fit (memory.fits false), "speed" and "cost" are
 // null unless speed_if_no_fit (calibration against measurements), and
 // "suggestions" lists what would make it fit (suggestions.hpp).
@@ -31,7 +34,6 @@ Json estimate_to_json(const Estimate& estimate, const Scenario& scenario, const 
                                         const std::vector<LaunchCommand>& commands = {},
                                         const std::vector<Suggestion>& suggestions = {}, bool speed_if_no_fit = false,
                                         const SizedModel* model = nullptr);
-Json commands_to_json(const std::vector<LaunchCommand>& commands);
 // With a model, each suggestion carries the launch commands of its scenario.
 Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const SizedModel* model = nullptr);
 

@@ -1,19 +1,29 @@
-// Commands that start each engine with the settings of an estimate, using only
-// flags those engines have (llama.cpp llama-server, vLLM, SGLang, Ollama, MLX-LM).
+// Commands that start each engine with the settings of an estimate (llama.cpp
+// llama-server, Ollama, vLLM, SGLang, MLX-LM): a command is given only when it
+// runs as printed, with a name some source shows for that model and format
+// (data/distribution.json); otherwise a one-line note says why not.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "llmsizer/distribution.hpp"
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace llmsizer {
 
 struct LaunchCommand {
-  std::string engine;   // "llama.cpp", "vllm", "sglang", "ollama", "mlx"
-  std::string command;  // shell text, continuation lines joined with " \\\n  "
+  std::string engine;  // "llama.cpp", "ollama", "vllm", "sglang", "mlx"
+  // Commands to run in order, each one pasted on its own (Ollama: the server,
+  // which stays in the foreground, then the client from a second shell);
+  // continuation lines joined with " \\\n  ". Empty: none runs this scenario.
+  std::vector<std::string> steps;
+  std::string note;  // why there is no command, or what to check ("" when nothing)
 };
 
+// With the distribution names compiled into the build.
 std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& scenario, const Estimate& estimate);
+std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& scenario, const Estimate& estimate,
+                                           const DistributionIndex& names);
 
 }  // namespace llmsizer

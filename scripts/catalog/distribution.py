@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Writes the distribution names the launch commands use (issue 18).
+
+data/distribution.json is the full copy, with every name's source: GGUF
+repositories (for `llama-server -hf REPO:QUANT`), Ollama tags with their
+quantization (cloud-only tags and tags that now point at a newer release
+marked), MLX repositories with their bits and format, the repo people serve
+where the catalog's hf_repo is a base model, and checkpoint-format repos
+(BF16, FP8, NVFP4, MXFP4, AWQ, GPTQ) where a source names them.
+data/embedded/distribution.json is the compact copy the build compiles into
+the engine (engine/src/distribution.cpp): names only, no sources.
+
+    distribution.py --reference /work/shared/reference/distribution_names.json
+        rebuilds data/distribution.json from the reference file and the catalog
+        (data/models.json), then the embedded copy;
+    distribution.py            rewrites the embedded copy from data/distribution.json;
+    distribution.py --check    fails when the embedded copy is out of date, or
+        data/distribution.json names a model the catalog lacks (or misses one);
+        with --reference, also when data/distribution.json is.
+"""
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+FULL = DATA / "distribution.json"
+EMBEDDED = DATA / "embedded" / "distribution.json"
+
+# The catalog's native dtype -> the checkpoint-format key the engine looks up
+# (the names of quantization.cpp's native schemes).
+NATIVE_FORMAT = {"bf16": "BF16", "fp8": "FP8", "nvfp4": "NVFP4", "mxfp4": "MXFP4"}
+
+# Checkpoint-format repos that the reference names only in a record's notes
+# (quoted), besides each catalog entry's own hf_repo.
+NOTED_CHECKPOINTS = [
+    ("glm-4.5", "FP8", "zai-org/GLM-4.5-FP8", "glm-4.5-fp8",
+     "FP8 is the vLLM/SGLang serving checkpoint of GLM-4.5 (Xinference lists zai-org/GLM-4.5-FP8 as an fp8 spec)"),
+    ("glm-4.5-fp8", "BF16", "zai-org/GLM-4.5", "glm-4.5-fp8",
+     "FP8 is the vLLM/SGLang serving checkpoint of GLM-4.5; catalog glm-4.5 hf_repo zai-org/GLM-4.5"),
+    ("qwen3-235b-a22b", "FP8", "Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b-fp8",
+     "FP8 is a vLLM/SGLang serving checkpoint of Qwen3-235B-A22B ... Xinference lists Qwen/Qwen3-235B-A22B-FP8"),
+    ("qwen3-235b-a22b-fp8", "BF16", "Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b-fp8",
+     "FP8 is a vLLM/SGLang serving checkpoint of Qwen3-235B-A22B; catalog qwen3-235b-a22b hf_repo"),
+    ("glm-4.7-fp8", "BF16", "zai-org/GLM-4.7", "glm-4.7-fp8",
+     "GPUStack catalog lists zai-org/GLM-4.7 and zai-org/GLM-4.7-FP8"),
+    ("glm-5.2", "FP8", "zai-org/GLM-5.2-FP8", "glm-5.2", "GPUStack serves zai-org/GLM-5.2-FP8 with vLLM"),
+    ("qwen3.6-27b-nvfp4", "BF16", "Qwen/Qwen3.6-27B", "qwen3.6-27b-nvfp4",
+     "GGUF/Ollama/MLX entries are of the base Qwen/Qwen3.6-27B model"),
+    ("gemma-4-31b-it-nvfp4", "BF16", "google/gemma-4-31B-it", "gemma-4-31b-it-nvfp4",
+     "GGUF/Ollama/MLX entries are of google/gemma-4-31B-it"),
+    ("nemotron-3-nano-30b-a3b", "FP8", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nemotron-3-nano-30b-a3b",
+     "vLLM: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 (also -FP8 and -NVFP4 in the GPUStack catalog)"),
+    ("nemotron-3-nano-30b-a3b", "NVFP4", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4", "nemotron-3-nano-30b-a3b",
+     "vLLM: nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 (also -FP8 and -NVFP4 in the GPUStack catalog)"),
+    ("nemotron-3-super-120b-a12b", "BF16", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "nemotron-3-super-120b-a12b",
+     "hf_repo is the FP8 serving checkpoint (GPUStack catalog lists -BF16, -FP8 and -NVFP4)"),
+    ("nemotron-3-super-120b-a12b", "NVFP4", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4", "nemotron-3-super-120b-a12b",
+     "hf_repo is the FP8 serving checkpoint (GPUStack catalog lists -BF16, -FP8 and -NVFP4)"),
+    ("qwen3-coder-next", "FP8", "Qwen/Qwen3-Coder-Next-FP8", "qwen3-coder-next",
+     "GPUStack serves Qwen/Qwen3-Coder-Next (and -FP8) with vLLM"),
+]
+REFERENCE_NAME = "reference/distribution_names.json"
+
+ABOUT = ("Distribution names per catalog model for the launch commands (issue 18), from " + REFERENCE_NAME +
+         " (every name with its source) and the catalog's own hf_repo. gguf: repositories and the quantization tags "
+         "a source shows (quants [] = the repo exists, its tag list was not sourced). ollama: library tags with their "
+         "quantization (null = not sourced); cloud = runs on Ollama's servers only; moved_to = the tag now points at "
+         "that newer release. mlx: repositories with bits and format (affine = MLX-LM's own group quantization; "
+         "nvfp4/mxfp4/mxfp8/mixed otherwise; bf16 = unquantized). serve_repo: the repo people serve where hf_repo is a "
+         "base model. checkpoints: repos of one checkpoint format (BF16, FP8, NVFP4, MXFP4, AWQ, GPTQ): the catalog's "
+         "hf_repo in its native dtype, and repos the reference names in its notes. Written by "
+         "scripts/catalog/distribution.py; data/embedded/distribution.json is the compact copy.")
+
+
+def mlx_format(repo, bits):
+    name = repo.split("/")[-1].lower()
+    for fmt in ("nvfp4", "mxfp4", "mxfp8"):
+        if fmt in name:
+            return fmt
+    if bits == 16:
+        return "bf16"
+    if re.search(r"(dq\d|oq\d)", name):
+        return "mixed"
+    return "affine"
+
+
+def moved_to(source):
+    m = re.match(r"\[NOTE: now ([^\],]+)", source)
+    return m.group(1).strip() if m else None
+
+
+def is_cloud(tag, quant):
+    return quant is None and re.search(r"(^|[:-])cloud$", tag.split(":", 1)[-1]) is not None
+
+
+def from_reference(reference, catalog):
+    records = {r["id"]: r for r in reference["records"]}
+    models = []
+    for entry in catalog["models"]:
+        mid = entry["id"]
+        rec = records.get(mid)
+        if rec is None:
+            raise SystemExit(f"distribution: {REFERENCE_NAME} has no record for catalog model {mid}")
+        serve_repo = rec.get("serve_repo")
+        ollama = []
+        for t in rec["ollama"]:
+            item = {"tag": t["tag"], "quant": t["quant"]}
+            if is_cloud(t["tag"], t["quant"]):
+                item["cloud"] = True
+            if moved_to(t["source"]):
+                item["moved_to"] = moved_to(t["source"])
+            item["source"] = t["source"]
+            ollama.append(item)
+        # Tags that still hold this release first; where the catalog id is a
+        # base model and people serve its instruct repo, the instruct tags first
+        # (the repo the vLLM and SGLang commands serve too). Stable otherwise.
+        def rank(t):
+            return (1 if "moved_to" in t else 0,
+                    1 if serve_repo and t["source"].startswith("[base/text variant]") else 0)
+        ollama.sort(key=rank)
+        mlx = [{"repo": m["repo"], "bits": m["bits"], "format": mlx_format(m["repo"], m["bits"]), "source": m["source"]}
+               for m in rec["mlx"]]
+        checkpoints = []
+        native = NATIVE_FORMAT.get(entry.get("native_dtype") or "")
+        if native and entry.get("hf_repo"):
+            repo = serve_repo if native == "BF16" and serve_repo else entry["hf_repo"]
+            why = "serve_repo of the record" if repo == serve_repo else "catalog hf_repo"
+            checkpoints.append({"format": native, "repo": repo,
+                                "source": f"{why}; catalog native_dtype {entry['native_dtype']}"})
+        for cid, fmt, repo, rec_id, quote in NOTED_CHECKPOINTS:
+            if cid == mid and all(c["format"] != fmt for c in checkpoints):
+                checkpoints.append({"format": fmt, "repo": repo,
+                                    "source": f"{REFERENCE_NAME} notes of {rec_id}: \"{quote}\""})
+        models.append({
+            "id": mid,
+            "gguf": [{"repo": g["repo"], "quants": g["quants"], "source": g["source"]} for g in rec["gguf"]],
+            "ollama": ollama,
+            "mlx": mlx,
+            "serve_repo": serve_repo,
+            "checkpoints": checkpoints,
+            "notes": rec.get("notes", ""),
+        })
+    extra = sorted(set(records) - {m["id"] for m in catalog["models"]})
+    if extra:
+        print("distribution: reference records for no catalog model, skipped: " + ", ".join(extra), file=sys.stderr)
+    return {"_about": ABOUT, "schema_version": 1, "models": models}
+
+
+def compact(full):
+    """What the engine reads: names, no sources. Cloud-only Ollama tags stay
+    (the note names them); MLX repos without bits do not (nothing picks them)."""
+    models = []
+    for m in full["models"]:
+        out = {"id": m["id"]}
+        if m["gguf"]:
+            out["gguf"] = [{"repo": g["repo"], "quants": g["quants"]} for g in m["gguf"]]
+        tags = []
+        for t in m["ollama"]:
+            item = {"tag": t["tag"]}
+            if t["quant"]:
+                item["quant"] = t["quant"]
+            for key in ("cloud", "moved_to"):
+                if key in t:
+                    item[key] = t[key]
+            tags.append(item)
+        if tags:
+            out["ollama"] = tags
+        mlx = [{"repo": x["repo"], "bits": x["bits"], "format": x["format"]} for x in m["mlx"] if x["bits"]]
+        if mlx:
+            out["mlx"] = mlx
+        if m["serve_repo"]:
+            out["serve_repo"] = m["serve_repo"]
+        if m["checkpoints"]:
+            out["checkpoints"] = {c["format"]: c["repo"] for c in m["checkpoints"]}
+        models.append(out)
+    return {"schema_version": full.get("schema_version", 1), "models": models}
+
+
+def render_full(doc):
+    return json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+
+
+def render_compact(doc):
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+SAFE = re.compile(r"^[A-Za-z0-9._/:-]+$")
+
+
+def problems(full, catalog):
+    """Names the engine would print: ids matching the catalog, shell-safe names."""
+    out = []
+    ids = [m["id"] for m in full["models"]]
+    catalog_ids = [m["id"] for m in catalog["models"]]
+    if sorted(ids) != sorted(catalog_ids):
+        missing = sorted(set(catalog_ids) - set(ids))
+        extra = sorted(set(ids) - set(catalog_ids))
+        out.append(f"ids differ from data/models.json (missing {missing}, extra {extra})")
+    for m in full["models"]:
+        names = [g["repo"] for g in m["gguf"]] + [q for g in m["gguf"] for q in g["quants"]]
+        names += [t["tag"] for t in m["ollama"]] + [x["repo"] for x in m["mlx"]] + [c["repo"] for c in m["checkpoints"]]
+        names += [m["serve_repo"]] if m["serve_repo"] else []
+        out += [f"{m['id']}: name {n!r} holds characters a shell would read" for n in names if not SAFE.match(n)]
+        out += [f"{m['id']}: Ollama tag {t['tag']!r} has no ':'" for t in m["ollama"] if ":" not in t["tag"]]
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail when the copies are out of date")
+    parser.add_argument("--reference", type=Path, help="distribution_names.json to rebuild data/distribution.json from")
+    args = parser.parse_args()
+    catalog = json.loads((DATA / "models.json").read_text(encoding="utf-8"))
+    stale = []
+    if args.reference:
+        full_text = render_full(from_reference(json.loads(args.reference.read_text(encoding="utf-8")), catalog))
+        if args.check:
+            if not FULL.exists() or FULL.read_text(encoding="utf-8") != full_text:
+                stale.append(str(FULL.relative_to(ROOT)))
+        else:
+            FULL.write_text(full_text, encoding="utf-8")
+    else:
+        full_text = FULL.read_text(encoding="utf-8")
+    full = json.loads(full_text)
+    issues = problems(full, catalog)
+    if issues:
+        print("distribution: " + "; ".join(issues[:20]), file=sys.stderr)
+        return 1
+    compact_text = render_compact(compact(full))
+    if args.check:
+        if not EMBEDDED.exists() or EMBEDDED.read_text(encoding="utf-8") != compact_text:
+            stale.append(str(EMBEDDED.relative_to(ROOT)))
+    else:
+        EMBEDDED.write_text(compact_text, encoding="utf-8")
+    if stale:
+        print("distribution: out of date (run python3 scripts/catalog/distribution.py"
+              + (" --reference ..." if args.reference else "") + "): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    print("distribution: " + ("up to date" if args.check else "wrote " + ", ".join(
+        str(p.relative_to(ROOT)) for p in ([FULL] if args.reference else []) + [EMBEDDED])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

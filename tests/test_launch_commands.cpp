@@ -1,0 +1,322 @@
+// Launch commands (issue 18): every command runs as printed for the estimate's
+// scenario, with a name its distribution lists, or a note says why there is none.
+#include "llmsizer/launch_commands.hpp"
+
+#include <regex>
+#include <string>
+
+#include "llmsizer/distribution.hpp"
+#include "llmsizer/sizer.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+const Sizer& sizer() {
+  static const Sizer s(embedded_catalog().value());
+  return s;
+}
+
+// A hand-made index for two catalog models (a dense one and a MoE one), where
+// the right answers are known.
+const char* const kIndex = R"({"models":[
+ {"id":"llama-3.1-8b",
+  "gguf":[{"repo":"someone/untagged-GGUF","quants":[]},
+          {"repo":"someone/listed-GGUF","quants":["Q8_0","q4_k_m","Q6_K"]}],
+  "ollama":[{"tag":"m:8b-q8_0","quant":"Q8_0"},{"tag":"m:cloud","cloud":true},
+            {"tag":"m:8b-moved","quant":"Q4_K_M","moved_to":"M-2"},{"tag":"m:8b-q4_K_M","quant":"Q4_K_M"}],
+  "mlx":[{"repo":"mlx-community/M-4bit","bits":4,"format":"affine"},
+         {"repo":"mlx-community/M-nvfp4","bits":4,"format":"nvfp4"}],
+  "serve_repo":"org/M-Instruct",
+  "checkpoints":{"BF16":"org/M-Instruct","AWQ":"org/M-AWQ"}},
+ {"id":"qwen3-30b-a3b",
+  "gguf":[{"repo":"someone/moe-GGUF","quants":["Q4_K_M"]}]}
+]})";
+
+const DistributionIndex& index() {
+  static const DistributionIndex i = parse_distribution(kIndex).value();
+  return i;
+}
+
+struct Run {
+  SizerRequest request;
+  std::vector<LaunchCommand> commands;
+  Estimate estimate;
+
+  const LaunchCommand& of(const std::string& engine) const {
+    for (const LaunchCommand& c : commands)
+      if (c.engine == engine) return c;
+    FAIL("no " << engine << " entry");
+    return commands.front();
+  }
+  // The engine's only command ("" when none).
+  std::string step(const std::string& engine) const {
+    const LaunchCommand& c = of(engine);
+    return c.steps.empty() ? std::string() : c.steps.front();
+  }
+};
+
+Run run(SizerRequest r, const DistributionIndex* names = &index()) {
+  if (r.gpu_id.empty()) r.gpu_id = "rtx-4090";
+  auto model = sizer().model_for(r);
+  REQUIRE(model);
+  auto s = sizer().scenario_for(r);
+  REQUIRE(s);
+  auto e = sizer().estimate(model.value(), s.value());
+  REQUIRE(e);
+  Run out{r, names ? launch_commands(model.value(), s.value(), e.value(), *names)
+                   : launch_commands(model.value(), s.value(), e.value()),
+          e.value()};
+  return out;
+}
+
+SizerRequest request(const char* model, const char* quant) {
+  SizerRequest r;
+  r.model_id = model;
+  r.quant = quant;
+  return r;
+}
+
+// Text that stands for a name the user would have to fill in.
+const std::regex kPlaceholder(R"(MODEL|REPO|path/to|[<>{}]|\.\.\.)");
+
+}  // namespace
+
+TEST_CASE("distribution names parse, and a bad entry is named by its JSON path", "[commands]") {
+  const auto& m = *index().find("llama-3.1-8b");
+  REQUIRE(m.gguf.size() == 2);
+  CHECK(m.gguf[0].quants.empty());
+  CHECK(m.ollama[1].cloud);
+  CHECK(m.ollama[2].moved_to == "M-2");
+  CHECK(*m.checkpoint("AWQ") == "org/M-AWQ");
+  CHECK(m.checkpoint("GPTQ") == nullptr);
+  CHECK(index().find("glm-4.5") == nullptr);
+
+  auto not_json = parse_distribution("{\"models\": 3}");
+  REQUIRE_FALSE(not_json);
+  CHECK(not_json.error().id == "distribution.not_json");
+  auto bad = parse_distribution(R"({"models":[{"id":"a","gguf":[{"repo":"x","quants":[]},{"quants":[]}]}]})");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().id == "distribution.bad_entry");
+  CHECK_THAT(bad.error().message, Contains("/models/0/gguf/1/repo"));
+  auto bits = parse_distribution(R"({"models":[{"id":"a","mlx":[{"repo":"x","bits":"4"}]}]})");
+  REQUIRE_FALSE(bits);
+  CHECK_THAT(bits.error().message, Contains("/models/0/mlx/0/bits"));
+  // The embedded copy has every catalog model.
+  auto embedded = embedded_distribution();
+  REQUIRE(embedded);
+  const Catalog catalog = embedded_catalog().value();
+  for (const auto& model : catalog.models) CHECK(embedded.value().find(model.id) != nullptr);
+}
+
+TEST_CASE("llama.cpp pulls a GGUF repo that lists the quant, else says what exists", "[commands]") {
+  // Listed (in another case): that repo, with its spelling of the tag.
+  const Run listed = run(request("llama-3.1-8b", "Q4_K_M"));
+  CHECK_THAT(listed.step("llama.cpp"), StartsWith("llama-server -hf someone/listed-GGUF:q4_k_m \\\n  -c 8192 \\\n  -np 1"));
+  CHECK_THAT(listed.step("llama.cpp"), Contains("-ngl 999") && Contains("-fa on"));
+  CHECK(listed.of("llama.cpp").note.empty());
+  // Not listed anywhere, but a repo's tags were not sourced: that one, with a note.
+  const Run unsourced = run(request("llama-3.1-8b", "Q5_K_M"));
+  CHECK_THAT(unsourced.step("llama.cpp"), StartsWith("llama-server -hf someone/untagged-GGUF:Q5_K_M"));
+  CHECK_THAT(unsourced.of("llama.cpp").note, Contains("not checked"));
+  // Repos with tag lists only, none with this quant: no command, their quants named.
+  const Run missing = run(request("qwen3-30b-a3b", "Q8_0"));
+  CHECK(missing.of("llama.cpp").steps.empty());
+  CHECK_THAT(missing.of("llama.cpp").note, Contains("someone/moe-GGUF (Q4_K_M)"));
+  const DistributionIndex two_quants =
+      parse_distribution(R"({"models":[{"id":"llama-3.1-8b","gguf":[{"repo":"a/b-GGUF","quants":["Q8_0","Q6_K"]}]}]})").value();
+  const Run listing = run(request("llama-3.1-8b", "Q4_K_M"), &two_quants);
+  CHECK(listing.of("llama.cpp").steps.empty());
+  CHECK_THAT(listing.of("llama.cpp").note, Contains("a/b-GGUF (Q8_0, Q6_K)"));
+  // No GGUF repo at all: how to make the file, from the catalog's HF repo.
+  DistributionIndex empty;
+  const Run none = run(request("llama-3.1-8b", "Q4_K_M"), &empty);
+  CHECK(none.of("llama.cpp").steps.empty());
+  CHECK_THAT(none.of("llama.cpp").note, Contains("meta-llama/Llama-3.1-8B") && Contains("convert_hf_to_gguf.py") &&
+                                            Contains("llama-quantize in.gguf out.gguf Q4_K_M"));
+  // A native checkpoint format under llama.cpp: a note, not a command.
+  for (const char* quant : {"AWQ", "FP8", "MLX-4bit", "GPTQ-INT4", "BF16-native"}) {
+    const Run native = run(request("llama-3.1-8b", quant));
+    CHECK(native.of("llama.cpp").steps.empty());
+    CHECK_THAT(native.of("llama.cpp").note, Contains("GGUF"));
+  }
+}
+
+TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split", "[commands]") {
+  SizerRequest r = request("llama-3.1-8b", "Q4_K_M");
+  r.sequences = 4;
+  r.context_tokens = 4096;
+  r.kv_type = "q8_0";
+  r.flash_attention = false;
+  const std::string slots = run(r).step("llama.cpp");
+  CHECK_THAT(slots, Contains("-c 16384 \\") && Contains("-np 4 \\") && Contains("-fa off") &&
+                        Contains("-ctk q8_0 -ctv q8_0"));
+
+  // MoE experts in RAM: --n-cpu-moe with the estimate's layer count, all layers on the GPU.
+  SizerRequest experts = request("qwen3-30b-a3b", "Q4_K_M");
+  experts.gpu_id = "rtx-4060-ti-16gb";
+  experts.offload_fraction = 0.5;
+  const Run moe = run(experts);
+  REQUIRE(moe.estimate.memory.offload_experts_only);
+  REQUIRE(moe.estimate.memory.offloaded_layers > 0);
+  CHECK_THAT(moe.step("llama.cpp"),
+             Contains("-ngl 999") && Contains("--n-cpu-moe " + std::to_string(moe.estimate.memory.offloaded_layers) + " \\"));
+
+  // Layers in RAM: -ngl counts the layers left on the GPU.
+  SizerRequest layers = request("llama-3.1-8b", "Q4_K_M");
+  layers.offload_fraction = 0.25;
+  layers.offload_mode = "layers";
+  const Run dense = run(layers);
+  REQUIRE(dense.estimate.memory.offloaded_layers == 8);
+  CHECK_THAT(dense.step("llama.cpp"), Contains("-ngl 24 \\"));
+  CHECK_THAT(dense.step("llama.cpp"), !Contains("--n-cpu-moe"));
+
+  // Two GPUs: --tensor-split from the weights on each (MiB).
+  SizerRequest two = request("llama-3.1-8b", "Q4_K_M");
+  two.gpu_count = 2;
+  const Run split = run(two);
+  REQUIRE(split.estimate.memory.per_gpu.size() == 2);
+  const auto mib = [&](int i) {
+    return std::to_string((split.estimate.memory.per_gpu[i].weights_bytes + (1 << 19)) >> 20);
+  };
+  CHECK_THAT(split.step("llama.cpp"), Contains("--tensor-split " + mib(0) + "," + mib(1)));
+  CHECK_THAT(run(request("llama-3.1-8b", "Q4_K_M")).step("llama.cpp"), !Contains("--tensor-split"));
+}
+
+TEST_CASE("Ollama: a local tag of that quant, its server and client as two steps", "[commands]") {
+  SizerRequest r = request("llama-3.1-8b", "Q4_K_M");
+  r.sequences = 2;
+  r.kv_type = "q8_0";
+  const LaunchCommand q4 = run(r).of("ollama");
+  REQUIRE(q4.steps.size() == 2);
+  CHECK(q4.steps[0] ==
+        "OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=2 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0 ollama serve");
+  CHECK(q4.steps[1] == "ollama run m:8b-q4_K_M");  // not the tag that moved to a newer release
+  CHECK_THAT(q4.note, Contains("second shell"));
+  CHECK(run(request("llama-3.1-8b", "Q8_0")).of("ollama").steps.at(1) == "ollama run m:8b-q8_0");
+  // No tag of this quant, a GGUF repo that has it: Ollama pulls it from Hugging Face.
+  CHECK(run(request("llama-3.1-8b", "Q6_K")).of("ollama").steps.at(1) == "ollama run hf.co/someone/listed-GGUF:Q6_K");
+  // Neither: a note naming the tags there are (the cloud one marked).
+  const LaunchCommand none = run(request("qwen3-30b-a3b", "Q8_0")).of("ollama");
+  CHECK(none.steps.empty());
+  CHECK_FALSE(none.note.empty());
+  const LaunchCommand awq = run(request("llama-3.1-8b", "AWQ")).of("ollama");
+  CHECK(awq.steps.empty());
+  // A KV type Ollama lacks: no command.
+  SizerRequest q5 = request("llama-3.1-8b", "Q4_K_M");
+  q5.kv_type = "q5_0";
+  CHECK(run(q5).of("ollama").steps.empty());
+}
+
+TEST_CASE("MLX: the repo of those bits, on a Mac only", "[commands]") {
+  SizerRequest mac = request("llama-3.1-8b", "MLX-4bit");
+  mac.gpu_id = "mac-m1-max-64gb";
+  mac.engine = "mlx";
+  const Run apple = run(mac);
+  CHECK(apple.of("mlx").steps == std::vector<std::string>{"mlx_lm.server --model mlx-community/M-4bit"});
+  CHECK(apple.of("vllm").steps.empty());
+  CHECK_THAT(apple.of("vllm").note, Contains("Metal"));
+  CHECK(apple.of("sglang").steps.empty());
+  // No 8-bit build listed: a note.
+  mac.quant = "MLX-8bit";
+  CHECK(run(mac).of("mlx").steps.empty());
+  // The same scenario on an NVIDIA card: no MLX command.
+  SizerRequest nvidia = request("llama-3.1-8b", "MLX-4bit");
+  nvidia.engine = "mlx";
+  const LaunchCommand off = run(nvidia).of("mlx");
+  CHECK(off.steps.empty());
+  CHECK_THAT(off.note, Contains("Apple"));
+}
+
+TEST_CASE("vLLM and SGLang serve the repo of the chosen checkpoint format", "[commands]") {
+  SizerRequest r = request("llama-3.1-8b", "AWQ");
+  r.engine = "vllm";
+  r.gpu_count = 2;
+  r.gpu_id = "rtx-3090";
+  r.kv_type = "fp8";
+  const Run awq = run(r);
+  CHECK_THAT(awq.step("vllm"), StartsWith("vllm serve org/M-AWQ \\\n  --max-model-len 8192"));
+  CHECK_THAT(awq.step("vllm"), Contains("--tensor-parallel-size 2") && Contains("--kv-cache-dtype fp8") &&
+                                   Contains("--gpu-memory-utilization 0.90") && Contains("--max-num-seqs 1"));
+  CHECK_THAT(awq.step("sglang"), StartsWith("python -m sglang.launch_server --model-path org/M-AWQ") &&
+                                     Contains("--tp 2") && Contains("--kv-cache-dtype fp8_e5m2") &&
+                                     Contains("--mem-fraction-static 0.88") && Contains("--context-length 8192"));
+  CHECK(awq.of("llama.cpp").steps.empty());  // fp8 KV: llama.cpp has none
+  // No AWQ repo: a note, never the BF16 weights under the AWQ label.
+  const Run none = run(request("qwen3-30b-a3b", "AWQ"));
+  CHECK(none.of("vllm").steps.empty());
+  CHECK_THAT(none.of("vllm").note, Contains("AWQ"));
+  // GPTQ unknown here too.
+  CHECK(run(request("llama-3.1-8b", "GPTQ-INT4")).of("vllm").steps.empty());
+  // The published checkpoint: the repo people serve (instruct), not the base.
+  CHECK_THAT(run(request("llama-3.1-8b", "native")).step("vllm"), StartsWith("vllm serve org/M-Instruct \\"));
+  // FP8 with no FP8 repo: the BF16 repo cast as it loads.
+  CHECK_THAT(run(request("llama-3.1-8b", "FP8")).step("vllm"),
+             StartsWith("vllm serve org/M-Instruct \\") && Contains("--quantization fp8"));
+  // A GGUF quantization: a note (vLLM's GGUF support is experimental).
+  const LaunchCommand gguf = run(request("llama-3.1-8b", "Q4_K_M")).of("vllm");
+  CHECK(gguf.steps.empty());
+  CHECK_THAT(gguf.note, Contains("experimental"));
+}
+
+TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo gets -hf at Q4_K_M", "[commands][catalog]") {
+  const Catalog catalog = embedded_catalog().value();
+  const DistributionIndex names = embedded_distribution().value();
+  int estimates = 0, with_hf = 0, runnable = 0;
+  for (const CatalogModel& model : catalog.models) {
+    if (model.facts && !model.facts->sizable) continue;
+    const ModelDistribution* dist = names.find(model.id);
+    REQUIRE(dist != nullptr);
+    for (const char* quant : {"Q4_K_M", "Q8_0", "AWQ", "FP8", "MLX-4bit"}) {
+      for (const char* gpu : {"h100-sxm", "mac-m3-ultra-512gb"}) {
+        SizerRequest r = request(model.id.c_str(), quant);
+        r.gpu_id = gpu;
+        auto m = sizer().model_for(r);
+        auto s = sizer().scenario_for(r);
+        if (!m || !s) continue;
+        auto e = sizer().estimate(m.value(), s.value());
+        if (!e) continue;
+        ++estimates;
+        const auto commands = launch_commands(m.value(), s.value(), e.value());
+        REQUIRE(commands.size() == 5);
+        for (const LaunchCommand& c : commands) {
+          INFO(model.id << " " << quant << " " << gpu << " " << c.engine);
+          CHECK((c.steps.empty() ? !c.note.empty() : true));  // no command: a reason
+          for (const std::string& step : c.steps) {
+            ++runnable;
+            CHECK_FALSE(std::regex_search(step, kPlaceholder));
+            CHECK(step.find(".gguf") == std::string::npos);
+            // One command: lines break only as continuations.
+            for (std::size_t at = step.find('\n'); at != std::string::npos; at = step.find('\n', at + 1))
+              CHECK((at > 0 && step[at - 1] == '\\'));
+          }
+          if (c.engine == "mlx" && std::string(gpu) == "h100-sxm") CHECK(c.steps.empty());
+          if ((c.engine == "vllm" || c.engine == "sglang") && std::string(gpu) != "h100-sxm") CHECK(c.steps.empty());
+          if ((c.engine == "vllm" || c.engine == "sglang") && std::string(quant) == "Q4_K_M") CHECK(c.steps.empty());
+          if (c.engine == "llama.cpp" && std::string(quant) == "Q4_K_M") {
+            bool usable = false;  // a repo lists Q4_K_M or has no sourced tag list
+            for (const GgufRepo& g : dist->gguf) {
+              bool has = g.quants.empty();
+              for (const std::string& q : g.quants) has = has || q == "Q4_K_M";
+              usable = usable || has;
+            }
+            CHECK(usable == !c.steps.empty());
+            if (usable && !c.steps.empty()) {
+              bool named = false;
+              for (const GgufRepo& g : dist->gguf)
+                named = named || c.steps[0].rfind("llama-server -hf " + g.repo + ":", 0) == 0;
+              CHECK(named);
+              if (std::string(gpu) == "h100-sxm") ++with_hf;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(estimates > 500);
+  CHECK(runnable > 300);
+  CHECK(with_hf >= 80);
+}
