@@ -103,7 +103,10 @@ def from_reference(reference, catalog):
         mid = entry["id"]
         rec = records.get(mid)
         if rec is None:
-            raise SystemExit(f"distribution: {REFERENCE_NAME} has no record for catalog model {mid}")
+            # Models added after the reference was gathered (the seed-page set):
+            # no public name is sourced, so the commands say none is known.
+            rec = {"id": mid, "gguf": [], "ollama": [], "mlx": [], "serve_repo": None,
+                   "notes": f"no record in {REFERENCE_NAME}: no distribution name sourced"}
         serve_repo = rec.get("serve_repo")
         ollama = []
         for t in rec["ollama"]:
