@@ -6,7 +6,7 @@ import { parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
-import { tokens } from './js/format.js';
+import { tokens, gib } from './js/format.js';
 import { PlannerPanels } from './js/planner.js';
 
 performance.mark('llm-sizer:app-start');
@@ -36,7 +36,9 @@ class App {
     controls.fillDevices(this.catalog, '', state.gpu);
     controls.writeControls(state, this.models.get(state.model));
     this.bind();
-    this.planner = new PlannerPanels(this.engine, { state: () => this.state, request: (o) => this.request(o), custom: () => this.custom });
+    this.planner = new PlannerPanels(this.engine, {
+      state: () => this.state, request: (o) => this.request(o), custom: () => this.custom, matrixQuants: () => this.matrixQuants(),
+    });
     this.update({ replaceHash: true, settled: true, first: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     $('status').textContent = '';
     $('status').hidden = true;
@@ -70,6 +72,18 @@ class App {
       this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
+    // The planner's inputs are part of the scenario's URL (a shared link
+    // reproduces prices and costs); the planner reads and redraws them itself.
+    for (const [id, key] of controls.PLANNER_INPUTS) {
+      $(id).addEventListener('input', () => {
+        const value = Number($(id).value);
+        if ($(id).value === '' || !Number.isFinite(value)) return;
+        this.state = { ...this.state, [key]: value };
+        this.hashPending = true;
+        clearTimeout(this.hashTimer);
+        this.hashTimer = setTimeout(() => this.followHash(), 250);
+      });
+    }
     $('gguf-file').addEventListener('change', (e) => this.loadGguf([...e.target.files]));
     $('safetensors-file').addEventListener('change', (e) => this.loadSafetensors([...e.target.files]));
     $('config-text').addEventListener('input', (e) => this.useConfig(e.target.value, 'pasted config.json'));
@@ -188,8 +202,9 @@ class App {
     const s = this.state;
     const request = {
       model: s.model, quant: s.quant, ctx: s.ctx, batch: s.batch, kv: s.kv, engine: s.engine,
-      gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ...overrides,
+      gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ram_gib: s.ram, ...overrides,
     };
+    if (s.offload_mode !== 'auto' && s.offload > 0) request.offload_mode = s.offload_mode;
     if (this.price != null) request.hourly_price_usd = this.price;
     if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       delete request.model;
@@ -268,6 +283,45 @@ class App {
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result);
     render.renderSpeedAndCost(result, this.state);
+    render.renderSuggestions(result, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
+  }
+
+  // A suggestion's change in words, with the flag it becomes.
+  describeChange(change, x) {
+    const device = this.devices.get(this.state.gpu);
+    if (change.quant) return `Quantization ${change.quant}`;
+    if (change.gpus) return `${change.gpus} × ${device?.name ?? this.state.gpu}`;
+    if (change.ctx) return `A context of ${tokens(change.ctx)} tokens`;
+    if (change.offload === 0) return 'No offload to system RAM';
+    if (change.offload_mode === 'experts') return `Experts of ${x.offloaded_layers} layers in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM)`;
+    return `${x.offloaded_layers} layers in system RAM (-ngl, ${gib(x.ram_required_bytes)} of RAM)`;
+  }
+
+  // Applies a suggestion: the change's keys are the request's (quant, gpus, ctx, offload).
+  applyChange(change) {
+    const next = { ...this.state };
+    if (change.quant) next.quant = change.quant;
+    if (change.gpus) next.gpus = change.gpus;
+    if (change.ctx) {
+      next.ctx = change.ctx;
+      next.prompt = Math.min(next.prompt, change.ctx);
+    }
+    if (change.offload != null) {
+      next.offload = change.offload;
+      next.offload_mode = change.offload_mode ?? 'auto';
+    }
+    this.state = next;
+    controls.writeControls(next, this.models.get(next.model));
+    this.update({});
+    $('verdict').focus?.();
+  }
+
+  // The quantizations the matrix shows for this engine (the planner answers
+  // the smallest hardware for each).
+  matrixQuants() {
+    const s = this.state;
+    const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;
+    return list.includes(s.quant) ? list : [s.quant, ...list];
   }
 
   followHash() {
@@ -298,7 +352,7 @@ class App {
   renderSecondary(model, result) {
     const s = this.state;
     render.renderKvNotes(result, s);
-    render.renderCommands(result, s, (text, button) => this.copy(text, button));
+    render.renderCommands(result, s, (text, button) => this.copy(text, button), (c, x) => this.describeChange(c, x));
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
       if (this.chartUnchanged()) return;
@@ -309,8 +363,7 @@ class App {
       render.renderChart(points.map((ctx) => ({ ctx, result: this.estimateCurrent({ ctx }) })), result.memory.usable_bytes);
       return;
     }
-    const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;
-    const quants = list.includes(s.quant) ? list : [s.quant, ...list];
+    const quants = this.matrixQuants();
     // The current quantization's row is the headline estimate itself.
     render.renderMatrix(quants.map((quant) => ({
       quant, current: quant === s.quant, result: quant === s.quant ? result : this.engine.figures(this.request({ quant })),

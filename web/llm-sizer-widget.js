@@ -200,9 +200,12 @@ class LlmSizerElement extends HTMLElement {
     this.setField('memory.weights_bytes', m.weights_bytes, fmt.gib(m.weights_bytes));
     this.setField('memory.kv_cache_bytes', m.kv_cache_bytes, fmt.gib(m.kv_cache_bytes));
     this.setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
-    this.setField('speed.decode_tokens_per_s', result.speed.decode_tokens_per_s, fmt.rate(result.speed.decode_tokens_per_s));
-    this.setField('speed.prefill_tokens_per_s', result.speed.prefill_tokens_per_s, fmt.rate(result.speed.prefill_tokens_per_s));
-    this.setField('speed.ttft_s', result.speed.ttft_s, fmt.seconds(result.speed.ttft_s));
+    // No speed where it does not fit (the engine answers null): it would read as if it ran.
+    const sp = result.speed;
+    const none = m.fits === false ? 'does not fit' : '—';
+    this.setField('speed.decode_tokens_per_s', sp?.decode_tokens_per_s, sp ? fmt.rate(sp.decode_tokens_per_s) : none);
+    this.setField('speed.prefill_tokens_per_s', sp?.prefill_tokens_per_s, sp ? fmt.rate(sp.prefill_tokens_per_s) : none);
+    this.setField('speed.ttft_s', sp?.ttft_s, sp ? fmt.seconds(sp.ttft_s) : none);
     p.quant.value = result.scenario.quant;
     p.ctx.input.max = String(Math.max(9, Math.ceil(Math.log2(model?.max_context_tokens || 131072))));
     p.ctx.input.value = String(Math.round(Math.log2(request.ctx)));

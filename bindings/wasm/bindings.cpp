@@ -64,8 +64,8 @@ class WasmSizer {
   // see figuresErrorId() and figuresErrorMessage().
   bool figures_into(const std::string& model, const std::string& config, const std::string& quant,
                     const std::string& kv, const std::string& engine, const std::string& gpu, double ctx,
-                    double batch, double gpus, double offload, double prompt) {
-    const llmsizer::RequestFields fields{model, config, quant, kv, engine, gpu, ctx, batch, gpus, offload, prompt};
+                    double batch, double gpus, double offload, double prompt, double ram_gib) {
+    const llmsizer::RequestFields fields{model, config, quant, kv, engine, gpu, ctx, batch, gpus, offload, prompt, ram_gib};
     return write_figures(llmsizer::estimate_request(sizer_, fields));
   }
   // The same from request text: for requests the fields cannot carry.
@@ -99,7 +99,7 @@ class WasmSizer {
     if (x.memory.usable_bytes) f.usable_bytes = static_cast<double>(*x.memory.usable_bytes);
     if (x.memory.utilization) f.utilization = *x.memory.utilization;
     if (x.memory.fits) f.fits = *x.memory.fits ? 1 : 0;
-    if (x.speed) f.decode_tokens_per_s = x.speed->decode_tokens_per_s;
+    if (x.speed && llmsizer::runs(x)) f.decode_tokens_per_s = x.speed->decode_tokens_per_s;
     return f;
   }
   // bytes: the files' leading bytes one after another (a Uint8Array from JS).

@@ -200,7 +200,9 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     const double pb = b.device->price_usd ? total_price(b) : 1e300;
     return std::make_tuple(total_memory(a), a.count, pa) < std::make_tuple(total_memory(b), b.count, pb);
   };
-  for (const std::string& name : standard_quants(scenario.engine)) {
+  const std::vector<std::string> per_quant_names =
+      options.per_quant_names.empty() ? standard_quants(scenario.engine) : options.per_quant_names;
+  for (const std::string& name : per_quant_names) {
     auto quant = quant_scheme_from_name(name);
     if (!quant) return quant.error();
     Trier per(sizer, model, scenario);

@@ -78,6 +78,17 @@ Result<PlannerRequest> planner_request(const Sizer& sizer, std::string_view requ
   FieldReader f{parsed.value(), {}};
   f.integer(Limit{"max_gpus", 0, 64}, options.max_gpus);
   if (f.check.error) return *f.check.error;
+  // "quants": the quantizations to answer the smallest hardware for.
+  if (const Json* quants = f.find("quants")) {
+    if (!quants->is_array() || quants->size() > 32) return bad_key("quants", "must be an array of at most 32 names");
+    for (const Json& q : *quants) {
+      if (!q.is_string() || q.get_ref<const std::string&>().size() > kQuantLength)
+        return bad_key("quants", "must hold quantization names");
+      auto scheme = quant_scheme_from_name(q.get_ref<const std::string&>());
+      if (!scheme) return scheme.error();
+      options.per_quant_names.push_back(scheme.value().name);
+    }
+  }
   return PlannerRequest{std::move(resolved).value(), target.value(), std::move(offers).value(), options};
 }
 

@@ -46,8 +46,8 @@ figure('wasm.figures_json.p95', percentile(figures, 95), 'us');
 // One estimate as the page asks for it (each row of the quantization matrix
 // and each point of the context chart): the fields as arguments, the figures
 // read from the shared buffer. The budget of one estimate applies here.
-const NONE = { config: '', kv: '', batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
-const into = (f) => sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
+const NONE = { config: '', kv: '', batch: NaN, gpus: NaN, offload: NaN, prompt: NaN, ram_gib: NaN };
+const into = (f) => sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt, f.ram_gib);
 const fields = { ...NONE, ...base };
 warm(() => into(fields));
 const view = sizer.figuresView();

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
-import { nativeResponses } from '../wasm/load.mjs';
+import { nativeRecommend, nativeResponses } from '../wasm/load.mjs';
 import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
 
 let server;
@@ -23,11 +23,24 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
   const { page, log } = await openPage(browser, server.url + SEED);
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, batch: 1, kv: 'f16', engine: 'llama.cpp', gpu: 'mi300x', gpus: 1, offload: 0, prompt: 4096 }]);
   const expected = JSON.parse(native);
-  for (const field of ['memory.weights_bytes', 'memory.kv_cache_bytes', 'memory.runtime_bytes', 'memory.required_bytes', 'memory.usable_bytes', 'memory.utilization', 'speed.decode_tokens_per_s', 'speed.prefill_tokens_per_s', 'speed.ttft_s']) {
+  for (const field of ['memory.weights_bytes', 'memory.kv_cache_bytes', 'memory.runtime_bytes', 'memory.required_bytes', 'memory.usable_bytes', 'memory.utilization']) {
     const [group, key] = field.split('.');
     assert.equal(Number(await fieldValue(page, field)), expected[group][key], field);
   }
   assert.equal(await fieldValue(page, 'memory.fits'), String(expected.memory.fits));
+  // 204 GiB on one MI300X does not fit: no speed or cost as if it ran, and the
+  // engine's suggestions in their place, each with its own speed.
+  assert.equal(expected.memory.fits, false);
+  for (const field of ['speed.decode_tokens_per_s', 'speed.ttft_s', 'cost.usd_per_million_tokens']) {
+    assert.equal(await fieldValue(page, field), '', field);
+    assert.equal(await page.$eval(`[data-field="${field}"]`, (e) => e.textContent), 'does not fit', field);
+  }
+  assert.equal(await page.$$eval('#suggestions li', (l) => l.length), expected.suggestions.length);
+  for (const [i, s] of expected.suggestions.entries()) {
+    assert.equal(await fieldValue(page, `suggestions.${i}.fits`), 'true');
+    assert.deepEqual(JSON.parse(await fieldValue(page, `suggestions.${i}.change`)), s.change);
+    assert.equal(Number(await fieldValue(page, `suggestions.${i}.decode_tokens_per_s`)), s.decode_tokens_per_s);
+  }
   // Every panel has content.
   assert.ok((await page.$$('#matrix tbody tr')).length >= 8, 'quantization matrix rows');
   assert.ok(await page.$('#context-chart svg polyline'), 'context chart');
@@ -112,13 +125,59 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
   await page.close();
 });
 
-test('hardware recommendations on request', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
-  await page.click('#recommend');
-  await page.waitForSelector('[data-field="recommend.value.gpu"]', { timeout: 20000 });
-  // An 8B model at Q4_K_M fits priced single cards of the catalog.
-  assert.ok(await page.$eval('[data-field="recommend.single.gpu"]', (e) => e.dataset.value));
-  assert.ok(Number(await page.$eval('[data-field="recommend.max_ctx"]', (e) => e.dataset.value)) >= 8192);
+// The four answers of issue 18's scenarios, without a click, as the CLI's recommend gives them.
+for (const [hash, request] of [
+  [SEED, { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192 }],
+  ['#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090', { model: 'llama-3.1-70b', quant: 'Q4_K_M', ctx: 8192 }],
+  ['#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=32768&gpu=rtx-4090', { model: 'qwen3-30b-a3b', quant: 'Q4_K_M', ctx: 32768 }],
+  ['#model=gpt-oss-120b&quant=Q4_K_M&ctx=32768&gpu=rtx-4090', { model: 'gpt-oss-120b', quant: 'Q4_K_M', ctx: 32768 }],
+]) {
+  test(`hardware that fits ${request.model} comes without a click: priced single, value, unified and cloud`, async () => {
+    const { page, log } = await openPage(browser, server.url + hash);
+    await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
+    const expected = JSON.parse(nativeRecommend(request));
+    for (const key of ['single', 'value', 'unified']) {
+      assert.ok(expected[key], `${key} exists for ${request.model}`);
+      assert.equal(await fieldValue(page, `recommend.${key}.gpu`), expected[key].gpu, key);
+      assert.equal(Number(await fieldValue(page, `recommend.${key}.price_usd`)), expected[key].price.usd, key);
+      assert.ok(expected[key].utilization <= 1, key);
+      assert.equal(Number(await fieldValue(page, `recommend.${key}.tokens_per_s_per_user`)), expected[key].tokens_per_s_per_user, key);
+    }
+    assert.equal(await fieldValue(page, 'recommend.cloud.instance'), expected.cloud.instance);
+    // The smallest hardware per quantization is a column of the matrix.
+    const q4 = await fieldValue(page, 'recommend.per_quant.Q4_K_M.gpu');
+    assert.equal(q4, expected.per_quant.find((q) => q.quant === 'Q4_K_M').gpu);
+    if (request.model === 'glm-4.5') await page.screenshot({ path: join(artifacts, 'recommend-glm45.png'), fullPage: true });
+    assert.deepEqual(log.errors, []);
+    await page.close();
+  });
+}
+
+test('a suggestion is one click: it applies the change and the scenario fits', async () => {
+  const { page, log } = await openPage(browser, server.url + SEED);
+  const change = JSON.parse(await fieldValue(page, 'suggestions.0.change'));
+  await page.click('[data-field="suggestions.0.change"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');
+  assert.ok(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) > 0);
+  for (const [key, value] of Object.entries(change)) {
+    await page.waitForFunction(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === String(v), [key === 'offload_mode' ? 'offload_mode' : key, value]);
+  }
+  assert.match(await page.textContent('#commands'), /llama-server/);
+  assert.equal(await page.$eval('#suggestions-box', (b) => b.hidden), true);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('offload beyond the system RAM set does not fit; the planner inputs travel in the link', async () => {
+  const hash = '#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=8192&gpu=rtx-4060-ti-16gb&offload=0.9&ram=4&users=3&tps=15&hours=8&kwh=0.3';
+  const { page, log } = await openPage(browser, server.url + hash);
+  assert.equal(await fieldValue(page, 'memory.fits'), 'false');
+  assert.match(await page.textContent('#summary'), /system RAM/);
+  assert.equal(await page.$eval('#ram', (e) => e.value), '4');
+  assert.deepEqual(await page.$$eval(['#serve-users', '#serve-speed', '#offers-hours', '#offers-kwh'].join(','), (els) => els.map((e) => e.value)), ['3', '15', '8', '0.3']);
+  await page.fill('#ram', '64');
+  await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');
+  await page.waitForFunction(() => location.hash.includes('ram=64'));
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -29,10 +29,32 @@ test('an estimate has the CLI contract fields', () => {
   for (const key of ['weights_bytes', 'kv_cache_bytes', 'runtime_bytes', 'offload_bytes', 'required_bytes', 'usable_bytes', 'utilization', 'fits', 'per_gpu']) {
     assert.ok(key in r.memory, key);
   }
-  for (const key of ['decode_tokens_per_s', 'decode_tokens_per_s_total', 'prefill_tokens_per_s', 'ttft_s']) assert.ok(key in r.speed, key);
-  assert.ok('usd_per_million_tokens' in r.cost);
   assert.ok(Array.isArray(r.warnings));
-  assert.ok(typeof r.commands['llama.cpp'] === 'string');
+  // Speed, cost and commands where it fits (8K tokens on the same card).
+  const fits = ask({ model: 'llama-3.1-8b', ctx: 8192, kv: 'f16', gpu: 'rtx-4090' });
+  assert.equal(fits.memory.fits, true);
+  for (const key of ['decode_tokens_per_s', 'decode_tokens_per_s_total', 'prefill_tokens_per_s', 'ttft_s']) assert.ok(key in fits.speed, key);
+  assert.ok('usd_per_million_tokens' in fits.cost);
+  assert.ok(fits.commands['llama.cpp'].steps[0].startsWith('llama-server -hf '));
+  assert.equal(fits.suggestions, undefined);
+});
+
+test('a scenario that does not fit answers suggestions instead of a speed, each fitting by its own estimate', () => {
+  const r = ask({ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' });
+  assert.equal(r.memory.fits, false);
+  assert.equal(r.speed, null);
+  assert.equal(r.cost, null);
+  assert.equal(r.commands, undefined);
+  assert.ok(r.suggestions.length >= 1);
+  for (const s of r.suggestions) {
+    const again = ask({ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x', ...s.change });
+    assert.equal(again.memory.fits, true, JSON.stringify(s.change));
+    assert.equal(again.memory.required_bytes, s.required_bytes);
+    assert.equal(again.speed.decode_tokens_per_s, s.decode_tokens_per_s);
+  }
+  const offload = r.suggestions.find((s) => 'offload' in s.change);
+  assert.equal(offload.change.offload_mode, 'experts');
+  assert.match(offload.commands['llama.cpp'].steps[0], new RegExp(`--n-cpu-moe ${offload.offloaded_layers}\\b`));
 });
 
 test('bad requests get an error value, never an exception', () => {
@@ -148,11 +170,12 @@ test('the catalog sweep answers every model x device x quantization as the estim
 });
 
 test('figures written through figuresInto and figuresFromJson are the estimate\'s, errors included', () => {
-  const none = { model: '', config: '', quant: '', kv: '', engine: '', gpu: '', ctx: NaN, batch: NaN, gpus: NaN, offload: NaN, prompt: NaN };
+  const none = { model: '', config: '', quant: '', kv: '', engine: '', gpu: '', ctx: NaN, batch: NaN, gpus: NaN, offload: NaN, prompt: NaN, ram_gib: NaN };
   const requests = [
     { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' },
     { model: 'llama-3.1-8b', quant: 'Q8_0', ctx: 131072, batch: 4, kv: 'q8_0', engine: 'vllm', gpu: 'rtx-4090', gpus: 2, offload: 0.25, prompt: 2048 },
     { model: 'qwen3-30b-a3b', ctx: 32768, offload: 0.5, gpu: 'rtx-4060-ti-16gb' },
+    { model: 'qwen3-30b-a3b', ctx: 32768, offload: 0.5, gpu: 'rtx-4060-ti-16gb', ram_gib: 4 },  // RAM too small: does not fit
     { model: 'llama-3.1-8b' },
     { model: 'llama-3.1-8b', ctx: 0 },
     { model: 'llama-3.1-8b', ctx: 1.5 },
@@ -165,9 +188,10 @@ test('figures written through figuresInto and figuresFromJson are the estimate\'
     { config: JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, vocab_size: 128256, intermediate_size: 14336 }), gpu: 'rtx-4090' },
   ];
   // The buffer's order: weights, KV cache, runtime, required, usable,
-  // utilization, fits (-1 no device, 0, 1), decode tokens/s; NaN is absent.
+  // utilization, fits (-1 no device, 0, 1), decode tokens/s; NaN is absent
+  // (decode too where it does not fit: the estimate's speed is null there).
   const expectedOf = (r) => [r.memory.weights_bytes, r.memory.kv_cache_bytes, r.memory.runtime_bytes, r.memory.required_bytes,
-    r.memory.usable_bytes ?? NaN, r.memory.utilization ?? NaN, r.memory.fits == null ? -1 : Number(r.memory.fits), r.speed.decode_tokens_per_s ?? NaN];
+    r.memory.usable_bytes ?? NaN, r.memory.utilization ?? NaN, r.memory.fits == null ? -1 : Number(r.memory.fits), r.speed?.decode_tokens_per_s ?? NaN];
   const read = () => {
     const view = sizer.figuresView();
     return [...view];
@@ -176,7 +200,7 @@ test('figures written through figuresInto and figuresFromJson are the estimate\'
   requests.forEach((request, i) => {
     const label = JSON.stringify(request);
     const f = { ...none, ...request };
-    const fromFields = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt);
+    const fromFields = sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt, f.ram_gib);
     const fieldsResult = fromFields ? read() : [sizer.figuresErrorId(), sizer.figuresErrorMessage()];
     const fromText = sizer.figuresFromJson(label);
     const textResult = fromText ? read() : [sizer.figuresErrorId(), sizer.figuresErrorMessage()];
@@ -190,7 +214,7 @@ test('figures written through figuresInto and figuresFromJson are the estimate\'
 
 test('a figures view detached by memory growth is replaced by a fresh one', () => {
   const request = { model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu: 'rtx-4090' };
-  const args = (r) => [r.model, '', r.quant, '', '', r.gpu, r.ctx, NaN, NaN, NaN, NaN];
+  const args = (r) => [r.model, '', r.quant, '', '', r.gpu, r.ctx, NaN, NaN, NaN, NaN, NaN];
   let view = sizer.figuresView();
   assert.equal(sizer.figuresInto(...args(request)), true);
   const before = view[3];

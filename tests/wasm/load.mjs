@@ -22,3 +22,11 @@ export function nativeResponses(requests) {
   if (out.status !== 0) throw new Error(`llmsizer_respond failed: ${out.stderr}`);
   return out.stdout.trimEnd().split('\n');
 }
+
+// The native CLI's recommendation for a request of model, quant and ctx.
+export const cliBin = process.env.LLMSIZER_CLI ?? resolve(root, 'build/native-release/llm-sizer');
+export function nativeRecommend({ model, quant, ctx }) {
+  const out = spawnSync(cliBin, ['recommend', '--model', model, '--quant', quant, '--ctx', String(ctx), '--json'], { maxBuffer: 1 << 28, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`llm-sizer recommend failed: ${out.stderr}`);
+  return out.stdout;
+}

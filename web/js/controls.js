@@ -86,6 +86,9 @@ export function fillStatic(catalog) {
 
 const log2 = (n) => Math.log2(n);
 
+// Planner inputs kept in the scenario (and so in the URL): element id -> state key.
+export const PLANNER_INPUTS = [['serve-users', 'users'], ['serve-speed', 'tps'], ['offers-hours', 'hours'], ['offers-kwh', 'kwh']];
+
 export function setContextRange(maxTokens) {
   const ctx = $('ctx');
   ctx.max = String(Math.max(9, Math.ceil(log2(Math.max(512, maxTokens || 131072)))));
@@ -109,6 +112,9 @@ export function writeControls(state, model) {
   $('batch').value = String(state.batch);
   $('gpus').value = String(state.gpus);
   $('offload').value = String(state.offload);
+  $('ram').value = String(state.ram);
+  // The planner's inputs live outside the form but in the same state.
+  for (const [id, key] of PLANNER_INPUTS) $(id).value = String(state[key]);
   writeOutputs(state);
 }
 
@@ -130,7 +136,12 @@ export function readControl(name, state, model) {
     case 'ctx': next.ctx = contextFromSlider(el.value, model?.max_context_tokens); break;
     case 'prompt': next.prompt = 2 ** Number(el.value); break;
     case 'batch': case 'gpus': next[name] = Number(el.value); break;
-    case 'offload': next.offload = Number(el.value); break;
+    case 'offload': next.offload = Number(el.value); next.offload_mode = 'auto'; break;
+    case 'ram': {
+      const gib = Number(el.value);
+      if (el.value !== '' && Number.isFinite(gib) && gib >= 0 && gib <= 65536) next.ram = gib;
+      break;
+    }
     case 'price': next.price = el.value === '' ? null : Number(el.value); break;
     default: next[name] = el.value;
   }

@@ -30,7 +30,7 @@ function checkNumbers(request) {
 // stand for absent keys), or null when it has other keys or types:
 // those go as JSON text, whose reader names what is wrong with them.
 const STRING_FIELDS = ['model', 'config', 'quant', 'kv', 'engine', 'gpu'];
-const NUMBER_FIELDS = ['ctx', 'batch', 'gpus', 'offload', 'prompt'];
+const NUMBER_FIELDS = ['ctx', 'batch', 'gpus', 'offload', 'prompt', 'ram_gib'];
 function requestFields(request) {
   const fields = {};
   for (const key of STRING_FIELDS) {
@@ -183,7 +183,7 @@ export function loadEngine() {
           try {
             checkNumbers(request);
             const f = requestFields(request);
-            ok = f ? sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt)
+            ok = f ? sizer.figuresInto(f.model, f.config, f.quant, f.kv, f.engine, f.gpu, f.ctx, f.batch, f.gpus, f.offload, f.prompt, f.ram_gib)
               : sizer.figuresFromJson(JSON.stringify(request));
           } catch (error) {
             return { error: { id: error.id ?? 'request.bad_value', message: error.message } };

@@ -5,14 +5,15 @@ import * as fmt from './format.js';
 import { el } from './dom.js';
 import { toHash } from './state.js';
 import { cell, figure, number } from './planner-cells.js';
+import { priceText } from './recommend.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_ROWS_SHOWN = 300;
 
 function hardwareText(p, h) {
   if (!h) return 'nothing in the catalog reaches it';
-  const price = h.price_usd ? ` · ${fmt.usd(h.price_usd)}` : '';
-  return `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${price} · ${fmt.rate(h.tokens_per_s_per_user)} each`;
+  const price = ` · ${priceText(h.price, h.count)}`;
+  return `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${price} · ${h.tokens_per_s_per_user == null ? 'decode unknown' : `${fmt.rate(h.tokens_per_s_per_user)} each`}`;
 }
 
 // A search's answer, or null once what stops it is written in `list`: a
@@ -30,27 +31,6 @@ async function searchAnswer(p, list, label, errorField, request, ask) {
     list.replaceChildren(figure(label, error.message, errorField, null));
     return null;
   }
-}
-
-// On request, not on every input: it tries every device and offer. The
-// searches are in the engine's full module, fetched the first time.
-export async function recommend(p) {
-  const list = $('recommendations');
-  const r = await searchAnswer(p, list, 'Recommendations', 'recommend.error', p.plannerRequest(), (q) => p.engine.recommend(q));
-  if (!r) return;
-  const hardware = (h) => (h ? `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${h.price_usd ? ` · ${fmt.usd(h.price_usd)}` : ''}` : 'none in the catalog');
-  const cloud = (c) => (c ? `${c.provider} ${c.instance} · ${fmt.usd(c.usd_per_hour)}/h` : 'none listed');
-  const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${p.deviceName(r.max_ctx_gpu)}` : '';
-  list.replaceChildren(
-    figure('Cheapest single device', hardware(r.single), 'recommend.single.gpu', r.single?.gpu),
-    figure('Best value', hardware(r.value), 'recommend.value.gpu', r.value?.gpu),
-    figure('Unified memory', hardware(r.unified), 'recommend.unified.gpu', r.unified?.gpu),
-    figure('Cheapest cloud offer (on demand)', cloud(r.cloud), 'recommend.cloud.usd_per_hour', r.cloud?.usd_per_hour),
-    figure('Cheapest cloud offer (any billing)', cloud(r.cloud_any), 'recommend.cloud_any.usd_per_hour', r.cloud_any?.usd_per_hour),
-    figure(`Largest context${where ? ` on ${where}` : ''}`, r.max_ctx ? `${fmt.tokens(r.max_ctx)} tokens` : '—', 'recommend.max_ctx', r.max_ctx),
-    ...r.per_quant.map((q) => figure(`Smallest for ${q.quant}`, q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${p.deviceName(q.gpu)}` : 'none in the catalog',
-      `recommend.per_quant.${q.quant}`, q.gpu)),
-  );
 }
 
 export async function serve(p) {

@@ -6,6 +6,7 @@ import * as fmt from './format.js';
 import { el, renderBar } from './render.js';
 import { fillDevices } from './controls.js';
 import { cell, figure, number } from './planner-cells.js';
+import { clearMatrixHardware, renderRecommendation, renderRecommendationText } from './recommend.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
@@ -53,7 +54,6 @@ export class PlannerPanels {
     };
     const failIn = (list, label, field) => (text) => $(list).replaceChildren(figure(label, text, field, null));
     const fitFail = (text) => { $('fit-note').textContent = text; };
-    $('recommend').addEventListener('click', search('recommend', failIn('recommendations', 'Recommendations', 'recommend.error')));
     $('serve').addEventListener('click', search('serve', failIn('serve-results', 'Buy or rent', 'target.error')));
     $('fit').addEventListener('click', search('whatFits', fitFail));
     $('fit-all').addEventListener('change', search('renderFit', fitFail));
@@ -69,6 +69,7 @@ export class PlannerPanels {
       $(id).addEventListener('input', whenFull(() => this.renderFinetune()));
     }
     this.renderWaiting();
+    renderRecommendationText('Trying every device and offer once the first figures are shown…', 'recommend.loading');
     this.watchFullPanels();
     // The workbench calls scenarioChanged() with its first panels.
   }
@@ -100,6 +101,7 @@ export class PlannerPanels {
         this.fullLoaded = true;
         this.renderFinetune();
         this.renderOffers();
+        if (!this.recommendKey) this.scheduleRecommendation();  // after a failed load
       }, (error) => {
         this.fullLoading = null;
         this.renderWaiting(`The planner module did not load: ${error.message}`);
@@ -135,6 +137,49 @@ export class PlannerPanels {
     }
     clearTimeout(this.offersTimer);
     this.offersTimer = setTimeout(() => this.renderOffers(), 150);
+    this.scheduleRecommendation();
+  }
+
+  // Hardware that fits comes without a click, after the headline figures: the
+  // full module is fetched then (not on the page's start path), and the search
+  // (an estimate per candidate it rejects) runs when the input has rested and
+  // the browser is idle, so a drag stays fast. A later scenario drops the answer
+  // of an earlier one.
+  scheduleRecommendation() {
+    const request = this.plannerRequest({ quants: this.workbench.matrixQuants() });
+    const key = JSON.stringify(request);
+    if (key === this.recommendKey) return;
+    this.recommendKey = key;
+    clearMatrixHardware();
+    clearTimeout(this.recommendTimer);
+    if (!request) {
+      renderRecommendationText('Recommendations are for catalog models or a pasted config.json.', 'recommend.error');
+      return;
+    }
+    const idle = (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 500 }) : setTimeout(fn, 0));
+    this.recommendTimer = setTimeout(() => idle(() => this.renderRecommend(request, key)), this.recommendedOnce ? 250 : 0);
+  }
+
+  async renderRecommend(request, key) {
+    try {
+      await this.ensureFull();
+    } catch (error) {
+      renderRecommendationText(`The planner module did not load: ${error.message}`, 'recommend.error');
+      this.recommendKey = null;  // tried again on the next change
+      return;
+    }
+    if (key !== this.recommendKey) return;
+    let r;
+    try {
+      r = this.engine.recommend(request);
+    } catch (error) {
+      renderRecommendationText(`Cannot search the hardware: ${error.message}`, 'recommend.error');
+      return;
+    }
+    if (key !== this.recommendKey) return;
+    this.recommendedOnce = true;
+    renderRecommendation(r, (id) => this.deviceName(id),
+      r.unpriced.length ? 'Devices without a sourced price are listed apart, never ranked by a guessed one.' : '');
   }
 
   // Planner answers need a catalog model or a config; file headers carry neither.

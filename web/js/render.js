@@ -3,6 +3,7 @@
 // textContent only.
 import * as fmt from './format.js';
 import { el } from './dom.js';
+import { fillMatrixHardware } from './recommend.js';
 
 export { el };
 
@@ -123,20 +124,27 @@ export function renderMemory(r) {
   perGpu.replaceChildren(el('h3', {}, 'Per device'), ...rows);
 }
 
+// A scenario that does not fit has neither (the engine answers null): the
+// fields say so instead of a speed that reads as if it ran.
 export function renderSpeedAndCost(r, state) {
   const s = r.speed;
-  setField('speed.decode_tokens_per_s', s.decode_tokens_per_s, fmt.rate(s.decode_tokens_per_s));
-  setField('speed.decode_tokens_per_s_total', s.decode_tokens_per_s_total, fmt.rate(s.decode_tokens_per_s_total));
-  setField('speed.prefill_tokens_per_s', s.prefill_tokens_per_s, fmt.rate(s.prefill_tokens_per_s));
-  setField('speed.ttft_s', s.ttft_s, fmt.seconds(s.ttft_s));
   const c = r.cost;
-  setField('cost.usd_per_million_tokens', c.usd_per_million_tokens, fmt.usd(c.usd_per_million_tokens));
-  setField('cost.usd_per_million_tokens_batch', c.usd_per_million_tokens_batch, fmt.usd(c.usd_per_million_tokens_batch));
-  setField('cost.usd_per_hour', c.usd_per_hour, fmt.usd(c.usd_per_hour));
-  $('cost-note').textContent = c.usd_per_million_tokens == null
-    ? 'Enter a rental price per hour to see the cost per million tokens.'
-    : `At ${fmt.usd(c.usd_per_hour)} an hour and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
-  void state;
+  const none = r.memory.fits === false ? 'does not fit' : '—';
+  const prefillUnknown = s && !(s.prefill_tokens_per_s > 0);
+  setField('speed.decode_tokens_per_s', s?.decode_tokens_per_s, s ? fmt.rate(s.decode_tokens_per_s) : none);
+  setField('speed.decode_tokens_per_s_total', s?.decode_tokens_per_s_total, s ? fmt.rate(s.decode_tokens_per_s_total) : none);
+  setField('speed.prefill_tokens_per_s', prefillUnknown ? null : s?.prefill_tokens_per_s, s ? (prefillUnknown ? 'unknown' : fmt.rate(s.prefill_tokens_per_s)) : none);
+  setField('speed.ttft_s', prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none);
+  setField('cost.usd_per_million_tokens', c?.usd_per_million_tokens, c ? fmt.usd(c.usd_per_million_tokens) : none);
+  setField('cost.usd_per_million_tokens_batch', c?.usd_per_million_tokens_batch, c ? fmt.usd(c.usd_per_million_tokens_batch) : none);
+  setField('cost.usd_per_hour', c?.usd_per_hour, c ? fmt.usd(c.usd_per_hour) : none);
+  writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
+    : `Decode with ${fmt.tokens(state.ctx)} tokens cached${state.batch > 1 ? `; per sequence while all ${state.batch} run together, and their total` : ''}. ` +
+      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt.`));
+  $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
+    : c.usd_per_million_tokens == null
+      ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'
+      : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? 'owning it: price over 3 years plus power' : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
 }
 
 export function renderVerdict(r, state, model, device) {
@@ -153,12 +161,44 @@ export function renderVerdict(r, state, model, device) {
       `take ${fmt.gib(m.kv_cache_bytes)} of KV cache (${state.kv}).`,
     m.usable_bytes == null ? '' : m.fits
       ? `On ${where} it needs ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, leaving ${fmt.gib(m.headroom_bytes)}.`
-      : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable: try a smaller quantization, more devices or RAM offload.`,
-    r.speed.decode_tokens_per_s == null ? '' :
-      `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)} per sequence and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt.`,
+      : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable${m.ram_fits === false ? `, and system RAM (${fmt.gib(m.system_ram_bytes)}) cannot hold the ${fmt.gib(m.ram_required_bytes)} kept there` : ''}.`,
+    !r.speed ? '' : state.batch > 1
+      ? `Decoding all ${state.batch} sequences together gives about ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
+      : `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)}${r.speed.prefill_tokens_per_s > 0 ? ` and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt` : ''}.`,
   ];
   $('summary').textContent = sentences.filter(Boolean).join(' ');
   setList($('warnings'), r.warnings);
+  const margin = m.fit_margin_bytes_per_gpu;
+  writeText($('fit-rule'), m.usable_bytes == null ? '' :
+    `"Fits" means everything on the device${state.gpus > 1 ? 's' : ''} within usable memory: the capacity the driver reports (or the macOS GPU wired limit), ` +
+    `less the runtime's context${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp keeps free (--fit-target)` : ''}` +
+    `${state.engine === 'vllm' || state.engine === 'sglang' || state.engine === 'tensorrt-llm' ? `, within the engine's memory fraction` : ''}; ` +
+    'the planner below uses the same rule.');
+}
+
+// What would make it fit (the estimate's suggestions): one line each with its
+// own fit and speed, and a button that applies the change.
+export function renderSuggestions(r, describe, onApply) {
+  const box = $('suggestions-box');
+  const list = $('suggestions');
+  const items = r.suggestions ?? [];
+  box.hidden = items.length === 0 && r.memory.fits !== false;
+  if (r.memory.fits === false && items.length === 0) {
+    list.replaceChildren(el('li', {}, 'No single change of offload, quantization, device count or context makes it fit on this device.'));
+    return;
+  }
+  list.replaceChildren(...items.map((x, i) => {
+    const li = el('li', { 'data-field': `suggestions.${i}.fits`, 'data-value': String(x.fits) });
+    const what = el('strong', {}, describe(x.change, x));
+    const facts = el('span', {}, ` — fits at ${fmt.fixed(x.utilization * 100, 1)}% (${fmt.gib(x.required_bytes)} of ${fmt.gib(x.usable_bytes)})` +
+      `${x.ram_required_bytes > 0 && x.change.offload ? `, ${fmt.gib(x.ram_required_bytes)} in system RAM` : ''}, `);
+    const speed = el('span', { 'data-field': `suggestions.${i}.decode_tokens_per_s`, 'data-value': x.decode_tokens_per_s == null ? '' : String(x.decode_tokens_per_s) },
+      x.decode_tokens_per_s == null ? 'decode unknown' : `${fmt.rate(x.decode_tokens_per_s)} decode`);
+    const button = el('button', { type: 'button', 'data-field': `suggestions.${i}.change`, 'data-value': JSON.stringify(x.change) }, 'Apply');
+    button.addEventListener('click', () => onApply(x.change));
+    li.append(what, facts, speed, ' ', button);
+    return li;
+  }));
 }
 
 function setCell(td, text, value) {
@@ -176,8 +216,8 @@ export function renderMatrix(rows) {
     body.replaceChildren(...rows.map(({ quant, result, current }) => {
       const tr = el('tr', { 'data-quant': quant, class: current ? 'current' : '' });
       tr.append(el('th', { scope: 'row' }, quant));
-      if (result.error) tr.append(el('td', { colspan: '5' }));
-      else for (let i = 0; i < 5; i += 1) tr.append(el('td'));
+      if (result.error) tr.append(el('td', { colspan: '6' }));
+      else for (let i = 0; i < 6; i += 1) tr.append(el('td'));
       return tr;
     }));
   }
@@ -191,9 +231,12 @@ export function renderMatrix(rows) {
     setCell(cells[1], fmt.gib(m.weights_bytes), m.weights_bytes);
     setCell(cells[2], fmt.gib(m.kv_cache_bytes), m.kv_cache_bytes);
     setCell(cells[3], fmt.gib(m.required_bytes), m.required_bytes);
-    setCell(cells[4], fmt.rate(result.speed.decode_tokens_per_s), result.speed.decode_tokens_per_s);
+    // No speed where it does not fit: it would read as if it ran.
+    const decode = result.speed?.decode_tokens_per_s ?? null;
+    setCell(cells[4], m.fits === false ? 'does not fit' : fmt.rate(decode), decode);
     setCell(cells[5], m.fits == null ? '—' : m.fits ? 'yes' : 'no', m.fits);
   });
+  fillMatrixHardware();
 }
 
 // The chart spans every context, so a context move leaves it as it was: it is
@@ -255,28 +298,46 @@ export function renderKvNotes(r, state) {
   writeText($('kv-notes'), text);
 }
 
-// The blocks are rebuilt when the set of engines changes; a context move only
-// rewrites the command text, and Copy copies whatever the block shows.
-export function renderCommands(r, state, onCopy) {
-  const commands = r.commands || {};
+// One block per engine: each step its own command with a Copy button
+// (Ollama's server and client are two), and the engine's note: why it has no
+// command for this scenario, or what to check. A scenario that does not fit
+// has no commands of its own: those of its first suggestion are shown, named.
+// The blocks are rebuilt when their shape changes; a context move only
+// rewrites the text, and Copy copies whatever the block shows.
+export function renderCommands(r, state, onCopy, describe) {
+  const first = !r.commands && r.suggestions?.length ? r.suggestions[0] : null;
+  const commands = r.commands ?? first?.commands ?? {};
+  writeText($('commands-note'), r.commands ? ''
+    : first ? `As set it does not fit, so these start the first change listed under the verdict: ${describe(first.change, first)}.`
+      : r.memory.fits === false ? 'As set it does not fit: no command would run it.' : '');
   const order = [state.engine === 'ollama' ? 'ollama' : state.engine, ...Object.keys(commands)];
   const names = [...new Set(order.filter((name) => name in commands))];
   const box = $('commands');
-  if (box.dataset.names !== names.join(' ')) {
-    box.dataset.names = names.join(' ');
+  const shape = names.map((name) => `${name}:${commands[name].steps.length}`).join(' ');
+  if (box.dataset.shape !== shape) {
+    box.dataset.shape = shape;
     box.replaceChildren(...names.map((name) => {
-      const block = el('div', { class: 'command' });
-      const head = el('div', { class: 'command-head' });
-      const copy = el('button', { type: 'button', 'data-engine': name }, 'Copy');
-      const pre = el('pre');
-      copy.addEventListener('click', () => onCopy(pre.textContent, copy));
-      head.append(el('span', {}, name), copy);
-      block.append(head, pre);
+      const block = el('div', { class: 'command', 'data-engine': name });
+      block.append(el('div', { class: 'command-head' }, name));
+      commands[name].steps.forEach((_, i) => {
+        const step = el('div', { class: 'command-step' });
+        const copy = el('button', { type: 'button', 'data-engine': name, 'data-step': String(i) }, 'Copy');
+        const pre = el('pre');
+        copy.addEventListener('click', () => onCopy(pre.textContent, copy));
+        step.append(pre, copy);
+        block.append(step);
+      });
+      block.append(el('p', { class: 'note command-note' }));
       return block;
     }));
   }
   names.forEach((name, i) => {
-    const pre = box.children[i].lastElementChild;
-    if (pre.textContent !== commands[name]) pre.textContent = commands[name];
+    const block = box.children[i];
+    const { steps, note } = commands[name];
+    steps.forEach((text, k) => {
+      const pre = block.children[1 + k].firstElementChild;
+      if (pre.textContent !== text) pre.textContent = text;
+    });
+    writeText(block.lastElementChild, note);
   });
 }

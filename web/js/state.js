@@ -2,7 +2,10 @@
 // reproduces the view and back/forward work. Values are checked against the
 // catalog; anything unknown or out of range falls back to a default and is
 // reported, never inserted into the page as markup.
-export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'prompt'];
+// The planner's inputs (system RAM, users and their speed, hours a day,
+// electricity) are part of it: a shared link reproduces prices and costs.
+export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
+  'ram', 'users', 'tps', 'hours', 'kwh'];
 
 export const DEFAULTS = {
   model: 'glm-4.5',
@@ -14,8 +17,17 @@ export const DEFAULTS = {
   gpu: 'mi300x',
   gpus: 1,
   offload: 0,
+  offload_mode: 'auto',
   prompt: 4096,
+  ram: 64,      // GiB of system RAM for offloaded layers or experts
+  users: 8,     // buy or rent for many users
+  tps: 20,      // tokens/s each of them needs
+  hours: 24,    // hours a day the hardware runs (rent per month, power)
+  kwh: 0.15,    // USD per kWh
 };
+
+// Kept as decimals; the rest are whole numbers.
+const DECIMAL = new Set(['offload', 'tps', 'kwh']);
 
 const LIMITS = {
   ctx: [512, 16777216],
@@ -23,6 +35,11 @@ const LIMITS = {
   gpus: [1, 64],
   offload: [0, 1],
   prompt: [16, 1048576],
+  ram: [0, 65536],
+  users: [1, 4096],
+  tps: [0.1, 10000],
+  hours: [1, 24],
+  kwh: [0, 10],
 };
 
 export function parseHash(hash, catalog) {
@@ -35,6 +52,7 @@ export function parseHash(hash, catalog) {
     quant: new Set(catalog.quants.map((q) => q.name)),
     kv: new Set(catalog.kv_types),
     engine: new Set(catalog.engines),
+    offload_mode: new Set(['auto', 'layers', 'experts']),
   };
   for (const key of KEYS) {
     if (!params.has(key)) continue;
@@ -46,7 +64,7 @@ export function parseHash(hash, catalog) {
       const value = Number(raw);
       const [low, high] = LIMITS[key];
       if (raw.trim() !== '' && Number.isFinite(value) && value >= low && value <= high) {
-        state[key] = key === 'offload' ? value : Math.round(value);
+        state[key] = DECIMAL.has(key) ? value : Math.round(value);
       } else {
         problems.push(`${key} “${raw.slice(0, 60)}” is not between ${low} and ${high}`);
       }

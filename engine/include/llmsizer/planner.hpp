@@ -132,6 +132,9 @@ struct RecommendOptions {
   // consumer or workstation cards, 8 datacenter GPUs); a number asks for up to that.
   int max_gpus = 0;
   std::size_t unpriced_listed = 6;
+  // The quantizations per_quant answers for (the page's matrix rows); empty:
+  // standard_quants(engine).
+  std::vector<std::string> per_quant_names;
 };
 
 // Quantizations a per-quant sweep tries for an engine, best quality first.

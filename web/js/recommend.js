@@ -1,0 +1,146 @@
+// Hardware that fits: the engine's recommendation answer drawn as the seed
+// page's four answers (best single device, best value with several devices,
+// unified memory, cheapest cloud offer), the devices that fit without a known
+// price, and the smallest hardware per quantization in the matrix. Every
+// figure carries data-field (recommend.*, as the CLI's JSON) and data-value.
+import * as fmt from './format.js';
+import { el } from './dom.js';
+
+const $ = (id) => document.getElementById(id);
+
+// What the catalog's price figure is, in words (data/devices.json price_kind).
+const PRICE_KINDS = {
+  list: 'list price',
+  launch_msrp: 'launch MSRP',
+  street_new: 'street price, new',
+  street_used: 'street price, used',
+  analyst_estimate: 'analyst estimate',
+  server_share: 'share of a server price',
+};
+
+function span(text, field, value, cls) {
+  const node = el('span', cls ? { class: cls } : {}, text);
+  node.dataset.field = field;
+  node.dataset.value = value == null ? '' : String(value);
+  return node;
+}
+
+// "~$9,499 · launch MSRP, 2025-03; $8,000–$12,000 quoted" and the machine it buys.
+export function priceText(price, count = 1) {
+  if (!price) return 'price unknown';
+  const kind = PRICE_KINDS[price.kind] ?? (price.kind || 'price');
+  const range = price.low_usd != null && price.high_usd != null && price.low_usd !== price.high_usd
+    ? `; ${fmt.usd(price.low_usd)}–${fmt.usd(price.high_usd)} quoted` : '';
+  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}`;
+}
+
+function count(h) {
+  return h.count > 1 ? `${h.count} × ` : '';
+}
+
+// One answer: its title, the hardware, and its price, fit, decode and TTFT.
+function card(title, key, h, deviceName) {
+  const box = el('div', { class: 'recommend-card', 'data-answer': key });
+  box.append(el('h3', {}, title));
+  if (!h) {
+    box.append(span('Nothing in the catalog with a price and a bandwidth figure holds it.', `recommend.${key}.gpu`, null, 'none'));
+    return box;
+  }
+  const cloud = 'instance' in h;
+  const name = el('p', { class: 'recommend-name' });
+  if (cloud) {
+    name.append(el('strong', {}, h.provider), ' ', span(h.instance, `recommend.${key}.instance`, h.instance));
+    box.append(name, el('p', { class: 'note' }, `${count(h)}${deviceName(h.gpu)} · ${h.billing}`));
+    const price = el('p', { class: 'price' });
+    price.append(span(`${fmt.usd(h.usd_per_hour)} per hour`, `recommend.${key}.usd_per_hour`, h.usd_per_hour));
+    box.append(price);
+  } else {
+    name.append(count(h), span(h.name || deviceName(h.gpu), `recommend.${key}.gpu`, h.gpu));
+    box.append(name);
+    const price = el('p', { class: 'price' });
+    price.append(span(priceText(h.price, h.count), `recommend.${key}.price_usd`, h.price?.usd ?? null));
+    if (h.price?.machine) price.append(el('br'), el('small', {}, h.price.machine));
+    box.append(price);
+  }
+  const facts = el('p', { class: 'recommend-facts' });
+  facts.append(
+    span(`fits at ${fmt.percent(h.utilization)}`, `recommend.${key}.utilization`, h.utilization), ' · ',
+    span(h.tokens_per_s_per_user == null ? 'decode unknown' : `${fmt.rate(h.tokens_per_s_per_user)} decode`,
+      `recommend.${key}.tokens_per_s_per_user`, h.tokens_per_s_per_user), ' · ',
+    span(h.ttft_s == null ? 'TTFT unknown (no throughput figure)' : `first token ${fmt.seconds(h.ttft_s)}`,
+      `recommend.${key}.ttft_s`, h.ttft_s),
+  );
+  box.append(facts);
+  if (cloud && h.usd_per_million_tokens != null) {
+    box.append(span(`${fmt.usd(h.usd_per_million_tokens)} per million tokens, one stream`,
+      `recommend.${key}.usd_per_million_tokens`, h.usd_per_million_tokens, 'note'));
+  }
+  return box;
+}
+
+export function renderRecommendation(r, deviceName, note) {
+  $('recommendations').replaceChildren(
+    card('Best single device', 'single', r.single, deviceName),
+    card('Best value: several devices', 'value', r.value, deviceName),
+    card('Apple or unified memory', 'unified', r.unified, deviceName),
+    card('Cheapest cloud offer (on demand)', 'cloud', r.cloud, deviceName),
+    card('Cheapest cloud offer (any billing)', 'cloud_any', r.cloud_any, deviceName),
+  );
+  const more = $('recommend-more');
+  const parts = [];
+  if (r.unpriced.length) {
+    const list = el('ul', { class: 'unpriced' });
+    r.unpriced.forEach((h, i) => {
+      const li = el('li');
+      li.append(span(h.name || deviceName(h.gpu), `recommend.unpriced.${i}.gpu`, h.gpu), ` · price unknown · fits at ${fmt.percent(h.utilization)} · `,
+        span(h.tokens_per_s_per_user == null ? 'decode unknown (no bandwidth figure)' : fmt.rate(h.tokens_per_s_per_user),
+          `recommend.unpriced.${i}.tokens_per_s_per_user`, h.tokens_per_s_per_user));
+      list.append(li);
+    });
+    parts.push(el('h3', {}, 'Also holds it alone, price unknown'), list);
+  }
+  const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${deviceName(r.max_ctx_gpu)}` : null;
+  if (where) {
+    const p = el('p', {}, `Largest context on ${where}: `);
+    p.append(span(`${fmt.tokens(r.max_ctx)} tokens`, 'recommend.max_ctx', r.max_ctx));
+    parts.push(p);
+  }
+  if (note) parts.push(el('p', { class: 'note' }, note));
+  more.replaceChildren(...parts);
+  renderMatrixHardware(r.per_quant, deviceName);
+}
+
+export function renderRecommendationText(text, field) {
+  $('recommendations').replaceChildren(span(text, field, null, 'note'));
+  $('recommend-more').replaceChildren();
+}
+
+// The matrix's last column: the smallest hardware for each of its rows, kept
+// for the rows the matrix draws later (a context move rebuilds none, a new
+// model or engine rebuilds them with "…" until the next answer).
+let perQuant = new Map();
+let nameOf = (id) => id;
+export function renderMatrixHardware(list, deviceName) {
+  perQuant = new Map(list.map((q) => [q.quant, q]));
+  nameOf = deviceName;
+  fillMatrixHardware();
+}
+
+export function clearMatrixHardware() {
+  perQuant = new Map();
+  fillMatrixHardware();
+}
+
+export function fillMatrixHardware() {
+  const body = $('matrix').tBodies[0];
+  for (const tr of body.rows) {
+    const td = tr.cells[6];
+    if (!td) continue;
+    const q = perQuant.get(tr.dataset.quant);
+    const text = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}`
+      : 'nothing in the catalog';
+    td.dataset.field = `recommend.per_quant.${tr.dataset.quant}.gpu`;
+    td.dataset.value = q?.gpu ?? '';
+    if (td.textContent !== text) td.textContent = text;
+  }
+}
