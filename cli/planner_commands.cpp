@@ -118,7 +118,7 @@ void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
     }
     char speed[32] = "-";
     if (r.decode_tokens_per_s > 0.0) std::snprintf(speed, sizeof speed, "%.1f", r.decode_tokens_per_s);
-    std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", r.offer.provider.c_str(), r.offer.instance.c_str(),
+    std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", r.offer.provider.c_str(), r.offer.instance.empty() ? "-" : r.offer.instance.c_str(),
                 r.offer.billing.c_str(), money(r.offer.usd_per_hour).c_str(), money(r.usd_per_month).c_str(), speed,
                 r.usd_per_million_tokens ? money(*r.usd_per_million_tokens).c_str() : "-", payback.c_str());
   }

@@ -271,6 +271,8 @@ class App {
     };
     requestAnimationFrame(first ? () => setTimeout(panels, 0) : panels);
     if (result.error) {
+      this.result = null;
+      render.clearFigures();
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';
       $('verdict').textContent = `Cannot size this: ${result.error.message}`;
@@ -355,12 +357,12 @@ class App {
     render.renderCommands(result, s, (text, button) => this.copy(text, button), (c, x) => this.describeChange(c, x));
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
-      if (this.chartUnchanged()) return;
+      if (this.chartUnchanged()) return render.moveContextMarker(s.ctx);
       const max = result.gguf ? Math.max(4096, model?.max_context_tokens || 131072) : 131072;
       const points = [];
       for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
       points.push(max);
-      render.renderChart(points.map((ctx) => ({ ctx, result: this.estimateCurrent({ ctx }) })), result.memory.usable_bytes);
+      render.renderChart(points.map((ctx) => ({ ctx, result: this.estimateCurrent({ ctx }) })), result.memory.usable_bytes, s.ctx);
       return;
     }
     const quants = this.matrixQuants();
@@ -368,12 +370,12 @@ class App {
     render.renderMatrix(quants.map((quant) => ({
       quant, current: quant === s.quant, result: quant === s.quant ? result : this.engine.figures(this.request({ quant })),
     })));
-    if (this.chartUnchanged()) return;
+    if (this.chartUnchanged()) return render.moveContextMarker(s.ctx);
     const max = model?.max_context_tokens || 131072;
     const points = [];
     for (let ctx = 4096; ctx < max; ctx *= 2) points.push(ctx);
     points.push(max);
-    render.renderChart(points.map((ctx) => ({ ctx, result: this.engine.figures(this.request({ ctx })) })), result.memory.usable_bytes);
+    render.renderChart(points.map((ctx) => ({ ctx, result: this.engine.figures(this.request({ ctx })) })), result.memory.usable_bytes, s.ctx);
   }
 
   // The chart spans every context, so a context move leaves it as it was: its

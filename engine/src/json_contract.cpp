@@ -277,6 +277,9 @@ Json catalog_to_json(const Sizer& sizer) {
     j["fp16_flops"] = d.fp16_flops;
     j["tdp_w"] = d.tdp_w;
     j["price_usd"] = optional_json(d.price_usd);
+    // What a search for a machine ("Mac Studio", "Framework Desktop") finds.
+    j["aliases"] = d.aliases;
+    j["machine"] = d.price_machine.empty() ? Json(nullptr) : Json(d.price_machine);
     devices.push_back(std::move(j));
   }
   Json quants = Json::array();

@@ -37,7 +37,9 @@ Result<std::vector<CloudOffer>> parse_cloud_offers(std::string_view offers_json)
     }
     offer.id = o["id"].get<std::string>();
     offer.provider = o["provider"].get<std::string>();
-    offer.instance = o.contains("instance") && o["instance"].is_string() ? o["instance"].get<std::string>() : offer.id;
+    // Empty where the listing names no instance type: the page and the CLI show
+    // the devices instead of an id made up for the catalog.
+    offer.instance = o.contains("instance") && o["instance"].is_string() ? o["instance"].get<std::string>() : "";
     offer.device_id = o.contains("device_id") && o["device_id"].is_string() ? o["device_id"].get<std::string>() : "";
     if (!o.contains("device_count") || !o["device_count"].is_number_integer() || o["device_count"].get<long long>() < 1 ||
         o["device_count"].get<long long>() > 1024)

@@ -188,9 +188,22 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   r.targets = *t;
   auto e = estimate_finetune(model.value().arch(), r);
   if (!e) return error_response(e.error());
+  // "gpu": whether that device holds the per-GPU total (the page's chosen one).
+  const Device* chosen = nullptr;
+  if (const Json* gpu = f.find("gpu")) {
+    if (!gpu->is_string()) return error_response(bad_key("gpu", "must be a string"));
+    chosen = sizer.catalog().find_device(gpu->get_ref<const std::string&>());
+    if (chosen == nullptr) return error_response(Error{"request.unknown_gpu", "unknown GPU in request field 'gpu'"});
+  }
   Json j = finetune_to_json(e.value(), finetune_device(sizer.catalog(), e.value().total_bytes));
   j["method"] = method;
   j["gpus"] = r.gpus;
+  if (chosen != nullptr) {
+    const std::int64_t usable = usable_memory(*chosen).usable_bytes;
+    j["gpu"] = chosen->id;
+    j["gpu_usable_bytes"] = usable;
+    j["gpu_holds"] = e.value().total_bytes <= usable;
+  }
   return ok_response(std::move(j));
 }
 

@@ -100,6 +100,7 @@ test('a pasted config.json is sized through the same engine path', async () => {
   const { page, log } = await openPage(browser, `${server.url}#model=glm-4.5&gpu=rtx-4090&ctx=8192&quant=Q8_0`);
   const config = JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32,
     num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: 128256 });
+  await page.click('#own-model summary');  // behind a disclosure
   await page.fill('#config-text', config);
   await page.waitForFunction(() => /8,030,261,248 parameters/.test(document.getElementById('custom-facts').textContent));
   // Same architecture as the catalog's Llama-3.1-8B: the same weights at Q8_0.

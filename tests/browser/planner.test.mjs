@@ -114,27 +114,32 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
   await page.close();
 });
 
-test('fine-tuning memory follows the model and the inputs, with the CLI figures', async () => {
+test('fine-tuning: QLoRA, LoRA and full side by side, each with the device that holds it, as the CLI gives them', async () => {
   const { page, log } = await openPage(browser, server.url + LLAMA);
-  const value = (key) => page.$eval(`[data-field="finetune.${key}"]`, (e) => e.dataset.value);
-  await page.selectOption('#ft-method', 'qlora');
+  const value = (method, key) => page.$eval(`[data-field="finetune.${method}.${key}"]`, (e) => e.dataset.value);
+  await page.locator('#ft-table').scrollIntoViewIfNeeded();
   await page.selectOption('#ft-targets', 'attention');
-  await page.waitForFunction(() => document.querySelector('[data-field="finetune.trainable_params"]').dataset.value === '13631488');
-  const qlora = native(['finetune', '--model', 'llama-3.1-8b', '--method', 'qlora', '--seq', '2048', '--targets', 'attention']);
-  for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes']) {
-    assert.equal(Number(await value(key)), qlora[key], key);
+  await page.waitForFunction(() => document.querySelector('[data-field="finetune.qlora.trainable_params"]')?.dataset.value === '13631488');
+  for (const method of ['qlora', 'lora', 'full']) {
+    const expected = native(['finetune', '--model', 'llama-3.1-8b', '--method', method, '--seq', '2048', '--targets', 'attention']);
+    for (const key of ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes']) {
+      assert.equal(Number(await value(method, key)), expected[key], `${method} ${key}`);
+    }
+    assert.equal(await value(method, 'device'), expected.device ?? '', method);
   }
-  assert.equal(await value('device'), qlora.device);
-  await page.selectOption('#ft-method', 'full');
+  // The chosen RTX 4090 holds QLoRA of an 8B model, not its full fine-tuning.
+  assert.equal(await value('qlora', 'gpu_holds'), 'true');
+  assert.equal(await value('full', 'gpu_holds'), 'false');
   await page.fill('#ft-gpus', '8');
   await page.selectOption('#ft-zero', '3');
   await page.check('#ft-checkpointing');
-  const full = native(['finetune', '--model', 'llama-3.1-8b', '--method', 'full', '--gpus', '8', '--zero', '3', '--checkpointing']);
-  await page.waitForFunction((t) => document.querySelector('[data-field="finetune.total_bytes"]').dataset.value === String(t), full.total_bytes);
+  const full = native(['finetune', '--model', 'llama-3.1-8b', '--method', 'full', '--gpus', '8', '--zero', '3', '--checkpointing', '--targets', 'attention']);
+  await page.waitForFunction((t) => document.querySelector('[data-field="finetune.full.total_bytes"]')?.dataset.value === String(t), full.total_bytes);
   // A bad input is named, not drawn.
   await page.fill('#ft-gpus', '0');
   await page.waitForFunction(() => /gpus/.test(document.querySelector('#ft-note').textContent));
-  assert.equal(await value('total_bytes'), '');
+  assert.equal(await page.$$eval('#ft-table tbody tr', (r) => r.length), 0);
+  await page.screenshot({ path: join(artifacts, 'finetune-1280.png') });
   assert.deepEqual(log.errors, []);
   await page.close();
 });
@@ -157,10 +162,10 @@ test('the planner module comes once, after the first figures, and answers recomm
   assert.equal(order, true);
   await page.locator('#offers').scrollIntoViewIfNeeded();
   await page.waitForSelector('#offers tbody tr', { timeout: 20000 });
-  await page.waitForFunction(() => Number(document.querySelector('[data-field="finetune.total_bytes"]').dataset.value) > 0);
+  await page.waitForFunction(() => Number(document.querySelector('[data-field="finetune.lora.total_bytes"]')?.dataset.value) > 0);
   // The CLI's default fine-tuning (LoRA, 2048 tokens, micro-batch 1) for this model.
   const expected = native(['finetune', '--model', 'llama-3.1-8b', '--gpu', 'rtx-4090']);
-  assert.equal(Number(await page.$eval('[data-field="finetune.total_bytes"]', (e) => e.dataset.value)), expected.total_bytes);
+  assert.equal(Number(await page.$eval('[data-field="finetune.lora.total_bytes"]', (e) => e.dataset.value)), expected.total_bytes);
   assert.deepEqual(fetched.sort(), ['/llmsizer-full.mjs', '/llmsizer-full.wasm']);
   assert.deepEqual(errors, []);
   await page.close();
@@ -191,7 +196,7 @@ test('a planner module that fails to load is named in its panels and fetched aga
   await page.waitForSelector('[data-field="target.buy.gpu"]', { timeout: 20000 });
   // Its arrival draws them.
   await page.waitForSelector('#offers tbody tr');
-  assert.ok(Number(await page.$eval('[data-field="finetune.total_bytes"]', (e) => e.dataset.value)) > 0);
+  assert.ok(Number(await page.$eval('[data-field="finetune.lora.total_bytes"]', (e) => e.dataset.value)) > 0);
   // The recommendations that failed are searched again once it is here.
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 20000 });
   // The wasm fetched once more after the failed try (the glue stays imported);

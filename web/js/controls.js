@@ -72,7 +72,7 @@ export function fillModels(catalog, query, selected) {
 
 export function fillDevices(catalog, query, selected, selectId = 'gpu') {
   const devices = catalog.devices
-    .filter((d) => !query || matches(`${d.id} ${d.name} ${d.vendor}`, query))
+    .filter((d) => !query || matches(`${d.id} ${d.name} ${d.vendor} ${(d.aliases ?? []).join(' ')} ${d.machine ?? ''}`.replace(/-/g, ' '), query))
     .sort((a, b) => byName(a.vendor, b.vendor) || a.memory_bytes - b.memory_bytes);
   groupedOptions($(selectId), devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
   return devices.length;
@@ -126,6 +126,19 @@ export function writeOutputs(state) {
   writeText($('gpus-out'), String(state.gpus));
   writeText($('offload-out'), fmt.percent(state.offload));
   for (const name of ['ctx', 'prompt', 'batch', 'gpus', 'offload']) writeValue($(name), String(state[name]));
+  // What a screen reader says for each slider: the value, not its position.
+  const spoken = {
+    ctx: `${fmt.tokens(state.ctx)} tokens`, prompt: `${fmt.tokens(state.prompt)} tokens`,
+    batch: `${state.batch} sequence${state.batch > 1 ? 's' : ''}`, gpus: `${state.gpus} device${state.gpus > 1 ? 's' : ''}`,
+    offload: `${fmt.percent(state.offload)} of layers in system RAM`,
+  };
+  for (const [name, text] of Object.entries(spoken)) {
+    const input = $(name);
+    if (input.llmSpoken !== text) {
+      input.llmSpoken = text;
+      input.setAttribute('aria-valuetext', text);
+    }
+  }
 }
 
 // The control that changed -> the new state (the caller re-renders).

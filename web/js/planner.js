@@ -3,7 +3,7 @@
 // workbench's scenario, asks the engine, and writes the answer; the figures
 // and every choice among them are the engine's.
 import * as fmt from './format.js';
-import { el, renderBar } from './render.js';
+import { el } from './render.js';
 import { fillDevices } from './controls.js';
 import { cell, figure, number } from './planner-cells.js';
 import { clearMatrixHardware, renderRecommendation, renderRecommendationText } from './recommend.js';
@@ -65,7 +65,7 @@ export class PlannerPanels {
       this.offersAll = !this.offersAll;
       this.renderOffers();
     });
-    for (const id of ['ft-method', 'ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
+    for (const id of ['ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
       $(id).addEventListener('input', whenFull(() => this.renderFinetune()));
     }
     this.renderWaiting();
@@ -118,11 +118,7 @@ export class PlannerPanels {
     $('offers').tBodies[0].replaceChildren();
     $('offers-more').hidden = true;
     $('offers-note').textContent = text;
-    for (const node of document.querySelectorAll('[data-field^="finetune."]')) {
-      node.dataset.value = '';
-      node.textContent = '—';
-    }
-    $('ft-bar').replaceChildren();
+    $('ft-table').tBodies[0].replaceChildren();
     $('ft-note').textContent = text;
   }
 
@@ -217,7 +213,7 @@ export class PlannerPanels {
     body.replaceChildren(...shown.map((o) => {
       const tr = el('tr', { 'data-offer': `${o.provider} ${o.instance}` });
       const th = el('th', { scope: 'row' });
-      th.append(el('strong', {}, o.provider), ` ${o.instance}`, el('br'),
+      th.append(el('strong', {}, o.provider), ` ${o.instance || 'instance type not named'}`, el('br'),
         el('small', {}, `${o.count > 1 ? `${o.count} × ` : ''}${this.deviceName(o.gpu)}`));
       tr.append(th);
       const perMillion = batch ? o.usd_per_million_tokens_batch : o.usd_per_million_tokens;
@@ -251,53 +247,54 @@ export class PlannerPanels {
     await loading;
   }
 
+  // QLoRA, LoRA and full fine-tuning side by side for the chosen model, each
+  // with the cheapest catalog device that holds it and whether the device
+  // chosen above does (the engine's answers, one per method).
   renderFinetune() {
     if (!this.fullLoaded) return;  // drawn when the full module arrives (ensureFull)
     const note = $('ft-note');
-    const fields = ['weights_bytes', 'gradients_bytes', 'optimizer_bytes', 'activations_bytes', 'total_bytes', 'trainable_params', 'device'];
-    const show = (answer) => {
-      for (const key of fields) {
-        const node = document.querySelector(`[data-field="finetune.${key}"]`);
-        const value = answer?.[key];
-        node.dataset.value = value == null ? '' : String(value);
-        node.textContent = value == null ? '—'
-          : key === 'device' ? this.deviceName(value)
-          : key === 'trainable_params' ? fmt.params(value) : fmt.gibAndGb(value);
-      }
-    };
+    const body = $('ft-table').tBodies[0];
     const request = this.plannerRequest();
     if (!request) {
-      show(null);
+      body.replaceChildren();
       note.textContent = 'Fine-tuning memory is for catalog models or a pasted config.json.';
       return;
     }
     const asked = {
-      method: $('ft-method').value, seq: Number($('ft-seq').value), micro_batch: number('ft-batch'), lora_rank: number('ft-rank'),
+      seq: Number($('ft-seq').value), micro_batch: number('ft-batch'), lora_rank: number('ft-rank'),
       lora_targets: $('ft-targets').value, optimizer: $('ft-optimizer').value, gpus: number('ft-gpus'), zero: Number($('ft-zero').value),
       gradient_checkpointing: $('ft-checkpointing').checked,
     };
-    const ask = request.config ? { config: request.config, ...asked } : { model: request.model, ...asked };
-    let f;
+    const base = request.config ? { config: request.config, ...asked } : { model: request.model, ...asked };
+    if (request.gpu) base.gpu = request.gpu;
+    const methods = ['qlora', 'lora', 'full'];
+    let answers;
     try {
-      f = this.engine.finetune(ask);
+      answers = methods.map((method) => this.engine.finetune({ ...base, method }));
     } catch (error) {
-      show(null);
-      $('ft-bar').replaceChildren();
+      body.replaceChildren();
       note.textContent = `Cannot size the fine-tuning: ${error.message}`;
       return;
     }
-    show(f);
     const device = this.devices.get(this.workbench.state().gpu);
-    renderBar($('ft-bar'), [
-      { kind: 'weights', label: 'Weights', bytes: f.weights_bytes },
-      { kind: 'kv', label: 'Gradients', bytes: f.gradients_bytes },
-      { kind: 'runtime', label: 'Optimizer state', bytes: f.optimizer_bytes },
-      { kind: 'offload', label: 'Activations', bytes: f.activations_bytes },
-    ], device?.usable_bytes, `Fine-tuning needs ${fmt.gib(f.total_bytes)} per GPU${device ? ` against ${fmt.gib(device.usable_bytes)} usable on ${device.name}` : ''}`);
-    const lora = f.method !== 'full';
-    note.textContent = `Per GPU, for ${f.gpus} GPU${f.gpus > 1 ? 's' : ''}: ${f.method === 'full' ? 'BF16 weights and gradients, FP32 master weights and AdamW moments'
-      : `${f.method === 'qlora' ? 'NF4' : 'BF16'} frozen base, FP32 adapters with their gradients and moments`}; ` +
-      `activations for ${fmt.tokens(asked.seq)} tokens × ${asked.micro_batch}${asked.gradient_checkpointing ? ' with checkpointing' : ''}. ` +
-      `The bar's line is the usable memory of the device chosen above. ${lora ? 'LoRA rank and targets set the adapter size.' : ''}`;
+    const rows = [
+      ['Weights', 'weights_bytes', (v) => fmt.gibAndGb(v)],
+      ['Gradients', 'gradients_bytes', (v) => fmt.gibAndGb(v)],
+      ['Optimizer state', 'optimizer_bytes', (v) => fmt.gibAndGb(v)],
+      ['Activations', 'activations_bytes', (v) => fmt.gibAndGb(v)],
+      ['Total per GPU', 'total_bytes', (v) => fmt.gibAndGb(v)],
+      ['Trainable parameters', 'trainable_params', (v) => fmt.params(v)],
+      ['Cheapest device that holds it', 'device', (v) => (v == null ? 'none in the catalog' : this.deviceName(v))],
+      [`Fits ${device ? device.name : 'the chosen device'}`, 'gpu_holds', (v) => (v == null ? '—' : v ? 'yes' : 'no')],
+    ];
+    body.replaceChildren(...rows.map(([label, key, text]) => {
+      const tr = el('tr', { 'data-row': key });
+      tr.append(el('th', { scope: 'row' }, label));
+      answers.forEach((a, i) => tr.append(cell(text(a[key]), `finetune.${methods[i]}.${key}`, a[key] ?? null)));
+      return tr;
+    }));
+    note.textContent = `Per GPU, for ${asked.gpus} GPU${asked.gpus > 1 ? 's' : ''}: full fine-tuning keeps BF16 weights and gradients, FP32 master weights and AdamW moments; ` +
+      `LoRA and QLoRA a frozen BF16 or NF4 base with FP32 adapters, their gradients and moments (rank and targets set their size); ` +
+      `activations for ${fmt.tokens(asked.seq)} tokens × ${asked.micro_batch}${asked.gradient_checkpointing ? ' with checkpointing' : ''}.`;
   }
 }

@@ -49,7 +49,8 @@ function card(title, key, h, deviceName) {
   const cloud = 'instance' in h;
   const name = el('p', { class: 'recommend-name' });
   if (cloud) {
-    name.append(el('strong', {}, h.provider), ' ', span(h.instance, `recommend.${key}.instance`, h.instance));
+    // Listings without an instance type are named by their devices.
+    name.append(el('strong', {}, h.provider), ' ', span(h.instance || `${count(h)}${deviceName(h.gpu)}`, `recommend.${key}.instance`, h.instance));
     box.append(name, el('p', { class: 'note' }, `${count(h)}${deviceName(h.gpu)} · ${h.billing}`));
     const price = el('p', { class: 'price' });
     price.append(span(`${fmt.usd(h.usd_per_hour)} per hour`, `recommend.${key}.usd_per_hour`, h.usd_per_hour));

@@ -176,6 +176,36 @@ export function renderVerdict(r, state, model, device) {
     'the planner below uses the same rule.');
 }
 
+// An error replaces every figure it invalidates: nothing of the previous
+// scenario stays on screen beside the message.
+export function clearFigures() {
+  for (const node of document.querySelectorAll('#answer [data-field], #matrix [data-field]')) {
+    if (node.id === 'verdict') continue;
+    writeValue(node, '');
+    writeText(node, '—');
+  }
+  $('memory-bar').replaceChildren();
+  $('per-gpu').replaceChildren();
+  $('suggestions-box').hidden = true;
+  $('suggestions').replaceChildren();
+  setList($('warnings'), []);
+  writeText($('fit-rule'), '');
+  writeText($('speed-note'), '');
+  $('cost-note').textContent = '';
+  const body = $('matrix').tBodies[0];
+  body.dataset.shape = '';
+  body.replaceChildren();
+  const chart = $('context-chart');
+  chart.dataset.key = '';
+  chart.replaceChildren();
+  $('context-table').tBodies[0].replaceChildren();
+  writeText($('kv-notes'), '');
+  const commands = $('commands');
+  commands.dataset.shape = '';
+  commands.replaceChildren();
+  writeText($('commands-note'), 'No commands: the scenario cannot be sized.');
+}
+
 // What would make it fit (the estimate's suggestions): one line each with its
 // own fit and speed, and a button that applies the change.
 export function renderSuggestions(r, describe, onApply) {
@@ -239,53 +269,119 @@ export function renderMatrix(rows) {
   fillMatrixHardware();
 }
 
-// The chart spans every context, so a context move leaves it as it was: it is
-// redrawn only when the points or the usable line change.
-export function renderChart(points, usable) {
+// Memory against context: an SVG line with GiB on its axis, the usable line
+// labelled, the current context marked, each point's value on hover and on
+// keyboard focus, and a table of the same numbers beside it. The points span
+// every context, so a context move only moves the marker.
+let chartPoints = [];
+export function renderChart(points, usable, currentCtx) {
   const chart = $('context-chart');
   const ok = points.filter((p) => !p.result.error);
+  chartPoints = ok;
   const key = `${usable}|${ok.map((p) => `${p.ctx}:${p.result.memory.required_bytes}:${p.result.memory.fits}`).join(',')}`;
-  if (chart.dataset.key === key) return;
-  chart.dataset.key = key;
+  if (chart.dataset.key !== key) {
+    chart.dataset.key = key;
+    drawChart(chart, ok, usable);
+    renderContextTable(ok);
+  }
+  markContext(chart, ok, currentCtx);
+}
+
+const CHART = { width: 640, height: 260, pad: { left: 64, right: 16, top: 16, bottom: 44 } };
+
+function chartX(ok, i) {
+  const { width, pad } = CHART;
+  return pad.left + (i * (width - pad.left - pad.right)) / (ok.length - 1);
+}
+
+function drawChart(chart, ok, usable) {
   if (ok.length < 2) {
     chart.replaceChildren(el('p', { class: 'note' }, 'Not enough context range to draw.'));
     return;
   }
-  const width = 640;
-  const height = 220;
-  const pad = { left: 56, right: 12, top: 12, bottom: 28 };
+  const { width, height, pad } = CHART;
   const maxY = Math.max(...ok.map((p) => p.result.memory.required_bytes), usable || 0) * 1.08;
-  const xs = ok.map((p, i) => pad.left + (i * (width - pad.left - pad.right)) / (ok.length - 1));
   const y = (bytes) => height - pad.bottom - (bytes / maxY) * (height - pad.top - pad.bottom);
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('class', 'chart-svg');
-  const add = (tag, attrs, text) => {
+  const add = (tag, attrs, text, parent = svg) => {
     const node = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
     if (text != null) node.textContent = text;
-    svg.append(node);
+    parent.append(node);
     return node;
   };
   add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
+  add('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: 'axis' });
   for (const frac of [0, 0.5, 1]) {
-    const bytes = maxY * frac;
-    add('text', { x: pad.left - 6, y: y(bytes) + 4, class: 'tick', 'text-anchor': 'end' }, fmt.gib(bytes).replace(' GiB', ''));
+    add('text', { x: pad.left - 6, y: y(maxY * frac) + 5, class: 'tick', 'text-anchor': 'end' }, fmt.gib(maxY * frac));
   }
-  add('text', { x: 4, y: pad.top + 8, class: 'tick' }, 'GiB');
-  ok.forEach((p, i) => add('text', { x: xs[i], y: height - 8, class: 'tick', 'text-anchor': 'middle' }, fmt.contextLabel(p.ctx)));
+  add('text', { x: pad.left, y: height - 4, class: 'tick' }, 'context, tokens');
+  // Every label where they fit; every other one where they would overlap.
+  const every = ok.length > 8 ? 2 : 1;
+  ok.forEach((p, i) => {
+    if (i % every === 0 || i === ok.length - 1) add('text', { x: chartX(ok, i), y: height - pad.bottom + 18, class: 'tick', 'text-anchor': 'middle' }, fmt.contextLabel(p.ctx));
+  });
   if (usable) {
     add('line', { x1: pad.left, y1: y(usable), x2: width - pad.right, y2: y(usable), class: 'usable' });
-    add('text', { x: width - pad.right, y: y(usable) - 4, class: 'tick', 'text-anchor': 'end' }, `usable ${fmt.gib(usable)}`);
+    add('text', { x: width - pad.right, y: y(usable) - 6, class: 'tick', 'text-anchor': 'end' }, `usable ${fmt.gib(usable)}`);
   }
-  add('polyline', { points: ok.map((p, i) => `${xs[i]},${y(p.result.memory.required_bytes)}`).join(' '), class: 'series' });
+  add('polyline', { points: ok.map((p, i) => `${chartX(ok, i)},${y(p.result.memory.required_bytes)}`).join(' '), class: 'series' });
+  add('line', { class: 'current', x1: 0, x2: 0, y1: pad.top, y2: height - pad.bottom, visibility: 'hidden' });
+  const readout = add('text', { class: 'readout', x: pad.left + 8, y: pad.top + 14 }, '');
   ok.forEach((p, i) => {
-    const dot = add('circle', { cx: xs[i], cy: y(p.result.memory.required_bytes), r: 3.5, class: p.result.memory.fits === false ? 'dot over' : 'dot' });
-    const title = document.createElementNS(SVG, 'title');
-    title.textContent = `${fmt.tokens(p.ctx)} tokens: ${fmt.gib(p.result.memory.required_bytes)}`;
-    dot.append(title);
+    const m = p.result.memory;
+    const text = `${fmt.tokens(p.ctx)} tokens: ${fmt.gib(m.required_bytes)}${m.fits == null ? '' : m.fits ? ', fits' : ', does not fit'}`;
+    const dot = add('circle', { cx: chartX(ok, i), cy: y(m.required_bytes), r: 6, tabindex: 0, role: 'img', 'aria-label': text,
+      class: m.fits === false ? 'dot over' : 'dot', 'data-ctx': p.ctx });
+    add('title', {}, text, dot);
+    const show = () => { readout.textContent = text; };
+    dot.addEventListener('mouseenter', show);
+    dot.addEventListener('focus', show);
   });
   chart.replaceChildren(svg);
+}
+
+export function moveContextMarker(ctx) {
+  markContext($('context-chart'), chartPoints, ctx);
+}
+
+// The marker sits where the current context falls between the points (powers
+// of two: its place on the axis is its log).
+function markContext(chart, ok, ctx) {
+  const line = chart.querySelector('line.current');
+  if (!line || ok.length < 2 || !ctx) return;
+  const logs = ok.map((p) => Math.log2(p.ctx));
+  const t = Math.log2(Math.min(Math.max(ctx, ok[0].ctx), ok[ok.length - 1].ctx));
+  let i = 0;
+  while (i < logs.length - 2 && t > logs[i + 1]) i += 1;
+  const frac = logs[i + 1] === logs[i] ? 0 : (t - logs[i]) / (logs[i + 1] - logs[i]);
+  const x = chartX(ok, i) + frac * (chartX(ok, i + 1) - chartX(ok, i));
+  line.setAttribute('x1', String(x));
+  line.setAttribute('x2', String(x));
+  line.setAttribute('visibility', 'visible');
+}
+
+function renderContextTable(ok) {
+  const body = $('context-table').tBodies[0];
+  body.replaceChildren(...ok.map((p) => {
+    const m = p.result.memory;
+    const tr = el('tr', { 'data-ctx': String(p.ctx) });
+    tr.append(el('th', { scope: 'row' }, `${fmt.tokens(p.ctx)} (${fmt.contextLabel(p.ctx)})`));
+    const cell = (text, field, value) => {
+      const td = el('td', {}, text);
+      td.dataset.field = field;
+      td.dataset.value = value == null ? '' : String(value);
+      return td;
+    };
+    tr.append(
+      cell(fmt.gib(m.kv_cache_bytes), 'context.kv_cache_bytes', m.kv_cache_bytes),
+      cell(fmt.gib(m.required_bytes), 'context.required_bytes', m.required_bytes),
+      cell(m.fits == null ? '—' : m.fits ? 'yes' : 'no', 'context.fits', m.fits),
+    );
+    return tr;
+  }));
 }
 
 export function renderKvNotes(r, state) {

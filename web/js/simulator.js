@@ -16,7 +16,9 @@ export class TokenStream {
     }
     const rate = result?.speed?.decode_tokens_per_s;
     if (!rate) {
-      this.target.textContent = 'Choose a device to see the estimated speed.';
+      this.target.textContent = result?.memory?.fits === false
+        ? 'As set it does not fit: apply a change listed under the verdict to hear its speed.'
+        : 'Choose a device to see the estimated speed.';
       return;
     }
     button.textContent = 'Stop';
