@@ -23,6 +23,8 @@ struct Device {
   double bandwidth_bytes_per_s = 0.0;
   double fp16_flops = 0.0;  // dense
   double fp8_flops = 0.0;   // dense, 0 when the part has no FP8 path
+  double fp32_flops = 0.0;  // vector FP32 (Apple GPUs state only this), 0 when unknown
+  std::string memory_type;  // as listed: "HBM3", "GDDR6X", "LPDDR unified memory", ...; "" when unknown
   double tdp_w = 0.0;
   double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)
   std::optional<double> price_usd;
