@@ -29,9 +29,28 @@ double dense_flops(const Device& d, EngineFamily engine, WeightFamily weights) {
   if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return 0.0;
   const bool low_precision = weights == WeightFamily::fp8 || weights == WeightFamily::fp4;
   if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) return d.fp8_flops;
+  // Apple GPUs state only their FP32 vector rate; Metal runs F16 at that rate.
+  if (d.fp16_flops <= 0.0 && d.vendor == "apple") return d.fp32_flops;
   const bool geforce = d.vendor == "nvidia" && d.kind == DeviceKind::consumer;
   if (engine == EngineFamily::llama_cpp && geforce && d.backend != Backend::cpu) return 2.0 * d.fp16_flops;
   return d.fp16_flops;
+}
+
+// llama.cpp's quantized GEMMs on CUDA and ROCm (MMQ) multiply INT8 on the
+// matrix units; elsewhere quantized weights are dequantized into F16 tiles.
+bool quantized_mma(const Device& d, EngineFamily engine) {
+  return engine == EngineFamily::llama_cpp && (d.backend == Backend::cuda || d.backend == Backend::rocm);
+}
+
+// Apple: decode slows as the working set nears the GPU's wired limit (the
+// estimate's usable bytes): pages are evicted and faulted back in. 1 below
+// the onset, rising linearly to 1 + slowdown at a full limit (and beyond).
+double memory_pressure(const Device& d, const Estimate& e) {
+  const SpeedConstants& k = speed_constants();
+  if (d.vendor != "apple" || !e.memory.utilization) return 1.0;
+  const double fill = *e.memory.utilization;
+  if (fill <= k.pressure_onset_fill || k.pressure_onset_fill >= 1.0) return 1.0;
+  return 1.0 + k.pressure_slowdown * (fill - k.pressure_onset_fill) / (1.0 - k.pressure_onset_fill);
 }
 
 // Unified memory (Apple, DGX Spark, Strix Halo): "offloaded" layers sit in the
@@ -40,15 +59,16 @@ bool shares_memory_with_cpu(const Device& d) {
   return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu || d.kind == DeviceKind::cpu;
 }
 
-EffectiveRates effective_rates(const Scenario& s, EngineFamily engine, WeightFamily weights) {
+EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights) {
   const Device& d = *s.device;
   const SpeedConstants& k = speed_constants();
   const BackendCalibration& hw = backend_calibration(d.backend, d.vendor);
   const RuntimeCalibration& rt = runtime_calibration(engine, d.backend, d.vendor);
   const WeightCalibration& w = weight_calibration(weights);
-  // llama.cpp's kernels, tuned on consumer GPUs, reach less of a datacenter
-  // part's HBM bandwidth and tensor throughput.
-  const bool datacenter = engine == EngineFamily::llama_cpp && d.kind == DeviceKind::datacenter;
+  // llama.cpp's kernels, tuned on GDDR cards, reach less of an HBM part's
+  // bandwidth and tensor throughput (A100, H100, MI300X; not L40S or A40).
+  const MemoryClass memory = memory_class(d);
+  const bool hbm = engine == EngineFamily::llama_cpp && memory == MemoryClass::hbm;
   const double ram_peak = shares_memory_with_cpu(d) ? d.bandwidth_bytes_per_s : s.ram_bandwidth_bytes_per_s;
 
   EffectiveRates r;
@@ -58,11 +78,12 @@ EffectiveRates effective_rates(const Scenario& s, EngineFamily engine, WeightFam
   r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
   r.basis.peak_flops = dense_flops(d, engine, weights);
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
-  r.basis.datacenter = datacenter;
-  r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (datacenter ? k.datacenter_bandwidth_factor : 1.0);
+  r.basis.memory_class = memory_class_name(memory);
+  r.basis.memory_pressure = memory_pressure(d, e);
+  r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? k.hbm_bandwidth_factor : 1.0);
   r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
   r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
-  r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (datacenter ? k.datacenter_prefill_factor : 1.0);
+  r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);
   // NVLink figures are both directions together; a ring all-reduce moves data
   // one way per link. Without NVLink the GPUs talk over PCIe.
   r.link_bytes_per_s = d.interconnect_bytes_per_s > 0.0 ? d.interconnect_bytes_per_s / 2.0 : k.pcie_bytes_per_s;
@@ -74,26 +95,61 @@ EffectiveRates effective_rates(const Scenario& s, EngineFamily engine, WeightFam
 double ratio(double numerator, double rate) { return rate > 0.0 && numerator > 0.0 ? numerator / rate : 0.0; }
 
 // Seconds for a pass (see StepTime): weight-type factors scale the GEMM rate
-// for prompts (dequantization inside the kernels), not for batched decode.
-StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor) {
+// for prompts (dequantization inside the kernels), not for batched decode;
+// memory pressure (Apple near its wired limit) slows decode's reads.
+StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor, double pressure) {
   const SpeedConstants& k = speed_constants();
   StepTime t;
-  t.weights_s = ratio(w.gpu_weight_bytes, r.weight_bytes_per_s);
-  t.kv_s = ratio(w.gpu_kv_bytes, r.kv_bytes_per_s);
+  t.weights_s = ratio(w.gpu_weight_bytes, r.weight_bytes_per_s) * pressure;
+  t.kv_s = ratio(w.gpu_kv_bytes, r.kv_bytes_per_s) * pressure;
   t.ram_s = ratio(w.ram_bytes, r.ram_bytes_per_s);
   t.host_to_gpu_s = ratio(w.host_to_gpu_bytes, k.pcie_bytes_per_s);
-  t.compute_s = ratio(w.flops, r.matrix_flops * gemm_factor);
+  // GEMMs of few token rows leave their tiles part empty: time x (1 + m0 / rows),
+  // for the dense matrices (rows = the pass's tokens) and the routed experts
+  // (rows = the tokens routed to each).
+  double gemm_flops = w.flops;
+  if (w.gemm_rows > 0.0) {
+    const double dense = w.flops - w.expert_flops;
+    gemm_flops = dense * (1.0 + k.gemm_half_rows / w.gemm_rows);
+    if (w.expert_flops > 0.0 && w.expert_rows > 0.0)
+      gemm_flops += w.expert_flops * (1.0 + k.gemm_half_rows / w.expert_rows);
+  }
+  t.compute_s = ratio(gemm_flops, r.matrix_flops * gemm_factor);
   if (w.tensor_parallel > 1) {
     // Ring all-reduce: each GPU sends and receives 2 (TP - 1) / TP of the buffer.
     const double tp = static_cast<double>(w.tensor_parallel);
     const double moved = w.allreduce_bytes * 2.0 * (tp - 1.0) / tp;
     t.interconnect_s = static_cast<double>(w.allreduces) * (ratio(moved, r.link_bytes_per_s) + k.allreduce_latency_s);
   }
-  if (w.layer_split_gpus > 1)
-    t.interconnect_s += static_cast<double>((w.layer_split_gpus - 1) * w.passes) * k.layer_split_hop_s;
-  t.overhead_s = static_cast<double>(w.layers) * static_cast<double>(w.passes) * r.layer_overhead_s;
-  t.total_s = std::max(t.weights_s + t.kv_s, t.compute_s) + t.ram_s + t.host_to_gpu_s + t.interconnect_s +
-              t.overhead_s;
+  // Fixed cost per layer and pass; routed-expert layers launch more kernels.
+  const double layers = static_cast<double>(w.layers) + (k.moe_layer_overhead_factor - 1.0) * static_cast<double>(w.moe_layers);
+  t.overhead_s = layers * static_cast<double>(w.passes) * r.layer_overhead_s;
+  double gpu_s = std::max(t.weights_s + t.kv_s, t.compute_s) + t.overhead_s;
+  if (w.layer_split_gpus > 1) {
+    // Layer split: at each boundary the next GPU waits for the previous one's
+    // activations (a fixed synchronisation cost per pass: per token in
+    // decode) and copies them over PCIe.
+    const double boundaries = static_cast<double>(w.layer_split_gpus - 1);
+    t.interconnect_s += boundaries * (static_cast<double>(w.passes) * k.layer_split_hop_s +
+                                      ratio(w.boundary_bytes, k.pcie_bytes_per_s));
+  }
+  if (w.pipeline_stages > 1 && w.passes > 0) {
+    // Pipelined micro-batches: each of a batch's M micro-batches spends
+    // 1/G of a pass on each of the G GPUs, so a batch takes (M + G - 1) / G
+    // passes instead of M; the pipeline fills and drains once per batch.
+    const double g = static_cast<double>(w.pipeline_stages);
+    const double m = static_cast<double>(w.passes);
+    const double b = static_cast<double>(std::max(w.batches, 1));
+    const double pipelined = (m + b * (g - 1.0)) / (m * g);
+    const double saved = gpu_s * (1.0 - pipelined);
+    // Shown as less overhead and compute in proportion, so the parts still add up.
+    t.compute_s *= pipelined;
+    t.weights_s *= pipelined;
+    t.kv_s *= pipelined;
+    t.overhead_s *= pipelined;
+    gpu_s -= saved;
+  }
+  t.total_s = gpu_s + t.ram_s + t.host_to_gpu_s + t.interconnect_s;
   return t;
 }
 
@@ -103,27 +159,31 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   const EngineFamily engine = engine_family(s.engine);
   const WeightFamily weights = weight_family(s.quant, arch.native_format);
-  const EffectiveRates rates = effective_rates(s, engine, weights);
+  const EffectiveRates rates = effective_rates(s, e, engine, weights);
 
   SpeedEstimate sp;
   sp.basis = rates.basis;
   sp.decode_single_work = decode_step_work(arch, s, e, 1);
-  sp.decode_single_time = step_time(sp.decode_single_work, rates, 1.0);
+  sp.decode_single_time = step_time(sp.decode_single_work, rates, 1.0, rates.basis.memory_pressure);
   if (s.sequences == 1) {  // the batch is that one sequence: the same step, not computed twice
     sp.decode_batch_work = sp.decode_single_work;
     sp.decode_batch_time = sp.decode_single_time;
   } else {
     sp.decode_batch_work = decode_step_work(arch, s, e, s.sequences);
-    sp.decode_batch_time = step_time(sp.decode_batch_work, rates, 1.0);
+    sp.decode_batch_time = step_time(sp.decode_batch_work, rates, 1.0, rates.basis.memory_pressure);
   }
   if (sp.decode_single_time.total_s <= 0.0 || sp.decode_batch_time.total_s <= 0.0) return std::nullopt;
   sp.decode_tokens_per_s = 1.0 / sp.decode_single_time.total_s;
   sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / sp.decode_batch_time.total_s;
+  // The batch's sequences advance together: each gets one token per step.
+  sp.decode_tokens_per_s_per_sequence = 1.0 / sp.decode_batch_time.total_s;
 
   if (!s.prefill_speed) return sp;
   sp.prefill_work = prefill_work(arch, s, e);
   if (rates.matrix_flops > 0.0) {
-    sp.prefill_time = step_time(sp.prefill_work, rates, weight_calibration(weights).prefill_factor);
+    const WeightCalibration& wc = weight_calibration(weights);
+    const double gemm = quantized_mma(*s.device, engine) ? wc.prefill_factor_mma : wc.prefill_factor;
+    sp.prefill_time = step_time(sp.prefill_work, rates, gemm, 1.0);
     sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
     // Time to first token: the prompt's passes plus one decode step (sampling,
     // and the step that streams the first token out).

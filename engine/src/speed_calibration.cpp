@@ -131,6 +131,27 @@ const char* weight_family_name(WeightFamily family) {
   return "float16";
 }
 
+// From the catalog's memory_type ("HBM3", "GDDR6X", "LPDDR unified memory");
+// without one, unified-memory parts are LPDDR and the rest GDDR.
+MemoryClass memory_class(const Device& d) {
+  const std::string& t = d.memory_type;
+  if (t.find("HBM") != std::string::npos) return MemoryClass::hbm;
+  if (t.find("LPDDR") != std::string::npos) return MemoryClass::lpddr;
+  if (t.find("GDDR") != std::string::npos) return MemoryClass::gddr;
+  if (d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu || d.vendor == "apple")
+    return MemoryClass::lpddr;
+  return MemoryClass::gddr;
+}
+
+const char* memory_class_name(MemoryClass c) {
+  switch (c) {
+    case MemoryClass::gddr: return "gddr";
+    case MemoryClass::hbm: return "hbm";
+    case MemoryClass::lpddr: return "lpddr";
+  }
+  return "gddr";
+}
+
 const BackendCalibration& backend_calibration(Backend backend, std::string_view vendor) {
   return lookup<BackendCalibration>(kBackendCalibrations, kBackendCalibrationCount, backend, vendor,
                                     [](const BackendCalibration&) { return true; });

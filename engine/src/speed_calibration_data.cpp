@@ -6,44 +6,44 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8443, 90},
-    {Backend::rocm, "", 0.8199, 20},
-    {Backend::vulkan, "", 0.8337, 49},
-    {Backend::vulkan, "nvidia", 0.8229, 6},
-    {Backend::metal, "", 0.9457, 155},
+    {Backend::cuda, "", 0.8283, 129},
+    {Backend::rocm, "", 0.8974, 37},
+    {Backend::vulkan, "", 0.8318, 40},
+    {Backend::vulkan, "nvidia", 1.0, 7},
+    {Backend::metal, "", 0.9089, 165},
     {Backend::cpu, "", 0.8, 1},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 3.977e-05, 0.519, 88},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 5.313e-05, 0.1245, 20},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.94e-05, 0.1569, 49},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 3.62e-05, 0.3613, 6},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.000191, 0.6434, 144},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 3.977e-05, 0.519, 1},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 3.428e-05, 0.5463, 127},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 7.519e-05, 0.3422, 37},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.881e-06, 0.1814, 40},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4281, 7},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001471, 0.736, 148},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 3.428e-05, 0.5463, 1},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 9.511e-05, 0.5431, 11},
+    {EngineFamily::mlx, Backend::metal, "", 6.373e-05, 0.5, 17},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
-// family, bandwidth_factor, prefill_factor, fitted_records
+// family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 181},
-    {WeightFamily::float16, 0.9843, 1.084, 38},
-    {WeightFamily::kquant, 0.9179, 0.5196, 77},
-    {WeightFamily::iquant, 1.0, 1.0, 0},
-    {WeightFamily::mxfp4, 0.9276, 1.0, 23},
-    {WeightFamily::fp8, 1.0, 1.0, 2},
-    {WeightFamily::fp4, 1.0, 1.0, 0},
-    {WeightFamily::int4, 1.0, 1.0, 0},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 186},
+    {WeightFamily::float16, 1.008, 1.111, 1.29, 49},
+    {WeightFamily::kquant, 0.9384, 0.949, 0.6698, 107},
+    {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
+    {WeightFamily::mxfp4, 1.08, 1.0, 0.5523, 31},
+    {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
+    {WeightFamily::fp4, 1.0, 1.0, 1.0, 1},
+    {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
 };
 extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);
 
-// ram_bandwidth_efficiency, datacenter_bandwidth_factor, datacenter_prefill_factor,
-// pcie_bytes_per_s, allreduce_latency_s, layer_split_hop_s
-extern const SpeedConstants kSpeedConstants = {0.8, 0.5996, 0.3968, 25000000000.0, 8e-06, 2e-05};
+// ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
+// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6732, 0.4224, 25000000000.0, 5.389e-05, 0.0005353, 0.5875, 0.1394, 1.532, 61.02};
 
 }  // namespace llmsizer

@@ -6,18 +6,25 @@ namespace {
 Json positive_or_null(double v) { return v > 0.0 ? Json(v) : Json(nullptr); }
 
 Json step_json(const StepWork& w, const StepTime& t) {
-  Json work = json_object(11);
+  Json work = json_object(18);
   work["weight_bytes"] = w.gpu_weight_bytes;
   work["kv_bytes"] = w.gpu_kv_bytes;
   work["ram_bytes"] = w.ram_bytes;
   work["host_to_gpu_bytes"] = w.host_to_gpu_bytes;
   work["flops"] = w.flops;
+  work["expert_flops"] = w.expert_flops;
+  work["gemm_rows"] = w.gemm_rows;
+  work["expert_rows"] = w.expert_rows;
   work["layers"] = w.layers;
+  work["moe_layers"] = w.moe_layers;
   work["passes"] = w.passes;
   work["tensor_parallel"] = w.tensor_parallel;
   work["layer_split_gpus"] = w.layer_split_gpus;
   work["allreduces"] = w.allreduces;
   work["allreduce_bytes"] = w.allreduce_bytes;
+  work["pipeline_stages"] = w.pipeline_stages;
+  work["batches"] = w.batches;
+  work["boundary_bytes"] = w.boundary_bytes;
   Json time = json_object(8);
   time["weights_s"] = t.weights_s;
   time["kv_s"] = t.kv_s;
@@ -36,21 +43,23 @@ Json step_json(const StepWork& w, const StepTime& t) {
 }  // namespace
 
 Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
-  Json j = json_object(6);
+  Json j = json_object(7);
   j["decode_tokens_per_s"] = speed ? Json(speed->decode_tokens_per_s) : Json(nullptr);
   j["decode_tokens_per_s_total"] = speed ? Json(speed->decode_tokens_per_s_total) : Json(nullptr);
+  j["decode_tokens_per_s_per_sequence"] = speed ? Json(speed->decode_tokens_per_s_per_sequence) : Json(nullptr);
   j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : Json(nullptr);
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(7);
+    Json basis = json_object(8);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
     basis["peak_flops"] = positive_or_null(b.peak_flops);
     basis["link_bytes_per_s"] = b.link_bytes_per_s;
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
-    basis["datacenter"] = b.datacenter;
+    basis["memory_class"] = b.memory_class;
+    basis["memory_pressure"] = b.memory_pressure;
     j["basis"] = std::move(basis);
     Json breakdown = json_object(3);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

@@ -14,6 +14,10 @@ std::int64_t prefill_chunk_tokens(const Scenario& s) {
   return engine_is_llama_cpp_based(s.engine) ? 512 : 2048;
 }
 
+// llama.cpp's logical batch (-b): tokens per llama_decode call, split into
+// micro-batches of -ub.
+constexpr std::int64_t kLlamaCppBatchTokens = 2048;
+
 // Activations cross the interconnect in 16 bits.
 constexpr double kActivationBytes = 2.0;
 
@@ -48,6 +52,13 @@ double attended_tokens_sum(const AttentionSpec& a, double prompt) {
                        : prompt;
   if (prompt <= w) return prompt * (prompt + 1.0) / 2.0;
   return w * (w + 1.0) / 2.0 + (prompt - w) * w;
+}
+
+int moe_layer_count(const Architecture& arch) {
+  int n = 0;
+  for (int i = 0; i < arch.decoder_layer_count(); ++i)
+    if (arch.layers[static_cast<std::size_t>(i)].ffn.n_experts > 0) ++n;
+  return n;
 }
 
 // Where a layer's weights sit under the offload setting.
@@ -132,6 +143,7 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   const bool tp = is_tensor_parallel(s, e);
   const int n_gpus = static_cast<int>(std::max<std::size_t>(e.memory.per_gpu.size(), 1));
   w.layers = n_layers;
+  w.moe_layers = moe_layer_count(arch);
   w.tensor_parallel = tp ? n_gpus : 1;
   w.layer_split_gpus = tp ? 1 : n_gpus;
 
@@ -183,6 +195,7 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
     w.gpu_weight_bytes = reads.gpu_bytes;
     w.gpu_kv_bytes = kv_gpu;
     w.flops = flops;
+    if (n_gpus > 1) w.boundary_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
   }
   return w;
 }
@@ -195,6 +208,7 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
   const double prompt = static_cast<double>(s.prompt_tokens);
   const std::int64_t chunk = std::min(prefill_chunk_tokens(s), s.prompt_tokens);
   w.layers = n_layers;
+  w.moe_layers = moe_layer_count(arch);
   w.passes = static_cast<int>((s.prompt_tokens + chunk - 1) / chunk);
   w.tensor_parallel = tp ? n_gpus : 1;
   w.layer_split_gpus = tp ? 1 : n_gpus;
@@ -215,16 +229,39 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
     attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens_sum(a, prompt);
   }
   const double flops = matmul + attention;
+  // Routed experts multiply only the tokens routed to them: chunk x k / n rows
+  // per expert and pass (k / n from the first MoE layer).
+  w.gemm_rows = static_cast<double>(chunk);
+  for (const LayerSpec& l : arch.layers) {
+    if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
+      const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
+      w.expert_rows = static_cast<double>(chunk) * used_share;
+      w.expert_flops = 2.0 * static_cast<double>(e.params.routed_expert) * used_share * prompt;
+      break;
+    }
+  }
 
   if (tp) {
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus * passes;
     w.flops = flops / n_gpus;
+    w.expert_flops /= n_gpus;
     w.allreduces = 2 * n_layers * w.passes;
     w.allreduce_bytes = static_cast<double>(chunk) * static_cast<double>(arch.hidden_size) * kActivationBytes;
   } else {
     w.gpu_weight_bytes = reads.gpu_bytes * passes;
     w.host_to_gpu_bytes = reads.ram_bytes * passes;
     w.flops = flops;
+    if (n_gpus > 1) {
+      w.boundary_bytes = prompt * static_cast<double>(arch.hidden_size) * kActivationBytes;
+      // llama.cpp (since its pipeline-parallelism change) feeds a batch's
+      // micro-batches through the GPUs one after another, so the GPUs work on
+      // different micro-batches at once; -b 2048 tokens per batch by default.
+      if (engine_is_llama_cpp_based(s.engine)) {
+        w.pipeline_stages = n_gpus;
+        const std::int64_t batch_tokens = std::max(kLlamaCppBatchTokens, chunk);
+        w.batches = static_cast<int>((s.prompt_tokens + batch_tokens - 1) / batch_tokens);
+      }
+    }
   }
   return w;
 }

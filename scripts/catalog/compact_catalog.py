@@ -24,7 +24,7 @@ MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollam
 # audio towers, label maps, loader hooks, generation defaults.
 DROP_CONFIG_KEYS = {"vision_config", "audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
                     "bad_words_ids", "begin_suppress_tokens", "suppress_tokens", "forced_decoder_ids"}
-DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields", "memory_type",
+DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields",
                     "interconnect", "price_date"}
 
 

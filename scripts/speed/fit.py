@@ -52,10 +52,12 @@ ASSUMED = {
                                  "3.58 tok/s on dual DDR4-3600 = 0.85; 3.37 on DDR5-3600 = 0.80; Llama 3.1 8B Q4_K_M "
                                  "16.8 tok/s on 4-channel DDR4-3200 = 0.80)"),
     "pcie_bytes_per_s": (25e9, "PCIe 4.0 x16: 31.5 GB/s per direction raw, about 25 GB/s in pinned copies"),
-    "allreduce_latency_s": (8e-6, "NCCL small-message all-reduce within one NVLink node, about 5-10 us"),
-    "layer_split_hop_s": (20e-6, "llama.cpp hands activations to the next GPU: one synchronised copy"),
 }
-FITTED_CONSTANTS = ["datacenter_bandwidth_factor", "datacenter_prefill_factor"]
+# Fitted constants with their search ranges.
+FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0.1, 3.0),
+                    "layer_split_hop_s": (1e-6, 3e-3), "pressure_onset_fill": (0.3, 0.99),
+                    "pressure_slowdown": (0.01, 20.0), "gemm_half_rows": (0.5, 2000.0),
+                    "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0)}
 # Rows the reference has no measurements for, set by assumption (stated in the JSON).
 ASSUMED_ROWS = {
     ("runtimes", "serving/cuda", "layer_overhead_s"): (
@@ -70,10 +72,17 @@ def starting_calibration():
     return {
         "backends": {k: {"bandwidth_efficiency": 0.8} for k in BACKENDS},
         "runtimes": {k: {"layer_overhead_s": 3e-5, "prefill_efficiency": 0.5} for k in RUNTIMES},
-        "weights": {k: {"bandwidth_factor": 1.0, "prefill_factor": 1.0} for k in WEIGHT_FAMILIES},
+        "weights": {k: {"bandwidth_factor": 1.0, "prefill_factor": 1.0, "prefill_factor_mma": 1.0}
+                    for k in WEIGHT_FAMILIES},
         "constants": {
-            "datacenter_bandwidth_factor": 0.7,
-            "datacenter_prefill_factor": 0.5,
+            "hbm_bandwidth_factor": 0.7,
+            "hbm_prefill_factor": 1.0,
+            "layer_split_hop_s": 2e-5,
+            "pressure_onset_fill": 0.8,
+            "pressure_slowdown": 1.0,
+            "gemm_half_rows": 16.0,
+            "moe_layer_overhead_factor": 1.0,
+            "allreduce_latency_s": 8e-6,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -88,7 +97,10 @@ def parameter_space():
         if w == "legacy":
             continue  # the reference: Q4_0/Q8_0 kernels
         space += [(("weights", w, "bandwidth_factor"), 0.3, 1.5), (("weights", w, "prefill_factor"), 0.2, 3.0)]
-    space += [(("constants", c), 0.1, 1.5) for c in FITTED_CONSTANTS]
+    for w in WEIGHT_FAMILIES:
+        if w != "legacy":  # the reference on the MMQ path too
+            space += [(("weights", w, "prefill_factor_mma"), 0.2, 3.0)]
+    space += [(("constants", c), lo, hi) for c, (lo, hi) in FITTED_CONSTANTS.items()]
     return space
 
 
@@ -125,6 +137,7 @@ def features(runner, cases):
             "index": c.index, "field": c.field, "tokens": tokens, "family": family, "backend": backend,
             "vendor": c.vendor,
             "work": speed["breakdown"][step]["work"], "basis": speed["basis"], "measured": c.measured,
+            "utilization": j["memory"].get("utilization"),
             "cli": speed[c.field], "held_out": records.held_out(c), "group": c.group, "args": args,
             "case": c,
         })
@@ -140,11 +153,36 @@ def errors(feats, cal):
     return out
 
 
+def setup_key(f):
+    """The setup a record measures apart from its context or prompt length: a
+    sweep over lengths on one setup (tg64/tg128/tg256) counts as one setup."""
+    args = f["args"]
+    drop = {"--ctx", "--prompt"}
+    kept = [a for i, a in enumerate(args) if a not in drop and (i == 0 or args[i - 1] not in drop)]
+    return (f["field"], tuple(kept))
+
+
+def weights_of(feats):
+    counts = {}
+    for f in feats:
+        counts[setup_key(f)] = counts.get(setup_key(f), 0) + 1
+    return {id(f): 1.0 / counts[setup_key(f)] for f in feats}
+
+
+_WEIGHTS = {}
+
+
 def objective(feats, cal):
-    """Mean |log(predicted / measured)|: robust to the few records that disagree
-    with their own neighbours (older builds, odd flags)."""
+    """Mean |log(predicted / measured)| (robust to the few records that disagree
+    with their own neighbours: older builds, odd flags), each setup weighted
+    once however many lengths it was swept over."""
+    key = id(feats)
+    if key not in _WEIGHTS:
+        _WEIGHTS[key] = weights_of(feats)
+    w = _WEIGHTS[key]
     errs = errors(feats, cal)
-    return sum(abs(e) for _, _, e in errs) / len(errs) if errs else 0.0
+    total = sum(w[id(f)] for f, _, _ in errs)
+    return sum(w[id(f)] * abs(e) for f, _, e in errs) / total if errs else 0.0
 
 
 def golden(fn, lo, hi, steps=28):
@@ -213,7 +251,10 @@ def fit(feats, cal, sweeps=8, min_records=3):
     """Coordinate descent (golden section per parameter), then Nelder-Mead over
     all of them together: efficiencies and overheads trade off against each other."""
     cal = copy.deepcopy(cal)
-    space = [(p, lo, hi) for p, lo, hi in parameter_space() if influential(feats, cal, p) >= min_records]
+    # The all-reduce latency moves only tensor-parallel records, of which the fit
+    # set has few: fitted on one or more.
+    space = [(p, lo, hi) for p, lo, hi in parameter_space()
+             if influential(feats, cal, p) >= (1 if p == ("constants", "allreduce_latency_s") else min_records)]
     for sweep in range(sweeps):
         before = objective(feats, cal)
         for path, lo, hi in space:
@@ -299,16 +340,18 @@ def _row_key(f, table):
 
 def provenance(feats, counts):
     return {
-        "fitted_on": "../shared/reference/measured_speeds.json",
+        "fitted_on": "../shared/reference/measured_speeds.json and ../shared/reference/speed_facts.json "
+                     "(fit records only)",
+        "held_out_rule": records.HELD_OUT_RULE,
         "method": "scripts/speed/fit.py: records mapped by scripts/speed/records.py onto catalog models and "
                   "devices (or stated custom devices); the CLI gives each pass's work (bytes, FLOPs, layers); "
                   "the constants below are fitted on the fit records by coordinate descent (golden section on "
-                  "a log scale) and a Nelder-Mead polish, minimising mean |log(predicted/measured)|. Every "
-                  "fourth distinct device (sorted by key) is held out and never seen by the fit.",
+                  "a log scale) and a Nelder-Mead polish, minimising mean |log(predicted/measured)|. About a quarter "
+                  "of the records, chosen by hashing their ids (held_out_rule), is held out and never seen by "
+                  "the fit.",
         "date": datetime.date.today().isoformat(),
         "fit_records": sorted(f["index"] for f in feats if not f["held_out"]),
         "held_out_records": sorted(f["index"] for f in feats if f["held_out"]),
-        "held_out_devices": sorted(records.HELD_OUT_DEVICES),
         "records_moving_each_parameter": {"/".join(p): n for p, n in counts.items()},
     }
 
@@ -357,6 +400,11 @@ def write(cal, feats, counts):
                                os.path.relpath(GENERATED_CPP, records.REPO)))
 
 
+# SpeedConstants' fields in declaration order (speed_calibration.hpp).
+CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefill_factor", "pcie_bytes_per_s",
+                  "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
+                  "moe_layer_overhead_factor", "gemm_half_rows"]
+
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 
 
@@ -392,22 +440,21 @@ def write_cpp(doc):
         "};",
         "extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);",
         "",
-        "// family, bandwidth_factor, prefill_factor, fitted_records",
+        "// family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records",
         "extern const WeightCalibration kWeightCalibrations[] = {",
     ]
-    lines += ["    {WeightFamily::%s, %s, %s, %d}," % (w["family"], cpp_number(w["bandwidth_factor"]),
-                                                     cpp_number(w["prefill_factor"]), w["fitted_records"])
+    lines += ["    {WeightFamily::%s, %s, %s, %s, %d}," % (w["family"], cpp_number(w["bandwidth_factor"]),
+                                                         cpp_number(w["prefill_factor"]),
+                                                         cpp_number(w["prefill_factor_mma"]), w["fitted_records"])
               for w in doc["weights"]]
     lines += [
         "};",
         "extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);",
         "",
-        "// ram_bandwidth_efficiency, datacenter_bandwidth_factor, datacenter_prefill_factor,",
-        "// pcie_bytes_per_s, allreduce_latency_s, layer_split_hop_s",
-        "extern const SpeedConstants kSpeedConstants = {%s, %s, %s, %s, %s, %s};" % tuple(
-            cpp_number(k[name]) for name in ("ram_bandwidth_efficiency", "datacenter_bandwidth_factor",
-                                             "datacenter_prefill_factor", "pcie_bytes_per_s",
-                                             "allreduce_latency_s", "layer_split_hop_s")),
+        "// " + ", ".join(CONSTANT_ORDER[:4]) + ",",
+        "// " + ", ".join(CONSTANT_ORDER[4:]),
+        "extern const SpeedConstants kSpeedConstants = {%s};" % ", ".join(
+            cpp_number(k[name]) for name in CONSTANT_ORDER),
         "",
         "}  // namespace llmsizer",
         "",

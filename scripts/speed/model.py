@@ -42,16 +42,28 @@ def ratio(num, rate):
     return num / rate if rate > 0 and num > 0 else 0.0
 
 
-def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor):
-    dc = basis["datacenter"]
+def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0):
+    hbm = basis["hbm_llama"]
     kv_rate = basis["peak_bandwidth_bytes_per_s"] * hw["bandwidth_efficiency"] * (
-        k["datacenter_bandwidth_factor"] if dc else 1.0)
+        k["hbm_bandwidth_factor"] if hbm else 1.0)
     weight_rate = kv_rate * weight_factor
     ram_rate = basis["ram_bandwidth_bytes_per_s"] * k["ram_bandwidth_efficiency"]
-    matrix = (basis["peak_flops"] or 0.0) * rt["prefill_efficiency"] * (k["datacenter_prefill_factor"] if dc else 1.0)
-    memory = ratio(work["weight_bytes"], weight_rate) + ratio(work["kv_bytes"], kv_rate)
-    compute = ratio(work["flops"], matrix * gemm_factor)
-    t = max(memory, compute)
+    matrix = (basis["peak_flops"] or 0.0) * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0)
+    memory = (ratio(work["weight_bytes"], weight_rate) + ratio(work["kv_bytes"], kv_rate)) * pressure
+    flops = work["flops"]
+    if work.get("gemm_rows", 0) > 0:
+        m0 = k["gemm_half_rows"]
+        flops = (work["flops"] - work["expert_flops"]) * (1.0 + m0 / work["gemm_rows"])
+        if work["expert_flops"] > 0 and work["expert_rows"] > 0:
+            flops += work["expert_flops"] * (1.0 + m0 / work["expert_rows"])
+    compute = ratio(flops, matrix * gemm_factor)
+    layers = work["layers"] + (k["moe_layer_overhead_factor"] - 1.0) * work.get("moe_layers", 0)
+    overhead = layers * work["passes"] * rt["layer_overhead_s"]
+    gpu = max(memory, compute) + overhead
+    g, m, b = work.get("pipeline_stages", 1), work["passes"], max(work.get("batches", 1), 1)
+    if g > 1 and m > 0:
+        gpu *= (m + b * (g - 1.0)) / (m * g)
+    t = gpu
     t += ratio(work["ram_bytes"], ram_rate)
     t += ratio(work["host_to_gpu_bytes"], k["pcie_bytes_per_s"])
     if work["tensor_parallel"] > 1:
@@ -59,9 +71,18 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor):
         moved = work["allreduce_bytes"] * 2.0 * (tp - 1.0) / tp
         t += work["allreduces"] * (ratio(moved, basis["link_bytes_per_s"]) + k["allreduce_latency_s"])
     if work["layer_split_gpus"] > 1:
-        t += (work["layer_split_gpus"] - 1) * work["passes"] * k["layer_split_hop_s"]
-    t += work["layers"] * work["passes"] * rt["layer_overhead_s"]
+        t += (work["layer_split_gpus"] - 1) * (work["passes"] * k["layer_split_hop_s"] +
+                                               ratio(work.get("boundary_bytes", 0.0), k["pcie_bytes_per_s"]))
     return t
+
+
+def pressure_of(feature, k):
+    """Apple near its wired limit (speed.cpp memory_pressure)."""
+    fill = feature.get("utilization")
+    onset = k["pressure_onset_fill"]
+    if feature["vendor"] != "apple" or fill is None or fill <= onset or onset >= 1.0:
+        return 1.0
+    return 1.0 + k["pressure_slowdown"] * (fill - onset) / (1.0 - onset)
 
 
 def predict(feature, cal):
@@ -69,12 +90,16 @@ def predict(feature, cal):
     family, backend, vendor = feature["family"], feature["backend"], feature["vendor"]
     hw = backend_row(cal, backend, vendor)
     rt = runtime_row(cal, family, backend, vendor)
-    wcal = cal["weights"].get(feature["basis"]["weight_family"], {"bandwidth_factor": 1.0, "prefill_factor": 1.0})
+    wcal = cal["weights"].get(feature["basis"]["weight_family"],
+                              {"bandwidth_factor": 1.0, "prefill_factor": 1.0, "prefill_factor_mma": 1.0})
     prefill = feature["field"] == "prefill_tokens_per_s"
     if prefill and not feature["basis"]["peak_flops"]:
         return None
-    gemm = wcal["prefill_factor"] if prefill else 1.0
-    t = step_seconds(feature["work"], feature["basis"], hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"])
+    mma = family == "llama.cpp" and backend in ("cuda", "rocm")
+    gemm = (wcal["prefill_factor_mma"] if mma else wcal["prefill_factor"]) if prefill else 1.0
+    pressure = 1.0 if prefill else pressure_of(feature, cal["constants"])
+    basis = dict(feature["basis"], hbm_llama=family == "llama.cpp" and feature["basis"]["memory_class"] == "hbm")
+    t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure)
     if t <= 0:
         return None
     return feature["tokens"] / t

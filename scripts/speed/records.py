@@ -3,6 +3,7 @@
 Each record becomes a Case (CLI arguments plus which speed field it measures) or a
 Skip with the reason. Python standard library only; used by fit.py and validate.py.
 """
+import hashlib
 import json
 import os
 import re
@@ -412,27 +413,280 @@ def map_record(index, r, devices):
     return case
 
 
+FACT_INDEX_BASE = 10000  # speed_facts.json record i is case 10000 + i
+
+
 def map_all():
+    """Cases and skips for measured_speeds.json (indices 0..) and speed_facts.json
+    (indices 10000..)."""
     devices = load_devices()
     out = []
     for i, r in enumerate(load_records()):
         try:
-            out.append(map_record(i, r, devices))
+            c = map_record(i, r, devices)
         except KeyError as e:
-            out.append(Skip(i, r, "mapping error %s" % e))
+            c = Skip(i, r, "mapping error %s" % e)
+        if isinstance(c, Case):
+            c.key = "measured_speeds.json|%d" % i
+        out.append(c)
+    with open(FACTS) as f:
+        facts = json.load(f)["records"]
+    for i, r in enumerate(facts):
+        try:
+            out.append(map_fact(FACT_INDEX_BASE + i, r, devices))
+        except KeyError as e:
+            out.append(Skip(FACT_INDEX_BASE + i, r, "mapping error %s" % e))
     return out
 
 
+# The held-out split: a record is held out when the first 8 hex digits of the
+# SHA-1 of its id, read as a number, are divisible by 4 (about a quarter).
+# Ids: "measured_speeds.json|<index>" and, for speed_facts.json, its file name
+# with model, quant, engine, device, GPU count and test. Fixed by the data, not
+# by the fit; fit.py never reads a held-out record.
+HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>' or "
+                 "'speed_facts.json|model|quant|engine|device|n_gpu|test'")
+
+
 def held_out(case):
-    """Held-out set: every fourth distinct device (sorted), so whole devices stay unseen by the fit."""
-    return case.device_key in HELD_OUT_DEVICES
+    digest = hashlib.sha1(case.key.encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 4 == 0
 
 
 HELD_OUT_DEVICES = set()
 
 
 def choose_held_out(cases):
-    keys = sorted({c.device_key for c in cases})
-    HELD_OUT_DEVICES.clear()
-    HELD_OUT_DEVICES.update(k for i, k in enumerate(keys) if i % 4 == 3)
+    """Kept for callers: the split is per record now (held_out)."""
     return HELD_OUT_DEVICES
+
+# ---------------------------------------------------------------------------
+# ../shared/reference/speed_facts.json: multi-GPU llama.cpp, prefill by
+# quantization, MoE prefill, vLLM/SGLang TP and batch scaling, Macs near their
+# memory limit. Records carry engine, split_mode and n_gpu as fields.
+
+FACTS = os.path.normpath(os.path.join(REPO, "..", "shared", "reference", "speed_facts.json"))
+DEVICE_SPECS = os.path.normpath(os.path.join(REPO, "..", "shared", "reference", "device_specs.json"))
+
+FACT_MODEL_RULES = [
+    (r"tinyllama", None),
+    (r"codellama-7b|^llama 7b|^llama-2-7b|^llama 2 7b", "llama-2-7b"),
+    (r"^llama 13b", "llama-2-13b"),
+    (r"^llama 8b|llama 3 8b\)|meta-llama-3\.1-8b", "llama-3.1-8b"),
+    (r"^llama 1b", "llama-3.2-1b"),
+    (r"^llama 3b", "llama-3.2-3b"),
+    (r"mistral-7b-instruct-v0\.[123]", "mistral-7b-v0.3"),  # v0.1/v0.2 differ only in vocabulary and window
+    (r"^qwen3-8b$", "qwen3-8b"),
+    (r"^qwen3 14b|^qwen3-14b$|^qwen3-14b-awq", "qwen3-14b"),
+    (r"^qwq-32b", "qwq-32b"),
+    (r"^qwen3-4b", "qwen3-4b"),
+    (r"^qwen3-30b-a3b", "qwen3-30b-a3b"),
+    (r"qwen3next 80b|qwen3-next-80b", "qwen3-next-80b-a3b-instruct"),
+    (r"^gpt-oss 120b|^gpt-oss-120b", "gpt-oss-120b"),
+    (r"^gpt-oss 20b|^gpt-oss-20b", "gpt-oss-20b"),
+    (r"deepseek-v3 \(deepseek2 671b\)", "deepseek-v3"),
+    (r"glm-4\.5-air|glm4moe 106b", "glm-4.5-air"),
+    (r"^llama 3\.1 405b", "llama-3.1-405b"),
+    (r"meta-llama-3\.1-70b|^llama 3\.1 70b|meta-llama-3-70b|^llama-3-70b", "llama-3.1-70b"),
+    (r"^mixtral-8x7b", "mixtral-8x7b"),
+    (r"^mixtral-8x22b", "mixtral-8x22b"),
+    (r"^mistral-large-instruct-2407", "mistral-large-2-123b"),
+    (r"^gemma3 12b", "gemma-3-12b"),
+    (r"^gemma3 27b|^gemma-3-27b", "gemma-3-27b-it"),
+    (r"^llama4 17bx16e", "llama-4-scout-17b-16e"),
+    (r"^qwen3\.6-27b", "qwen3.5-27b"),
+]
+
+FACT_DEVICE_RULES = [
+    ("a100 80gb pcie", "a100-80gb-pcie"), ("a100 (pcie", "a100-80gb-pcie"),
+    ("a100 80gb sxm", "a100-80gb-sxm"), ("a100-sxm4-80gb", "a100-80gb-sxm"), ("a100 80gb", "a100-80gb-sxm"),
+    ("h100 80gb sxm", "h100-sxm"), ("h100 sxm5", "h100-sxm"), ("h100 80gb hbm3", "h100-sxm"), ("h100 80gb", "h100-sxm"),
+    ("h100 (nvlink)", "h100-sxm"), ("h100 (from 8xh100", "h100-sxm"), ("nvidia h100", "h100-sxm"),
+    ("h200", "h200-sxm"), ("b200", "b200"), ("rtx 4090", "rtx-4090"), ("rtx 3090", "rtx-3090"),
+    ("rtx 6000 ada", "rtx-6000-ada"), ("l40s", "l40s"), ("nvidia a10", "nvidia-a10"),
+    ("instinct mi300x", "mi300x"), ("rtx 5060 ti", "rtx-5060-ti-16gb"),
+]
+
+# Parts the catalog lacks, as custom devices (stated figures; GDDR class, as the
+# CLI's custom device has no memory type).
+FACT_CUSTOM = {
+    # Tesla P40: 24 GB GDDR5, 347 GB/s, 11.76 TFLOPS FP32 and no tensor cores
+    # (NVIDIA Tesla P40 datasheet); the CLI's custom NVIDIA part is doubled as a
+    # GeForce card, which stands for llama.cpp's DP4A INT8 path at 4x FP32.
+    "tesla p40": (["--gpu-memory-gib", "24", "--gpu-bandwidth-gbs", "347", "--gpu-tflops", "11.76",
+                   "--gpu-vendor", "nvidia"], "tesla-p40"),
+}
+
+
+def _specs():
+    with open(DEVICE_SPECS) as f:
+        return {r["id"]: r for r in json.load(f)["records"]}
+
+
+def fact_device_args(r, devices, notes):
+    low = r["device"].lower()
+    if "(2x) +" in low or "type not in excerpt" in low or "count not stated" in low:
+        return "device mix or type not stated"
+    for needle, (flags, key) in FACT_CUSTOM.items():
+        if needle in low:
+            notes.append("custom device: " + key)
+            return flags, key
+    if low.startswith("apple"):
+        return fact_apple(r, devices, notes)
+    for needle, target in FACT_DEVICE_RULES:
+        if needle in low:
+            d = devices[target]
+            if d.get("bandwidth_gb_per_s") and (d.get("fp16_tflops") or "pp" in r["test"].lower() is False):
+                return ["--gpu", target], target
+            spec = _specs().get(target)
+            bw = d.get("bandwidth_gb_per_s") or (spec or {}).get("bandwidth_gbs")
+            tf = d.get("fp16_tflops") or (spec or {}).get("fp16_tflops")
+            if not bw:
+                return "no bandwidth figure for %s" % target
+            if d.get("fp16_tflops") is None and tf is None:
+                return ["--gpu", target], target
+            notes.append("custom device from device_specs.json: %s" % target)
+            return ["--gpu-memory-gib", str(d["memory_gb_marketed"]), "--gpu-bandwidth-gbs", "%g" % bw,
+                    "--gpu-tflops", "%g" % tf, "--gpu-vendor", d["vendor"]], target
+    return "device not in the catalog"
+
+
+FACT_APPLE = [
+    ("m2 ultra", "mac-m2-ultra-192gb"), ("m4 max 128gb", "mac-m4-max-128gb"),
+    ("m1 ultra (64-core gpu, 128gb)", "mac-m1-ultra-128gb"), ("m1 ultra 128gb", "mac-m1-ultra-128gb"),
+    ("m2 max (30-core", None), ("m1 max 64gb", "mac-m1-max-64gb"), ("m4 pro 24gb", "mac-m4-pro-24gb"),
+    ("m5 max 128gb", "mac-m5-max-128gb"), ("m3 max 128gb", "mac-m3-max-128gb"), ("m5 pro 48gb", None),
+    ("m1 macbook air 16gb", "mac-m1-16gb"),
+]
+
+
+def fact_apple(r, devices, notes):
+    low = r["device"].lower()
+    for needle, target in FACT_APPLE:
+        if needle in low:
+            if target is None:
+                return "Apple part not in the catalog"
+            d = devices[target]
+            spec = _specs().get(target, {})
+            tf = d.get("fp16_tflops") or d.get("fp32_tflops") or spec.get("fp32_tflops")
+            if d.get("fp16_tflops") or not tf:
+                return ["--gpu", target], target
+            notes.append("custom device: %s with device_specs.json FP32 %.4g TFLOPS" % (target, tf))
+            return ["--gpu-memory-gib", str(d["memory_gb_marketed"]), "--gpu-bandwidth-gbs",
+                    "%g" % d["bandwidth_gb_per_s"], "--gpu-tflops", "%g" % tf, "--gpu-vendor", "apple"], target
+    return "Apple part not stated"
+
+
+def fact_quant(q, engine):
+    low = q.lower().strip()
+    low = re.sub(r"\s*\(.*", "", low)
+    if engine in ("llama.cpp", "ollama"):
+        if low.startswith("mxfp4"):
+            return "MXFP4_MOE"
+        if low in ("bf16", "f16", "fp16"):
+            return low.upper().replace("FP16", "F16")
+        if re.fullmatch(r"(ud-)?(q|iq)[0-9a-z_]*", low):
+            return low.upper().replace("_L", "").replace("_XL", "") if low.endswith(("_l", "_xl")) else low.upper()
+        return None
+    if engine == "mlx":
+        if "4-bit" in low:
+            return "MLX-4bit"
+        if low.startswith("bf16"):
+            return "BF16-native"
+        return None
+    if low.startswith("fp8"):
+        return "FP8"
+    if low.startswith("bf16") or low.startswith("fp16"):
+        return "BF16-native"
+    if low.startswith("awq"):
+        return "AWQ"
+    return None
+
+
+def fact_test(t, engine):
+    """(field, ctx, batch, prompt, ubatch) or a reason."""
+    t = t.lower().strip()
+    m = re.fullmatch(r"pp(\d+)(?: \((?:microbatch|single gpu|dual gpu|quad gpu)[^)]*?(\d+)?\))?", t)
+    m2 = re.fullmatch(r"pp(\d+) \(microbatch (\d+)\)", t)
+    if m2:
+        return "prefill_tokens_per_s", None, 1, int(m2.group(1)), int(m2.group(2))
+    m = re.fullmatch(r"pp(\d+)(?: \([a-z ()]+\))?", t)
+    if m:
+        return "prefill_tokens_per_s", None, 1, int(m.group(1)), None
+    m = re.fullmatch(r"tg(\d+)(?: @ d(\d+))?(?: \([a-z ()]+\))?", t)
+    if m:
+        return "decode_tokens_per_s", int(m.group(1)) + int(m.group(2) or 0), 1, None, None
+    if re.fullmatch(r"pp\d+ @ d\d+", t):
+        return "a prompt on top of a filled cache"
+    m = re.search(r"benchmark_latency input=(\d+) output=(\d+)", t)
+    if m:
+        return "decode_tokens_per_s", int(m.group(1)) + int(m.group(2)) // 2, 1, None, None
+    if t.startswith("avg generation tok/s") or t.startswith("generation (100 toks) wired"):
+        return "decode_tokens_per_s", 512, 1, None, None
+    if "wired" in t or "ticket" in t:
+        return "the wired-memory setting is the measured effect"
+    return "test not understood"
+
+
+def fact_held_out_key(r):
+    return "speed_facts.json|%s|%s|%s|%s|%s|%s" % (r["model"], r["quant"], r["engine"], r["device"], r["n_gpu"],
+                                                    r["test"])
+
+
+def map_fact(index, r, devices):
+    engine = {"llama.cpp": "llama.cpp", "koboldcpp": "llama.cpp", "vllm": "vllm", "sglang": "sglang",
+              "mlx": "mlx"}.get(r["engine"])
+    if engine is None:
+        return Skip(index, r, "engine not modelled (%s)" % r["engine"])
+    sm = r.get("split_mode")
+    if engine == "llama.cpp" and sm in ("row", "tensor_parallel"):
+        return Skip(index, r, "llama.cpp row or tensor split not modelled")
+    low = r["model"].lower()
+    model = None
+    for pattern, target in FACT_MODEL_RULES:
+        if re.search(pattern, low):
+            model = target
+            break
+    if model is None:
+        return Skip(index, r, "model not in the catalog (%s)" % r["model"])
+    quant = fact_quant(r["quant"], engine)
+    if quant is None:
+        return Skip(index, r, "quantization not modelled (%s)" % r["quant"])
+    test = fact_test(r["test"], engine)
+    if isinstance(test, str):
+        return Skip(index, r, test)
+    field_name, ctx, batch, prompt, ub = test
+    if engine in ("vllm", "sglang") and (r.get("batch") or 1) > 1 and field_name == "decode_tokens_per_s":
+        return Skip(index, r, "batched serving run")
+    notes = []
+    dev = fact_device_args(r, devices, notes)
+    if isinstance(dev, str):
+        return Skip(index, r, dev)
+    dev_flags, device_key = dev
+    args = ["--model" if model not in HAND_CONFIGS else "--config", model, "--quant", quant, "--engine", engine]
+    args += dev_flags
+    n_gpu = r.get("n_gpu")
+    if n_gpu is None:
+        return Skip(index, r, "GPU count not stated")
+    if n_gpu > 1:
+        args += ["--gpus", str(n_gpu)]
+    args += ["--ctx", str(ctx if ctx is not None else max(prompt, 512))]
+    if prompt is not None:
+        args += ["--prompt", str(prompt)]
+        build = (r.get("engine_build") or "").lower() + " " + (r.get("notes") or "").lower()
+        mub = re.search(r"ub[= ](\d+)|n_ubatch[= ]?(\d+)", build)
+        if ub:
+            args += ["--ubatch", str(ub)]
+        elif mub:
+            args += ["--ubatch", mub.group(1) or mub.group(2)]
+    if dev_flags[0] == "--gpu":
+        vendor = devices[dev_flags[1]]["vendor"]
+        device_backend = devices[dev_flags[1]]["backend"]
+    else:
+        vendor = dev_flags[dev_flags.index("--gpu-vendor") + 1]
+        device_backend = {"nvidia": "cuda", "amd": "rocm", "apple": "metal", "intel": "sycl"}.get(vendor, "cpu")
+    case = Case(index, r, model, args, field_name, group_of(engine, None, device_backend), device_key, vendor, notes)
+    case.must_fit = True
+    case.record = dict(r, backend="%s %s" % (r["engine"], device_backend), source=r["source"])
+    case.key = fact_held_out_key(r)
+    return case

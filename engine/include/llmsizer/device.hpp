@@ -24,6 +24,7 @@ struct Device {
   double fp16_flops = 0.0;  // dense
   double fp32_flops = 0.0;  // vector FP32 (the only GPU figure for most Apple chips), 0 when unknown
   double fp8_flops = 0.0;   // dense, 0 when the part has no FP8 path
+  std::string memory_type;  // as listed: "HBM3", "GDDR6X", "LPDDR unified memory", ...; "" when unknown
   double tdp_w = 0.0;
   double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)
   // Purchase price (data/devices.json, from the reference's device_prices.json

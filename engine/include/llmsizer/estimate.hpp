@@ -106,6 +106,7 @@ struct MemoryEstimate {
 struct SpeedEstimate {
   double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached
   double decode_tokens_per_s_total = 0.0;  // all sequences together
+  double decode_tokens_per_s_per_sequence = 0.0;  // total / sequences: each sequence's rate in the batch
   double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure,
   double ttft_s = 0.0;                     // or with Scenario::prefill_speed false; 0 likewise
   // Where the time goes (speed_types.hpp): one decode step of one sequence, of

@@ -51,19 +51,33 @@ struct RuntimeCalibration {
 struct WeightCalibration {
   WeightFamily family;
   double bandwidth_factor;  // multiplies bandwidth_efficiency for weight reads (dequantization)
-  double prefill_factor;    // multiplies prefill_efficiency
+  double prefill_factor;      // multiplies prefill_efficiency where weights are dequantized to F16
+                              // tiles (Metal, Vulkan, SYCL, CPU)
+  double prefill_factor_mma;  // ... and on CUDA/ROCm, whose quantized GEMMs (MMQ) run on INT8
+                              // matrix units at the dense rate's double
   int fitted_records;
 };
 
 // Constants outside the per-backend rows.
 struct SpeedConstants {
-  double ram_bandwidth_efficiency;     // share of RAM bandwidth the CPU reaches on offloaded weights
-  double datacenter_bandwidth_factor;  // llama.cpp on datacenter GPUs: share of the bandwidth
-  double datacenter_prefill_factor;    // ... and of the tensor throughput its kernels reach
-  double pcie_bytes_per_s;             // host-to-GPU copies, and all-reduces without NVLink
-  double allreduce_latency_s;          // one small all-reduce across the GPUs
-  double layer_split_hop_s;            // handing activations to the next GPU (layer split)
+  double ram_bandwidth_efficiency;  // share of RAM bandwidth the CPU reaches on offloaded weights
+  double hbm_bandwidth_factor;      // llama.cpp on HBM parts (A100, H100, MI300X): share of the
+                                    // bandwidth its kernels reach beside GDDR cards'
+  double hbm_prefill_factor;        // ... and of the tensor throughput
+  double pcie_bytes_per_s;          // host-to-GPU copies, and all-reduces without NVLink
+  double allreduce_latency_s;       // one small all-reduce across the GPUs
+  double layer_split_hop_s;         // per token and GPU boundary under layer split: hand-off and sync
+  double pressure_onset_fill;       // Apple: share of the wired limit above which decode slows
+  double pressure_slowdown;         // extra decode time at a full wired limit (1: twice as long)
+  double moe_layer_overhead_factor;  // a routed-expert layer's fixed cost, in dense layers'
+  double gemm_half_rows;            // a GEMM of this many token rows runs at half its large-batch
+                                    // rate (tiles part empty): time x (1 + this / rows)
 };
+
+// Memory families whose achievable bandwidth differs for the same runtime.
+enum class MemoryClass { gddr, hbm, lpddr };
+MemoryClass memory_class(const Device& device);
+const char* memory_class_name(MemoryClass c);
 
 EngineFamily engine_family(InferenceEngine engine);
 WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format);

@@ -15,7 +15,8 @@ struct SpeedBasis {
   double peak_flops = 0.0;    // dense throughput for the weights' type; 0 when unknown
   double link_bytes_per_s = 0.0;
   double ram_bandwidth_bytes_per_s = 0.0;
-  bool datacenter = false;    // llama.cpp on a datacenter part (its own factors apply)
+  std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
+  double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
@@ -27,10 +28,17 @@ struct StepWork {
   double ram_bytes = 0.0;          // weights and KV the CPU reads from system RAM (offload)
   double host_to_gpu_bytes = 0.0;  // prefill: offloaded weights llama.cpp copies to the GPU
   double flops = 0.0;              // matrix products and attention on the GPU(s)
+  double expert_flops = 0.0;       // prefill: the routed experts' share of flops
+  double gemm_rows = 0.0;          // prefill: tokens each dense weight matrix multiplies per pass
+  double expert_rows = 0.0;        // prefill: expected tokens per routed expert per pass (chunk x k / n)
   int layers = 0;                  // decoder layers run per pass
+  int moe_layers = 0;              // of which routed-expert layers (more kernels: router, top-k, gathers)
   int passes = 1;                  // prefill: micro-batches; weights are read once per pass
   int tensor_parallel = 1;         // GPUs splitting every layer
   int layer_split_gpus = 1;        // GPUs running their layers one after another
+  int pipeline_stages = 1;         // prefill under llama.cpp's layer split: GPUs micro-batches flow through
+  double boundary_bytes = 0.0;     // layer split: activations handed across each GPU boundary
+  int batches = 1;                 // prefill: llama_decode calls (-b tokens each); the pipeline drains after each
   int allreduces = 0;              // tensor parallel: two per layer and pass
   double allreduce_bytes = 0.0;    // size of each all-reduce
 };
