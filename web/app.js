@@ -252,7 +252,9 @@ class App {
       this.factsFor = catalogModel;
       $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
     }
-    const result = this.estimateCurrent();
+    // The headline without the suggestions (a dozen estimates more where it
+    // does not fit): those come with the next frame's panels.
+    const result = this.estimateCurrent({ suggestions: false });
     this.describeCustom(result);
     // The rest (notes, commands, matrix, chart, planner panels) one frame
     // later, and only once however many input events arrive in between. At the
@@ -264,7 +266,12 @@ class App {
       if (ticket !== this.pending) return;
       const start = performance.now();
       if (this.planner.started) this.planner.scenarioChanged();
-      if (!result.error) this.renderSecondary(model, result);
+      if (!result.error) {
+        const full = result.memory.fits === false ? this.estimateCurrent() : result;
+        if (full.error) return;
+        render.renderSuggestions(full, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
+        this.renderSecondary(model, full);
+      }
       // The cost of this frame's panels, for the bench (one entry, replaced).
       performance.clearMeasures('llm-sizer:panels');
       performance.measure('llm-sizer:panels', { start });
@@ -285,7 +292,7 @@ class App {
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result);
     render.renderSpeedAndCost(result, this.state);
-    render.renderSuggestions(result, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
+    if (result.memory.fits !== false) $('suggestions-box').hidden = true;
   }
 
   // A suggestion's change in words, with the flag it becomes.

@@ -42,6 +42,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
   f.number(kRamLimit.key, r.system_ram_gib, kRamLimit.low, kRamLimit.high);
   f.boolean("speed_if_no_fit", r.speed_if_no_fit);
+  f.boolean("suggestions", r.suggestions);
   if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
     if (!custom->is_object()) return bad_key("custom_gpu", "must be an object");
     CustomDevice c;
@@ -358,7 +359,8 @@ Result<ResolvedRequest> resolve_request(const Sizer& sizer, const Json& parsed) 
   if (!model) return model.error();
   auto scenario = sizer.scenario_for(request.value());
   if (!scenario) return scenario.error();
-  return ResolvedRequest{std::move(model).value(), std::move(scenario).value(), request.value().speed_if_no_fit};
+  return ResolvedRequest{std::move(model).value(), std::move(scenario).value(), request.value().speed_if_no_fit,
+                         request.value().suggestions};
 }
 
 Result<Estimate> estimate_request(const Sizer& sizer, std::string_view request_json) {
@@ -388,10 +390,13 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   Json j;
   j["ok"] = true;
   const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(r.model, s); };
+  const std::vector<Suggestion> suggestions =
+      r.suggestions ? suggest_fits(r.model.arch(), r.scenario, result.value(), by_sizer) : std::vector<Suggestion>{};
   Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
-                               launch_commands(r.model, r.scenario, result.value()),
-                               suggest_fits(r.model.arch(), r.scenario, result.value(), by_sizer), r.speed_if_no_fit,
+                               launch_commands(r.model, r.scenario, result.value()), suggestions, r.speed_if_no_fit,
                                &r.model);
+  // Not asked for: no key, so a reader cannot take "none found" from it.
+  if (!r.suggestions) body.erase("suggestions");
   move_entries(j, body);
   // error_handler_t::replace: strings from a config never make dump() throw.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);

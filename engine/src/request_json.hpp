@@ -111,6 +111,7 @@ struct ResolvedRequest {
   SizedModel model;
   Scenario scenario;
   bool speed_if_no_fit = false;
+  bool suggestions = true;
 };
 
 // The estimate keys of request_from_json, resolved by the Sizer. Error ids:

@@ -35,6 +35,7 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
     assert.equal(await fieldValue(page, field), '', field);
     assert.equal(await page.$eval(`[data-field="${field}"]`, (e) => e.textContent), 'does not fit', field);
   }
+  await page.waitForSelector('#suggestions li');  // with the frame after the headline
   assert.equal(await page.$$eval('#suggestions li', (l) => l.length), expected.suggestions.length);
   for (const [i, s] of expected.suggestions.entries()) {
     assert.equal(await fieldValue(page, `suggestions.${i}.fits`), 'true');
@@ -155,6 +156,7 @@ for (const [hash, request] of [
 
 test('a suggestion is one click: it applies the change and the scenario fits', async () => {
   const { page, log } = await openPage(browser, server.url + SEED);
+  await page.waitForSelector('[data-field="suggestions.0.change"]');
   const change = JSON.parse(await fieldValue(page, 'suggestions.0.change'));
   await page.click('[data-field="suggestions.0.change"]');
   await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');

@@ -133,6 +133,7 @@ export function renderSpeedAndCost(r, state) {
   const prefillUnknown = s && !(s.prefill_tokens_per_s > 0);
   setField('speed.decode_tokens_per_s', s?.decode_tokens_per_s, s ? fmt.rate(s.decode_tokens_per_s) : none);
   setField('speed.decode_tokens_per_s_total', s?.decode_tokens_per_s_total, s ? fmt.rate(s.decode_tokens_per_s_total) : none);
+  setField('speed.decode_tokens_per_s_per_sequence', s?.decode_tokens_per_s_per_sequence, s ? fmt.rate(s.decode_tokens_per_s_per_sequence) : none);
   setField('speed.prefill_tokens_per_s', prefillUnknown ? null : s?.prefill_tokens_per_s, s ? (prefillUnknown ? 'unknown' : fmt.rate(s.prefill_tokens_per_s)) : none);
   setField('speed.ttft_s', prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none);
   setField('cost.usd_per_million_tokens', c?.usd_per_million_tokens, c ? fmt.usd(c.usd_per_million_tokens) : none);
@@ -163,7 +164,7 @@ export function renderVerdict(r, state, model, device) {
       ? `On ${where} it needs ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, leaving ${fmt.gib(m.headroom_bytes)}.`
       : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable${m.ram_fits === false ? `, and system RAM (${fmt.gib(m.system_ram_bytes)}) cannot hold the ${fmt.gib(m.ram_required_bytes)} kept there` : ''}.`,
     !r.speed ? '' : state.batch > 1
-      ? `Decoding all ${state.batch} sequences together gives about ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
+      ? `With all ${state.batch} sequences decoding together, each gets about ${fmt.rate(r.speed.decode_tokens_per_s_per_sequence)}, ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
       : `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)}${r.speed.prefill_tokens_per_s > 0 ? ` and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt` : ''}.`,
   ];
   $('summary').textContent = sentences.filter(Boolean).join(' ');

@@ -53,6 +53,9 @@ struct SizerRequest {
   // Answer speed and cost even where the scenario does not fit (the speed
   // calibration compares configurations people ran against the model).
   bool speed_if_no_fit = false;
+  // Answer the suggestions where it does not fit (false: the page's input path,
+  // which asks for them once the headline figures are shown).
+  bool suggestions = true;
 };
 
 struct SizedModel {
