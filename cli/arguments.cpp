@@ -48,7 +48,8 @@ const char* usage_text() {
          "  llm-sizer list     models|gpus|quants|engines [--json]\n"
          "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T]\n"
          "                     [--users N --tokens-per-s X] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
-         "  llm-sizer fit      --gpu ID [--gpus N] [--ram-gib X] [--ctx N] [--engine E] [--json]\n"
+         "  llm-sizer fit      --gpu ID [--gpus N] [--ram-gib X] [--ctx N] [--engine E]\n"
+         "                     [--rank quality|speed|context] [--use coding|reasoning|chat|vision] [--json]\n"
          "  llm-sizer finetune --model ID --method full|lora|qlora [--seq 2048] [--micro-batch 1] [--gpus N]\n"
          "                     [--rank 16] [--targets all|attention|q,k,v,o,gate,up,down]\n"
          "                     [--optimizer adamw|adamw8bit] [--checkpointing] [--zero 0|1|2|3]\n"
@@ -124,7 +125,9 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--method", text(c.method)},
       {"--seq", integer(c.seq, "--seq")},
       {"--micro-batch", integer(c.micro_batch, "--micro-batch")},
-      {"--rank", integer(c.rank, "--rank")},
+      // fit ranks its answers by name (quality, speed, context); finetune's is the LoRA rank.
+      {"--rank", c.verb == Verb::fit ? text(c.fit_rank) : integer(c.rank, "--rank")},
+      {"--use", text(c.use)},
       {"--optimizer", text(c.optimizer)},
       {"--zero", integer(c.zero, "--zero")},
       {"--targets", text(c.lora_targets)},

@@ -52,6 +52,8 @@ struct Command {
   std::optional<long long> seq;             // finetune: sequence length
   std::optional<long long> micro_batch;     // finetune
   std::optional<long long> rank;            // finetune: LoRA rank
+  std::optional<std::string> fit_rank;      // fit: quality | speed | context
+  std::optional<std::string> use;           // fit: coding | reasoning | chat | vision
   std::optional<std::string> optimizer;     // finetune: adamw | adamw8bit
   std::optional<long long> zero;            // finetune: ZeRO stage
   bool checkpointing = false;               // finetune: full activation recomputation

@@ -252,6 +252,15 @@ int run_fit(const Command& c, const Sizer& sizer) {
     if (!e) return fail(Error{"cli.bad_argument", "unknown engine '" + c.engine->substr(0, 40) + "'"});
     request.engine = *e;
   }
+  if (c.fit_rank) {
+    auto rank = fit_rank_from_name(*c.fit_rank);
+    if (!rank) return fail(Error{"cli.bad_argument", "--rank must be quality, speed or context"});
+    request.rank = *rank;
+  }
+  if (c.use) {
+    if (!is_use_tag(*c.use)) return fail(Error{"cli.bad_argument", "--use must be coding, reasoning, chat or vision"});
+    request.use = *c.use;
+  }
   const auto start = std::chrono::steady_clock::now();
   const FitSweep sweep = what_fits(sizer, request);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -261,10 +270,19 @@ int run_fit(const Command& c, const Sizer& sizer) {
     std::cout << j.dump(1) << "\n";
     return 0;
   }
-  std::printf("%-28s %-10s %9s %10s  %s\n", "model", "quant", "max_ctx", "decode t/s", "experts in RAM");
-  for (const FitResult& r : sweep.results)
-    std::printf("%-28s %-10s %9lld %10.1f  %s\n", r.model.c_str(), r.quant.c_str(), static_cast<long long>(r.max_ctx),
-                r.decode_tokens_per_s, r.offload_bytes > 0 ? gib(r.offload_bytes).c_str() : "-");
+  std::printf("%-28s %-10s %-7s %9s %10s  %-15s %s\n", "model", "quant", "format", "max_ctx", "decode t/s",
+              "experts in RAM", "uses");
+  for (const FitResult& r : sweep.results) {
+    std::string uses;
+    for (const std::string& u : r.uses) uses += (uses.empty() ? "" : ",") + u;
+    // No maximum known: the context asked, which fits, and no claim above it.
+    const std::string ctx = std::to_string(r.max_ctx) + (r.max_ctx_known ? "" : "+?");
+    std::printf("%-28s %-10s %-7s %9s %10.1f  %-15s %s\n", r.model.c_str(), r.quant.c_str(), r.format.c_str(),
+                ctx.c_str(), r.decode_tokens_per_s, r.offload_bytes > 0 ? gib(r.offload_bytes).c_str() : "-",
+                uses.empty() ? "-" : uses.c_str());
+  }
+  std::printf("ranked by %s%s; max_ctx N+? : the model states no maximum, N fits\n", fit_rank_name(sweep.rank),
+              sweep.use.empty() ? "" : (", " + sweep.use + " models only").c_str());
   std::printf("%zu results, %d estimates, %.1f ms\n", sweep.results.size(), sweep.estimates, ms);
   return 0;
 }

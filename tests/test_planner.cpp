@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner.hpp"
+#include "llmsizer/planner_responses.hpp"
 #include "llmsizer/units.hpp"
 #include "test_support.hpp"
 
@@ -401,13 +403,14 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
     CHECK(r->offload_bytes == 0);
     CHECK(r->decode_tokens_per_s > 0.0);
   }
-  // Ranked by quality, then speed.
+  // Ranked by quality: the larger model (30B) first, each model's best quantization first.
   for (std::size_t i = 1; i < with_ram.results.size(); ++i) {
     const FitResult& a = with_ram.results[i - 1];
     const FitResult& b = with_ram.results[i];
-    CHECK((a.quant_rank < b.quant_rank ||
-           (a.quant_rank == b.quant_rank && a.decode_tokens_per_s >= b.decode_tokens_per_s)));
+    CHECK(a.params_total >= b.params_total);
+    if (a.model == b.model) CHECK(a.quant_rank < b.quant_rank);
   }
+  CHECK(with_ram.results.front().model == "qwen3-30b-a3b");
   // Too little RAM for the experts: not listed.
   request.ram_bytes = 1 * static_cast<std::int64_t>(kGiB);
   CHECK(find(what_fits(sizer, request), "qwen3-30b-a3b", "Q8_0") == nullptr);
@@ -418,6 +421,123 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") != nullptr);
   request.context_tokens = 131072 + 256;
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") == nullptr);
+}
+
+TEST_CASE("what can I run: ranked as asked, filtered by use, context within the model's maximum") {
+  Catalog c = hand_catalog();
+  c.models.push_back(*test::catalog().find_model("qwen3-coder-30b-a3b-instruct"));  // coding, chat
+  c.models.push_back(*test::catalog().find_model("falcon-7b"));  // its config states no maximum
+  const Sizer sizer(std::move(c));
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("big-24g");
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+
+  const FitSweep quality = what_fits(sizer, request);
+  REQUIRE(quality.results.size() > 10);
+  // Models by total parameters, largest first, rows of one model together, its best quantization first.
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < quality.results.size(); ++i) {
+    const FitResult& r = quality.results[i];
+    if (order.empty() || order.back() != r.model) {
+      CHECK(std::find(order.begin(), order.end(), r.model) == order.end());
+      order.push_back(r.model);
+    }
+    if (i == 0) continue;
+    const FitResult& a = quality.results[i - 1];
+    CHECK(a.params_total >= r.params_total);
+    if (a.model == r.model) CHECK(a.quant_rank < r.quant_rank);
+  }
+  // A 30B at a lower quantization ranks above an 8B at Q8_0.
+  const auto at = [&](const std::string& model) {
+    return std::find(order.begin(), order.end(), model) - order.begin();
+  };
+  CHECK(at("qwen3-30b-a3b") < at("llama-3.1-8b"));
+  CHECK(at("llama-3.1-8b") < at("falcon-7b"));
+
+  request.rank = FitRank::speed;
+  const FitSweep speed = what_fits(sizer, request);
+  CHECK(speed.results.size() == quality.results.size());
+  for (std::size_t i = 1; i < speed.results.size(); ++i)
+    CHECK(speed.results[i - 1].decode_tokens_per_s >= speed.results[i].decode_tokens_per_s);
+
+  request.rank = FitRank::context;
+  const FitSweep context = what_fits(sizer, request);
+  bool unknown_seen = false;
+  for (std::size_t i = 0; i < context.results.size(); ++i) {
+    const FitResult& r = context.results[i];
+    unknown_seen = unknown_seen || !r.max_ctx_known;
+    CHECK((r.max_ctx_known || unknown_seen));  // known limits first
+    CHECK(!(r.max_ctx_known && unknown_seen));
+    if (i > 0 && r.max_ctx_known) CHECK(context.results[i - 1].max_ctx >= r.max_ctx);
+  }
+  CHECK(unknown_seen);
+
+  // Falcon-7B's config states no maximum: no context above the one asked is
+  // claimed (not 1 Mi tokens), even on a device with room for far more.
+  request.rank = FitRank::quality;
+  request.device = *sizer.catalog().find_device("unpriced-80g");
+  for (const FitResult& r : what_fits(sizer, request).results) {
+    if (r.model == "falcon-7b") {
+      CHECK_FALSE(r.max_ctx_known);
+      CHECK(r.max_ctx == request.context_tokens);
+    } else {
+      CHECK(r.max_ctx_known);
+      CHECK(r.max_ctx <= 262144);
+    }
+  }
+  request.device = *sizer.catalog().find_device("big-24g");
+
+  // Use filter: only models with the tag; a base release (Llama-3.1-8B) is no chat model.
+  request.use = "coding";
+  const FitSweep coding = what_fits(sizer, request);
+  REQUIRE_FALSE(coding.results.empty());
+  for (const FitResult& r : coding.results) {
+    CHECK(r.model == "qwen3-coder-30b-a3b-instruct");
+    CHECK(std::find(r.uses.begin(), r.uses.end(), "coding") != r.uses.end());
+  }
+  request.use = "chat";
+  for (const FitResult& r : what_fits(sizer, request).results) CHECK(r.model != "llama-3.1-8b");
+  request.use = "poetry";
+  CHECK(what_fits(sizer, request).results.empty());
+  request.use.clear();
+
+  // Formats: a GGUF file type is "gguf"; a checkpoint as published is the entry's own format.
+  for (const FitResult& r : quality.results) {
+    CHECK(r.format == "gguf");
+    CHECK_FALSE(r.own_format);
+  }
+  request.engine = InferenceEngine::vllm;
+  request.device = *sizer.catalog().find_device("unpriced-80g");
+  bool own_seen = false;
+  for (const FitResult& r : what_fits(sizer, request).results) {
+    if (r.quant == "BF16-native" && r.native_format == "bf16") {
+      CHECK(r.format == "bf16");
+      CHECK(r.own_format);
+      own_seen = true;
+    }
+    if (r.quant == "AWQ") CHECK_FALSE(r.own_format);
+  }
+  CHECK(own_seen);
+
+  // The request keys: rank and use are checked by name.
+  const std::string ok = fit_response(sizer, R"({"gpu": "big-24g", "rank": "speed", "use": "coding"})");
+  CHECK(ok.find(R"("rank":"speed")") != std::string::npos);
+  CHECK(ok.find(R"("use":"coding")") != std::string::npos);
+  CHECK(ok.find(R"("format":"gguf")") != std::string::npos);
+  const std::string bad_rank = fit_response(sizer, R"({"gpu": "big-24g", "rank": "size"})");
+  CHECK(bad_rank.find("request.bad_value") != std::string::npos);
+  CHECK(bad_rank.find("'rank'") != std::string::npos);
+  const std::string bad_use = fit_response(sizer, R"({"gpu": "big-24g", "use": "poetry"})");
+  CHECK(bad_use.find("request.bad_value") != std::string::npos);
+  CHECK(bad_use.find("'use'") != std::string::npos);
+
+  // The page's model list: uses, and no maximum as null (not "up to 0 tokens").
+  const Json listed = catalog_to_json(sizer);
+  for (const Json& m : listed["models"]) {
+    if (m["id"] == "falcon-7b") CHECK(m["max_context_tokens"].is_null());
+    if (m["id"] == "llama-3.1-8b") CHECK(m["max_context_tokens"] == 131072);
+    if (m["id"] == "qwen3-coder-30b-a3b-instruct") CHECK(m["uses"] == Json::array_t{"coding", "chat"});
+  }
 }
 
 TEST_CASE("what can I run over the whole catalog stays fast") {

@@ -72,8 +72,9 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   m.license = string_or(entry, "license", "");
   m.native_dtype = string_or(entry, "native_dtype", "");
   m.config_provenance = string_or(entry, "config_provenance", "");
-  for (const char* key : {"gguf_repos", "ollama_tags"}) {
-    auto& target = std::string(key) == "gguf_repos" ? m.gguf_repos : m.ollama_tags;
+  if (auto v = positive_number(entry, "max_context_tokens")) m.max_context_tokens = static_cast<std::int64_t>(*v);
+  for (const char* key : {"gguf_repos", "ollama_tags", "uses"}) {
+    auto& target = std::string(key) == "gguf_repos" ? m.gguf_repos : std::string(key) == "uses" ? m.uses : m.ollama_tags;
     if (auto it = entry.find(key); it != entry.end() && it->is_array())
       for (const auto& a : *it)
         if (a.is_string()) target.push_back(a.get<std::string>());

@@ -248,7 +248,7 @@ Json catalog_to_json(const Sizer& sizer) {
   Json models = Json::array();
   for (std::size_t i = 0; i < c.models.size(); ++i) {
     const CatalogModel& m = c.models[i];
-    Json j = json_object(19);
+    Json j = json_object(20);
     j["id"] = m.id;
     j["name"] = m.name;
     j["family"] = m.family;
@@ -259,7 +259,10 @@ Json catalog_to_json(const Sizer& sizer) {
     j["ollama_tags"] = m.ollama_tags;
     j["official_params_total"] = optional_json(m.official_params_total);
     j["official_params_active"] = optional_json(m.official_params_active);
+    j["uses"] = m.uses;
     append_model_facts(j, sizer.model_facts(i));
+    // No maximum known: null, not 0 (the page would read "up to 0 tokens").
+    if (j.contains("max_context_tokens") && j["max_context_tokens"] == 0) j["max_context_tokens"] = nullptr;
     models.push_back(std::move(j));
   }
   Json devices = Json::array();

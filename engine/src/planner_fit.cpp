@@ -64,10 +64,43 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   return a;
 }
 
+// The checkpoint format a non-GGUF quantization names, lower case.
+std::string checkpoint_format(const QuantScheme& q) {
+  if (q.is_gguf()) return "gguf";
+  std::string name = q.name;
+  if (name.rfind("MLX", 0) == 0) return "mlx";
+  if (const auto dash = name.find("-native"); dash != std::string::npos) name.erase(dash);
+  if (name.rfind("GPTQ", 0) == 0) name = "GPTQ";
+  for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return name;
+}
+
 }  // namespace
+
+const char* fit_rank_name(FitRank rank) {
+  switch (rank) {
+    case FitRank::speed: return "speed";
+    case FitRank::context: return "context";
+    case FitRank::quality: break;
+  }
+  return "quality";
+}
+
+std::optional<FitRank> fit_rank_from_name(std::string_view name) {
+  if (name == "quality") return FitRank::quality;
+  if (name == "speed") return FitRank::speed;
+  if (name == "context") return FitRank::context;
+  return std::nullopt;
+}
+
+bool is_use_tag(std::string_view tag) {
+  return tag == "coding" || tag == "reasoning" || tag == "chat" || tag == "vision";
+}
 
 FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   FitSweep sweep;
+  sweep.rank = request.rank;
+  sweep.use = request.use;
   sweep.kv_type = default_kv_type(request.engine);
   const std::vector<std::string> quants = standard_quants(request.engine);
   std::vector<QuantScheme> schemes;
@@ -87,6 +120,12 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {
     const Result<Architecture>& arch = sizer.catalog_architecture(i);
     if (!arch) continue;
+    const CatalogModel& entry = catalog.models[i];
+    if (!request.use.empty() &&
+        std::find(entry.uses.begin(), entry.uses.end(), request.use) == entry.uses.end())
+      continue;
+    const bool ctx_known = arch.value().max_context_tokens > 0;
+    const std::int64_t params_total = sizer.model_facts(i).params_total;
     // A model trained for fewer positions than asked does not answer the question.
     if (arch.value().max_context_tokens > 0 && arch.value().max_context_tokens < request.context_tokens) continue;
     SizedModel model;
@@ -101,14 +140,26 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       s.quant = schemes[q];
       Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
       if (!a.estimate) break;
-      auto solved = solve_max_context(sizer, model, a.scenario);
-      if (solved) sweep.estimates += solved.value().estimates;
-
       FitResult r;
       r.model = model.label;
       r.quant = schemes[q].name;
       r.quant_rank = static_cast<int>(q);
-      r.max_ctx = solved ? solved.value().context_tokens : request.context_tokens;
+      r.format = checkpoint_format(schemes[q]);
+      r.native_format = entry.native_dtype;
+      r.own_format = !schemes[q].is_gguf() && !entry.native_dtype.empty() && r.format == entry.native_dtype;
+      r.uses = entry.uses;
+      r.params_total = params_total;
+      // Without the model's own maximum, a context above the one asked (which
+      // fits) would be a number the model may never have been trained for.
+      r.max_ctx = request.context_tokens;
+      r.max_ctx_known = ctx_known;
+      if (ctx_known) {
+        auto solved = solve_max_context(sizer, model, a.scenario);
+        if (solved) {
+          sweep.estimates += solved.value().estimates;
+          r.max_ctx = solved.value().context_tokens;
+        }
+      }
       r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;
       r.offload_bytes = a.estimate->memory.offload_bytes;
       r.offloaded_layers = a.estimate->memory.offloaded_layers;
@@ -117,10 +168,26 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       sweep.results.push_back(std::move(r));
     }
   }
-  // Quality first (the quantization's rank), then speed.
-  std::stable_sort(sweep.results.begin(), sweep.results.end(), [](const FitResult& a, const FitResult& b) {
+  // The request's order (FitRank); stable, so catalog order breaks the last ties.
+  const auto better_quant = [](const FitResult& a, const FitResult& b) {
     if (a.quant_rank != b.quant_rank) return a.quant_rank < b.quant_rank;
     return a.decode_tokens_per_s > b.decode_tokens_per_s;
+  };
+  std::stable_sort(sweep.results.begin(), sweep.results.end(), [&](const FitResult& a, const FitResult& b) {
+    switch (request.rank) {
+      case FitRank::quality:
+        if (a.params_total != b.params_total) return a.params_total > b.params_total;
+        if (a.model != b.model) return a.model < b.model;  // same size: by id, each model's rows together
+        break;
+      case FitRank::speed:
+        if (a.decode_tokens_per_s != b.decode_tokens_per_s) return a.decode_tokens_per_s > b.decode_tokens_per_s;
+        break;
+      case FitRank::context:
+        if (a.max_ctx_known != b.max_ctx_known) return a.max_ctx_known;
+        if (a.max_ctx != b.max_ctx) return a.max_ctx > b.max_ctx;
+        break;
+    }
+    return better_quant(a, b);
   });
   return sweep;
 }

@@ -101,7 +101,13 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
     item["model"] = r.model;
     item["quant"] = r.quant;
     item["quant_rank"] = r.quant_rank;
+    item["format"] = r.format;
+    item["native_format"] = r.native_format.empty() ? Json() : Json(r.native_format);
+    item["own_format"] = r.own_format;
+    item["uses"] = r.uses;
+    item["params_total"] = r.params_total;
     item["max_ctx"] = r.max_ctx;
+    item["max_ctx_known"] = r.max_ctx_known;
     item["decode_tokens_per_s"] = r.decode_tokens_per_s;
     item["offload_bytes"] = r.offload_bytes;
     item["offloaded_layers"] = r.offloaded_layers;
@@ -111,6 +117,8 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   }
   Json j;
   j["kv"] = kv_type_name(sweep.kv_type);
+  j["rank"] = fit_rank_name(sweep.rank);
+  j["use"] = sweep.use.empty() ? Json() : Json(sweep.use);
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   return j;

@@ -141,8 +141,17 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   FieldReader f{parsed.value(), {}};
   double ram_gib = 0.0;
   f.number("ram_gib", ram_gib, 0.0, 1048576.0);
+  std::string rank = "quality", use;
+  f.text("rank", rank, 16);
+  f.text("use", use, 16);
   if (f.check.error) return error_response(*f.check.error);
+  const std::optional<FitRank> fit_rank = fit_rank_from_name(rank);
+  if (!fit_rank) return error_response(bad_key("rank", "must be quality, speed or context"));
+  if (!use.empty() && !is_use_tag(use))
+    return error_response(bad_key("use", "must be coding, reasoning, chat or vision (or left out: every model)"));
   FitRequest fit;
+  fit.rank = *fit_rank;
+  fit.use = use;
   fit.device = *s.device;
   fit.gpu_count = s.gpu_count;
   fit.ram_bytes = static_cast<std::int64_t>(ram_gib * static_cast<double>(kGiB));

@@ -58,6 +58,9 @@ const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const
   if (!slot) {
     auto config = model_config(catalog_.models[index]);
     slot.emplace(config ? read_hf_config(config.value()) : Result<Architecture>(config.error()));
+    // A config without its maximum (a derived record) takes the one the catalog sourced.
+    if (slot->ok() && slot->value().max_context_tokens <= 0 && catalog_.models[index].max_context_tokens > 0)
+      slot->value().max_context_tokens = catalog_.models[index].max_context_tokens;
   }
   return *slot;
 }

@@ -243,6 +243,47 @@ def clean_repo(repo):
     return repo.split(" (")[0].strip() or None
 
 
+USE_TAGS = ("coding", "reasoning", "chat", "vision")
+
+# What a model is for, from its own name and repository (the vendor's words):
+# a coder's name says "Coder", a reasoning model's "R1", "QwQ" or "Thinking",
+# an instruction-tuned release "Instruct", "-it", "chat". Vision from the
+# config: a vision_config / vision tower is an image encoder in the checkpoint.
+# A base release (no instruct marker) gets no chat tag. Curated "uses" in
+# curated_models.json add tags the name does not carry, each with a quote.
+USE_NAME_RULES = [
+    ("coding", re.compile(r"coder|devstral|codestral", re.I)),
+    ("reasoning", re.compile(r"(?:^|[-_ /])R1(?:$|[-_ ])|qwq|thinking", re.I)),
+    ("vision", re.compile(r"-VL(?:$|[-_ ])", re.I)),
+    ("chat", re.compile(r"instruct|(?:^|[-_])it(?:$|[-_])|chat", re.I)),
+]
+VISION_CONFIG_KEYS = ("vision_config", "vision_tower", "visual", "vision_model")
+
+
+def uses_of(entry, cur):
+    """The entry's use tags and, for each, the words it comes from."""
+    sources = {}
+    for where, text in (("hf_repo", entry.get("hf_repo") or ""), ("name", entry.get("name") or "")):
+        for tag, rule in USE_NAME_RULES:
+            m = rule.search(text.split("/")[-1])
+            if m and tag not in sources:
+                sources[tag] = f"{where} {text!r} says {m.group(0).strip('-_ /')!r}"
+    cfg = entry.get("config") or {}
+    for key in VISION_CONFIG_KEYS:
+        if isinstance(cfg.get(key), (dict, str)) and "vision" not in sources:
+            sources["vision"] = f"config.json has {key} (an image encoder in the checkpoint)"
+    for tag, quote in (cur.get("uses") or {}).items():
+        if tag not in USE_TAGS:
+            raise BuildError(f"model {entry['id']}: curated use {tag!r} is not one of {USE_TAGS}")
+        if not quote:
+            raise BuildError(f"model {entry['id']}: curated use {tag!r} needs a quote")
+        sources.setdefault(tag, quote)
+    for tag in (cur.get("not_uses") or {}):
+        sources.pop(tag, None)
+    tags = [t for t in USE_TAGS if t in sources]
+    return tags, {t: sources[t] for t in tags}
+
+
 def build_models(ref, cur):
     base = load_json(ref / "models.json")
     more = load_json(ref / "models_more.json")
@@ -361,6 +402,10 @@ def build_models(ref, cur):
                 other = by_id[mc_from.split(":", 1)[1]]
                 max_ctx = max_context_of(other["config"])
                 sources += as_list(other.get("source"))
+            elif mc_from == "stated":
+                # A figure the reference states in words (a card's "256K context",
+                # the config class default the reference names); the note quotes it.
+                max_ctx = int(c["max_context_tokens"])
             else:
                 raise BuildError(f"model {mid}: unknown max_context_from {mc_from!r}")
             notes.append(c.get("max_context_note"))
@@ -394,6 +439,8 @@ def build_models(ref, cur):
             "reported_param_counts": reported_counts(r),
             "native_dtype": dtype,
             "max_context_tokens": max_ctx,
+            "uses": None,
+            "uses_sources": None,
             "config": cfg,
             "config_provenance": r.get("config_provenance"),
             "config_same_as": r.get("_config_same_as"),
@@ -401,6 +448,7 @@ def build_models(ref, cur):
             "notes": join_notes(notes),
             "sources": dedupe(sources),
         }
+        entry["uses"], entry["uses_sources"] = uses_of(entry, c)
         models.append(entry)
 
     unknown = set(curated) - {m["id"] for m in models}

@@ -47,7 +47,9 @@ MODEL_FIELDS = {
     "official_params_precise": (bool, True), "official_params_text": (str, False), "native_dtype": (str, False),
     "max_context_tokens": (int, False), "config": (dict, True), "config_provenance": (str, True),
     "estimated_fields": (list, True), "notes": (str, False), "sources": (list, True),
+    "uses": (list, True), "uses_sources": (dict, True),
 }
+USE_TAGS = ("coding", "reasoning", "chat", "vision")
 DEVICE_FIELDS = {
     "id": (str, True), "name": (str, True), "vendor": (str, True), "kind": (str, True), "backend": (str, True),
     "memory_gb_marketed": (NUM, True), "driver_memory_mib": (int, False), "memory_type": (str, False),
@@ -169,6 +171,23 @@ def load(c, data_dir, name):
     return doc
 
 
+def check_uses(c, F, p, m):
+    """uses: tags from USE_TAGS in that order, each with the words it comes from."""
+    uses, why = m["uses"], m["uses_sources"]
+    if any(t not in USE_TAGS for t in uses) or len(set(uses)) != len(uses):
+        c.err(F, p + "/uses", f"must be distinct tags of {USE_TAGS}, got {uses}")
+    elif uses != [t for t in USE_TAGS if t in uses]:
+        c.err(F, p + "/uses", f"must be in the order {USE_TAGS}")
+    if set(why) != set(uses):
+        c.err(F, p + "/uses_sources", "must give one source for each tag in uses, no more")
+    for t, text in why.items():
+        if not isinstance(text, str) or not text.strip():
+            c.err(F, p + f"/uses_sources/{t}", "must say where the tag comes from")
+    repo = (m.get("hf_repo") or "").lower()
+    if "chat" in uses and (repo.endswith("-base") or "-base-" in repo):
+        c.err(F, p + "/uses", "a base release gets no chat tag")
+
+
 def check_models(c, doc, excluded_doc):
     F = "models.json"
     models = doc.get("models")
@@ -198,6 +217,7 @@ def check_models(c, doc, excluded_doc):
         if not c.fields(F, p, m, MODEL_FIELDS):
             continue
         mid = m["id"]
+        check_uses(c, F, p, m)
         if not ID_RE.match(mid or ""):
             c.err(F, f"{p}/id", f"id {mid!r} must be lowercase [a-z0-9.-]")
         if mid in excluded_ids:

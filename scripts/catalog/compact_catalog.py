@@ -19,7 +19,7 @@ OUT = DATA / "embedded"
 
 MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollama_tags", "license",
               "official_params_total", "official_params_active", "official_params_precise", "native_dtype",
-              "max_context_tokens", "config", "config_provenance", "estimated_fields"]
+              "max_context_tokens", "uses", "config", "config_provenance", "estimated_fields"]
 # Config keys no reader uses though the engine names them elsewhere: vision and
 # audio towers, label maps, loader hooks, generation defaults.
 DROP_CONFIG_KEYS = {"vision_config", "audio_config", "id2label", "label2id", "auto_map", "task_specific_params",

@@ -72,6 +72,89 @@ test('what can I run: the CLI sweep on the page, each row opening its scenario',
   await page.close();
 });
 
+// The rows the page shows by default: each model's first row in the engine's order.
+function firstRows(results) {
+  const seen = new Set();
+  return results.filter((r) => !seen.has(r.model) && seen.add(r.model));
+}
+const fitRows = (page) => page.$$eval('#fit-table tbody tr', (trs) => trs.map((tr) => ({
+  model: tr.dataset.model, quant: tr.dataset.quant,
+  format: tr.querySelector('[data-field="fit.format"]').textContent,
+  uses: tr.querySelector('[data-field="fit.uses"]').dataset.value,
+  ctx: tr.querySelector('[data-field="fit.max_ctx"]').textContent,
+})));
+async function listed(page, phrase) {
+  await page.waitForFunction((p) => document.querySelector('#fit-note').textContent.includes(p), phrase, { timeout: 30000 });
+  return fitRows(page);
+}
+
+test('what can I run: ranked as asked, filtered by use, formats and limits labelled, Open shows the verdict', async () => {
+  const { page, log } = await openPage(browser, server.url + LLAMA);
+  await page.selectOption('#fit-gpu', 'rtx-4090');
+  await page.fill('#fit-ram', '64');
+  await page.selectOption('#fit-ctx', '8192');
+  const base = ['fit', '--gpu', 'rtx-4090', '--ram-gib', '64', '--ctx', '8192'];
+
+  // A coding question: coder models only, the largest that fits first.
+  await page.selectOption('#fit-use', 'coding');
+  await page.click('#fit');
+  const coding = await listed(page, 'coding models');
+  const codingWant = firstRows(native([...base, '--use', 'coding']).results);
+  assert.ok(codingWant.length >= 2, 'several coder models fit a 24 GB card with 64 GiB of RAM');
+  assert.deepEqual(coding.map((r) => [r.model, r.quant]), codingWant.map((r) => [r.model, r.quant]));
+  for (const r of coding) assert.ok(r.uses.split(',').includes('coding'), r.model);
+  assert.match(coding[0].model, /coder|devstral/, 'a coder model is first');
+
+  // Fastest first: the same models in another order, as the engine ranks them.
+  await page.selectOption('#fit-rank', 'speed');
+  const fastest = await listed(page, 'fastest first');
+  const fastestWant = firstRows(native([...base, '--use', 'coding', '--rank', 'speed']).results);
+  assert.deepEqual(fastest.map((r) => [r.model, r.quant]), fastestWant.map((r) => [r.model, r.quant]));
+  assert.notDeepEqual(fastest.map((r) => r.model), coding.map((r) => r.model), 'rank changes the rows');
+
+  // Largest context, any use: limits the config does not state are labelled, not invented.
+  await page.selectOption('#fit-use', '');
+  await page.selectOption('#fit-rank', 'context');
+  const longest = await listed(page, 'longest context first');
+  const longestWant = firstRows(native([...base, '--rank', 'context']).results);
+  assert.deepEqual(longest.map((r) => r.model), longestWant.map((r) => r.model));
+  assert.ok(longest.length > coding.length, 'any use lists more models than coding');
+  for (const [i, r] of longest.entries()) {
+    const want = longestWant[i];
+    if (want.max_ctx_known) assert.doesNotMatch(r.ctx, /unknown/, r.model);
+    else assert.match(r.ctx, /unknown limit/, r.model);
+  }
+  const falcon = longest.find((r) => r.model === 'falcon-7b');
+  assert.ok(falcon, 'Falcon 7B fits a 24 GB card');
+  assert.match(falcon.ctx, /^8,192 tokens fit · unknown limit$/);
+
+  // Best quality, any use: a 32B model above Llama 3.2 1B; checkpoint-only
+  // entries say what they were sized from.
+  await page.selectOption('#fit-rank', 'quality');
+  const quality = await listed(page, 'largest models first');
+  const order = quality.map((r) => r.model);
+  assert.ok(order.indexOf('qwen2.5-coder-32b-instruct') < order.indexOf('llama-3.2-1b'));
+  const nvfp4 = quality.find((r) => r.model === 'qwen3.6-27b-nvfp4');
+  assert.ok(nvfp4, 'Qwen3.6 27B NVFP4 is listed');
+  assert.match(nvfp4.format, new RegExp(`^GGUF ${nvfp4.quant} · sized from the architecture; this entry's own checkpoint is NVFP4$`));
+  const llama = quality.find((r) => r.model === 'llama-3.1-8b');
+  assert.equal(llama.format, `GGUF ${llama.quant}`);
+
+  // Open: the row's scenario, and the reader brought to its verdict.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const row = quality[quality.length - 1];
+  await page.click(`#fit-table tbody tr[data-model="${row.model}"][data-quant="${row.quant}"] a`);
+  await page.waitForFunction((m) => location.hash.includes(`model=${m}`), row.model);
+  await page.waitForFunction(() => document.activeElement?.id === 'verdict', null, { timeout: 10000 });
+  const box = await page.evaluate(() => {
+    const r = document.querySelector('#verdict').getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, height: window.innerHeight };
+  });
+  assert.ok(box.top >= 0 && box.top < box.height, `verdict top ${box.top} within the ${box.height}px viewport`);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers', async () => {
   const hash = '#model=llama-3.1-8b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096';
   const { page, log } = await openPage(browser, server.url + hash);

@@ -260,6 +260,17 @@ json_check "recommend: the issue's keys" "all(k in j for k in ('single','value',
   recommend --model llama-3.1-8b --ctx 8192
 json_check "fit: MoE experts in RAM" "any(r['model'] == 'qwen3-30b-a3b' and r['offload_bytes'] > 0 for r in j['results'])" \
   fit --gpu rtx-4090 --ram-gib 64
+json_check "fit --rank speed --use coding: coder models only, fastest first" \
+  "j['rank'] == 'speed' and j['use'] == 'coding' and j['results'] and all('coding' in r['uses'] for r in j['results']) and all(a['decode_tokens_per_s'] >= b['decode_tokens_per_s'] for a, b in zip(j['results'], j['results'][1:]))" \
+  fit --gpu rtx-4090 --ram-gib 64 --rank speed --use coding
+json_check "fit: quality ranks larger models first; formats and uses in each row" \
+  "j['rank'] == 'quality' and all(a['params_total'] >= b['params_total'] for a, b in zip(j['results'], j['results'][1:])) and all(r['format'] == 'gguf' and isinstance(r['uses'], list) for r in j['results'])" \
+  fit --gpu rtx-4090 --ram-gib 64
+json_check "fit: no stated maximum, no context above the one asked" \
+  "any(r['model'] == 'falcon-7b' for r in j['results']) and all(r['max_ctx'] == 8192 and not r['max_ctx_known'] for r in j['results'] if r['model'] == 'falcon-7b')" \
+  fit --gpu h100-sxm --rank context
+expect_error "fit with an unknown rank" fit --gpu rtx-4090 --rank size
+expect_error "fit with an unknown use" fit --gpu rtx-4090 --use poetry
 json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * j['weights_bytes'] and j['total_bytes'] == j['weights_bytes'] + j['gradients_bytes'] + j['optimizer_bytes'] + j['activations_bytes']" \
   finetune --model llama-3.1-8b --method full
 # Issue 18: commands run as printed: a GGUF repo that has the quant, Ollama's

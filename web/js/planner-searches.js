@@ -46,11 +46,22 @@ export async function serve(p) {
   );
 }
 
+// A rank or use changed after a first listing asks again (the engine ranks and filters).
+let fitChoicesWired = false;
+function wireFitChoices(p) {
+  if (fitChoicesWired) return;
+  fitChoicesWired = true;
+  for (const id of ['fit-rank', 'fit-use']) $(id).addEventListener('change', () => { if (p.fit) whatFits(p); });
+}
+
 export function whatFits(p) {
+  wireFitChoices(p);
   const state = p.workbench.state();
   const request = {
     gpu: $('fit-gpu').value, gpus: number('fit-gpus'), ram_gib: number('fit-ram'), ctx: Number($('fit-ctx').value), engine: state.engine,
+    rank: $('fit-rank').value,
   };
+  if ($('fit-use').value) request.use = $('fit-use').value;
   $('fit-note').textContent = 'Sizing every catalog model…';
   $('fit-table').tBodies[0].replaceChildren();
   // One frame for the note to show: the sweep takes a moment.
@@ -63,11 +74,47 @@ export function whatFits(p) {
   });
 }
 
+const PLAIN_WEIGHTS = new Set(['bf16', 'fp16', 'fp32']);
+
+// What the row's weights are: a GGUF file type, or a checkpoint format; a
+// catalog entry that is itself a quantized checkpoint (NVIDIA's NVFP4 release)
+// sized at a GGUF type was sized from its architecture, not from that file.
+export function formatText(r) {
+  const own = r.native_format ? r.native_format.toUpperCase() : '';
+  if (r.format === 'gguf') {
+    return r.native_format && !PLAIN_WEIGHTS.has(r.native_format)
+      ? `GGUF ${r.quant} · sized from the architecture; this entry's own checkpoint is ${own}`
+      : `GGUF ${r.quant}`;
+  }
+  return r.own_format ? `${r.quant} · its own checkpoint` : `${r.quant} (${r.format})`;
+}
+
+function contextText(r) {
+  return r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `${fmt.tokens(r.max_ctx)} tokens fit · unknown limit`;
+}
+
+// 'Open': the row's scenario is the link's hash; once the page has applied it
+// (its hashchange listener runs first), the reader is brought to the verdict.
+function openVerdict(event) {
+  const href = event.currentTarget.getAttribute('href');
+  const show = () => {
+    const verdict = $('verdict');
+    verdict.scrollIntoView({ block: 'center' });
+    verdict.focus({ preventScroll: true });
+  };
+  if (location.hash === href) {
+    setTimeout(show, 0);
+    return;
+  }
+  window.addEventListener('hashchange', () => setTimeout(show, 0), { once: true });
+}
+
 export function renderFit(p) {
   if (!p.fit) return;
   const { request, answer } = p.fit;
   const every = $('fit-all').checked;
-  // The engine ranks best quality first, then fastest: a model's first row is its best quantization.
+  // The engine ranks in the asked order: a model's first row is its best one for it
+  // (best quantization, fastest, or longest context).
   const seen = new Set();
   const rows = every ? answer.results : answer.results.filter((r) => !seen.has(r.model) && seen.add(r.model));
   const state = p.workbench.state();
@@ -83,11 +130,13 @@ export function renderFit(p) {
         prompt: Math.min(state.prompt, request.ctx), offload: Math.ceil(r.offload_fraction * 20) / 20,
       }),
     }, 'Open');
+    link.addEventListener('click', openVerdict);
     const open = el('td');
     open.append(link);
     tr.append(
-      cell(r.quant),
-      cell(`${fmt.tokens(r.max_ctx)} tokens`, 'fit.max_ctx', r.max_ctx),
+      cell(formatText(r), 'fit.format', r.format),
+      cell(r.uses.length ? r.uses.join(', ') : '—', 'fit.uses', r.uses.join(',')),
+      cell(contextText(r), 'fit.max_ctx', r.max_ctx),
       cell(fmt.rate(r.decode_tokens_per_s), 'fit.decode_tokens_per_s', r.decode_tokens_per_s),
       cell(r.offload_bytes > 0 ? fmt.gib(r.offload_bytes) : '—', 'fit.offload_bytes', r.offload_bytes),
       open,
@@ -96,7 +145,9 @@ export function renderFit(p) {
   }));
   const models = new Set(answer.results.map((r) => r.model)).size;
   const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${p.deviceName(request.gpu)} and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
-  $('fit-note').textContent = `${models} models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
-    `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.`;
+  const order = { quality: 'largest models first', speed: 'fastest first', context: 'longest context first' }[answer.rank];
+  const use = answer.use ? `${answer.use} ` : '';
+  $('fit-note').textContent = `${models} ${use}models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
+    `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache; ${order}${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.`;
   $('fit-note').dataset.value = String(answer.results.length);
 }

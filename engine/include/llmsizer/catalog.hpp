@@ -54,6 +54,12 @@ struct CatalogModel {
   std::string config_provenance;  // "verbatim_copy" or "derived"
   std::vector<std::string> gguf_repos;
   std::vector<std::string> ollama_tags;
+  // What the model is for: some of "coding", "reasoning", "chat", "vision",
+  // from its own name, repository, config or card (the catalog's uses_sources).
+  std::vector<std::string> uses;
+  // The catalog's max_context_tokens: the config's own field, or a figure the
+  // catalog build sourced elsewhere (a card's "128K context"); 0: none known.
+  std::int64_t max_context_tokens = 0;
   std::optional<ModelFacts> facts;  // precomputed by the build; else read on demand
 };
 

@@ -198,19 +198,47 @@ std::vector<OfferCost> rent_vs_buy(const Sizer& sizer, const SizedModel& model, 
 
 // ---- What can I run ----------------------------------------------------------
 
+// How the answers are ordered. Each model's rows stay together, its best
+// quantization first, except under speed and context, where every row is
+// placed by its own figure.
+//   quality: models by total parameters, largest first (a 32B at Q4 above an
+//            8B at Q8: at the same memory more parameters at fewer bits
+//            usually beat fewer at more), then by quantization rank;
+//   speed:   decode tokens/s of one sequence, fastest first;
+//   context: the largest context, longest first (unknown limits last).
+// Ties: better quantization, then faster, then catalog order.
+enum class FitRank { quality, speed, context };
+const char* fit_rank_name(FitRank rank);
+std::optional<FitRank> fit_rank_from_name(std::string_view name);
+// The use tags a catalog model may carry (CatalogModel::uses).
+bool is_use_tag(std::string_view tag);
+
 struct FitRequest {
   Device device;
   int gpu_count = 1;
   std::int64_t ram_bytes = 0;  // system RAM free for offloaded experts; 0: no offload
   std::int64_t context_tokens = 8192;  // the context each result must at least hold
   InferenceEngine engine = InferenceEngine::llama_cpp;
+  FitRank rank = FitRank::quality;
+  std::string use;  // empty: every model; else only models with this use tag
 };
 
 struct FitResult {
   std::string model;  // catalog id
   std::string quant;
   int quant_rank = 0;  // index in standard_quants: 0 is the best quality
+  // "gguf" for a GGUF file type; else the checkpoint format the quantization
+  // names ("bf16", "fp8", "awq", "mlx").
+  std::string format;
+  std::string native_format;  // the catalog entry's own checkpoint dtype ("bf16", "nvfp4"); empty: not stated
+  bool own_format = false;    // the quantization is that checkpoint as published
+  std::vector<std::string> uses;
+  std::int64_t params_total = 0;
+  // The largest context that fits, up to the model's maximum. With no maximum
+  // known (max_ctx_known false) nothing above the requested context is
+  // claimed: max_ctx is the requested context, which fits.
   std::int64_t max_ctx = 0;
+  bool max_ctx_known = true;
   double decode_tokens_per_s = 0.0;
   std::int64_t offload_bytes = 0;  // MoE experts in RAM
   int offloaded_layers = 0;
@@ -220,10 +248,13 @@ struct FitResult {
 
 struct FitSweep {
   KvType kv_type = KvType::f16;    // the KV cache every result was sized with (one sequence each)
-  std::vector<FitResult> results;  // best quality first, then fastest
+  FitRank rank = FitRank::quality;
+  std::string use;
+  std::vector<FitResult> results;  // in the request's rank
   int estimates = 0;
 };
 
+// A use that is no use tag matches no model (the request parsers refuse it first).
 FitSweep what_fits(const Sizer& sizer, const FitRequest& request);
 
 // ---- The catalog sweep ---------------------------------------------------------
