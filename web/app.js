@@ -398,7 +398,7 @@ class App {
   facts(m) {
     const badges = [m.moe && 'MoE', m.mla && 'MLA', m.swa && 'sliding window', m.hybrid && 'hybrid', m.estimated && 'estimated'].filter(Boolean);
     return `${m.name} · ${controls.sizeLabel(m)}${badges.length ? ` · ${badges.join(' · ')}` : ''}` +
-      `${m.license ? ` · ${m.license}` : ''} · up to ${tokens(m.max_context_tokens)} tokens`;
+      `${m.license ? ` · ${m.license}` : ''}${m.max_context_tokens ? ` · up to ${tokens(m.max_context_tokens)} tokens` : ' · context limit not stated'}`;
   }
 
   async copy(text, button) {
