@@ -12,12 +12,6 @@
 namespace llmsizer::cli {
 namespace {
 
-
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 // "12.34 GiB (13.25 GB)": both units, always labelled.
 std::string bytes_label(std::int64_t bytes) {
   char buf[64];
@@ -155,8 +149,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
 // counts, badges, usable memory); quantizations and engines as plain names.
 Json list_json(const Catalog& catalog, const std::string& what) {
   if (what == "models" || what == "gpus") {
-    const Json all = catalog_to_json(Sizer(catalog));
-    return all[what == "models" ? "models" : "devices"];
+    Json all = catalog_to_json(Sizer(catalog));
+    return std::move(all[what == "models" ? "models" : "devices"]);
   }
   Json out = Json::array();
   if (what == "quants") {

@@ -162,7 +162,7 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (c.json) {
     auto j = recommend_json(sizer, model, scenario, offers.value(), target.value(), options);
     if (!j) return fail(j.error());
-    std::cout << j.value().dump(1) << "\n";
+    std::cout << dump_json(j.value(), 1) << "\n";
     return 0;
   }
   auto r = recommend(sizer, model, scenario, offers.value(), options);
@@ -258,7 +258,7 @@ int run_fit(const Command& c, const Sizer& sizer) {
   if (c.json) {
     auto j = fit_sweep_to_json(sweep);
     j["sweep_ms"] = ms;
-    std::cout << j.dump(1) << "\n";
+    std::cout << dump_json(j, 1) << "\n";
     return 0;
   }
   std::printf("%-28s %-10s %9s %10s  %s\n", "model", "quant", "max_ctx", "decode t/s", "experts in RAM");
@@ -307,7 +307,7 @@ int run_finetune(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const Device* device = finetune_device(sizer.catalog(), e.value().total_bytes);
   if (c.json) {
-    std::cout << finetune_to_json(e.value(), device).dump(1) << "\n";
+    std::cout << dump_json(finetune_to_json(e.value(), device), 1) << "\n";
     return 0;
   }
   const FinetuneEstimate& f = e.value();
@@ -331,7 +331,7 @@ int run_command(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const auto commands = launch_commands(model, scenario, e.value());
   if (c.json) {
-    std::cout << launch_commands_to_json(commands).dump(1) << "\n";
+    std::cout << dump_json(launch_commands_to_json(commands), 1) << "\n";
     return 0;
   }
   // Each step on its own (Ollama's server, then its client); notes as comments.

@@ -205,8 +205,8 @@ std::string read_model_type(const Json& config) {
 // mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4.
 const Json& class_defaults(const std::string& model_type) {
   static const Json none = Json::object();
-  static const Json gemma3 = Json::object_t{{"vocab_size", 262208}, {"sliding_window", 4096}};
-  static const Json nemotron_h = Json::object_t{{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
+  static const Json gemma3 = Json{{"vocab_size", 262208}, {"sliding_window", 4096}};
+  static const Json nemotron_h = Json{{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
                                   {"n_groups", 8}, {"conv_kernel", 4}};
   if (model_type == "gemma3" || model_type == "gemma3_text") return gemma3;
   if (model_type == "nemotron_h") return nemotron_h;
@@ -748,7 +748,7 @@ Result<Architecture> read_hf_config(const Json& config) {
 }
 
 Result<Architecture> read_hf_config_text(std::string_view text) {
-  Json parsed = Json::parse(text.begin(), text.end(), nullptr, false);
+  const Json parsed = parse_json(text);
   if (parsed.is_discarded()) return Error{"config.not_json", "config.json is not valid JSON"};
   return read_hf_config(parsed);
 }

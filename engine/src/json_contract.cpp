@@ -304,7 +304,7 @@ std::string error_response(const Error& e) {
   Json j;
   j["ok"] = false;
   j["error"] = {{"id", e.id}, {"message", e.message}};
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 namespace {
@@ -343,7 +343,7 @@ Result<std::vector<FilePart>> file_parts(const Json& request, std::string_view b
 }  // namespace
 
 Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
-  const Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  const Json parsed = parse_json(request_json);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   return resolve_request(sizer, parsed);
 }
@@ -391,11 +391,11 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
                                &r.model);
   move_entries(j, body);
   // error_handler_t::replace: strings from a config never make dump() throw.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = parse_json(request_json);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 1024);
   if (!file_list) return error_response(file_list.error());
@@ -431,7 +431,7 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = needed;
-    return j.dump();
+    return dump_json(j);
   }
   std::vector<std::string> warnings;
   auto weights = !shards.empty() ? safetensors_weights(model.value().arch(), shards, warnings)
@@ -451,11 +451,11 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
   Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = parse_json(request_json);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 256);
   if (!file_list) return error_response(file_list.error());
@@ -468,7 +468,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = read.value().bytes_needed;
-    return j.dump();
+    return dump_json(j);
   }
   const GgufModel& model = read.value().model;
   // The rest of the request reads like any other, with the file in place of a model id.
@@ -492,7 +492,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
   Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 }  // namespace llmsizer
