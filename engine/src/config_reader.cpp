@@ -720,6 +720,12 @@ Result<Architecture> read_hf_config(const Json& config) {
   if (s.n_kv_heads <= 0 || s.n_kv_heads > s.n_heads)
     return Error{"config.bad_field", "config.json field " + v.path_of("num_key_value_heads") +
                                          " must be between 1 and num_attention_heads"};
+  // Grouped-query attention shares each key/value head among a whole group of
+  // query heads: a count that does not divide cannot be built.
+  if (s.n_heads % s.n_kv_heads != 0)
+    return Error{"config.bad_field", "config.json field " + v.path_of("num_attention_heads") + " (" +
+                                         std::to_string(s.n_heads) + ") must be a multiple of " +
+                                         v.path_of("num_key_value_heads") + " (" + std::to_string(s.n_kv_heads) + ")"};
 
   const auto tied = v.bool_field({"tie_word_embeddings", "tie_embeddings"});
   arch.tied_embeddings = tied.value_or(false);
