@@ -60,7 +60,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     out << line;
   };
   out << "memory\n";
-  row("weights (file)", m.weights_bytes);
+  if (m.file_bytes) {
+    row("weights (tensors)", m.weights_bytes);
+    row("file size", *m.file_bytes);
+  } else {
+    row("weights (file)", m.weights_bytes);
+  }
   row("KV cache", m.kv_cache_bytes);
   row("runtime buffers", m.runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);

@@ -157,8 +157,9 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   j["weights"] = std::move(weights);
 
   const MemoryEstimate& m = e.memory;
-  Json mem = json_object(16);
+  Json mem = json_object(22);
   mem["weights_bytes"] = m.weights_bytes;
+  mem["file_bytes"] = optional_json(m.file_bytes);
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
   mem["kv_state_bytes"] = m.kv_state_bytes;
   mem["runtime_bytes"] = m.runtime_bytes;
