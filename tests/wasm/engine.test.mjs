@@ -32,7 +32,7 @@ test('an estimate has the CLI contract fields', () => {
   for (const key of ['decode_tokens_per_s', 'decode_tokens_per_s_total', 'prefill_tokens_per_s', 'ttft_s']) assert.ok(key in r.speed, key);
   assert.ok('usd_per_million_tokens' in r.cost);
   assert.ok(Array.isArray(r.warnings));
-  assert.ok(typeof r.commands['llama.cpp'] === 'string');
+  assert.ok(Array.isArray(r.commands['llama.cpp'].steps));
 });
 
 test('bad requests get an error value, never an exception', () => {
@@ -167,7 +167,7 @@ test('figures written through figuresInto and figuresFromJson are the estimate\'
   // The buffer's order: weights, KV cache, runtime, required, usable,
   // utilization, fits (-1 no device, 0, 1), decode tokens/s; NaN is absent.
   const expectedOf = (r) => [r.memory.weights_bytes, r.memory.kv_cache_bytes, r.memory.runtime_bytes, r.memory.required_bytes,
-    r.memory.usable_bytes ?? NaN, r.memory.utilization ?? NaN, r.memory.fits == null ? -1 : Number(r.memory.fits), r.speed.decode_tokens_per_s ?? NaN];
+    r.memory.usable_bytes ?? NaN, r.memory.utilization ?? NaN, r.memory.fits == null ? -1 : Number(r.memory.fits), r.speed?.decode_tokens_per_s ?? NaN];
   const read = () => {
     const view = sizer.figuresView();
     return [...view];
