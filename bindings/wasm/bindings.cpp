@@ -15,6 +15,7 @@
 #include <emscripten/bind.h>
 
 #include "llmsizer/catalog.hpp"
+#include "llmsizer/json.hpp"  // llmsizer::Json is nlohmann::ordered_json: every JSON text below
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/planner.hpp"
