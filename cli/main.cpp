@@ -202,7 +202,7 @@ int main(int argc, char** argv) {
   if (!catalog) return fail(catalog.error());
 
   if (c.verb == cli::Verb::list) {
-    if (c.json) std::cout << cli::list_json(catalog.value(), *c.list_what).dump(1) << "\n";
+    if (c.json) std::cout << dump_json(cli::list_json(catalog.value(), *c.list_what), 1) << "\n";
     else std::cout << cli::list_table(catalog.value(), *c.list_what);
     return 0;
   }
@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
   if (!model) return fail(model.error());
   if (c.verb == cli::Verb::params) {
     const ParamCounts p = model.value().weights ? model.value().weights->params : count_params(model.value().arch);
-    if (c.json) std::cout << cli::params_json(p).dump(1) << "\n";
+    if (c.json) std::cout << dump_json(cli::params_json(p), 1) << "\n";
     else std::cout << cli::params_table(p);
     return 0;
   }
@@ -234,8 +234,9 @@ int main(int argc, char** argv) {
   sized.architecture = &loaded.arch;
   sized.label = loaded.label;
   if (c.json)
-    std::cout << cli::estimate_json(result.value(), scenario.value(), loaded.label, suggestions, c.speed_if_no_fit, sized)
-                     .dump(1)
+    std::cout << dump_json(cli::estimate_json(result.value(), scenario.value(), loaded.label, suggestions,
+                                              c.speed_if_no_fit, sized),
+                           1)
               << "\n";
   else std::cout << cli::estimate_table(result.value(), scenario.value(), loaded.label, suggestions);
   return 0;

@@ -12,12 +12,6 @@
 namespace llmsizer::cli {
 namespace {
 
-
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
-}
-
 // "12.34 GiB (13.25 GB)": both units, always labelled.
 std::string bytes_label(std::int64_t bytes) {
   char buf[64];
@@ -66,7 +60,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     out << line;
   };
   out << "memory\n";
-  row("weights (file)", m.weights_bytes);
+  if (m.file_bytes) {
+    row("weights (tensors)", m.weights_bytes);
+    row("file size", *m.file_bytes);
+  } else {
+    row("weights (file)", m.weights_bytes);
+  }
   row("KV cache", m.kv_cache_bytes);
   row("runtime buffers", m.runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
@@ -155,8 +154,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
 // counts, badges, usable memory); quantizations and engines as plain names.
 Json list_json(const Catalog& catalog, const std::string& what) {
   if (what == "models" || what == "gpus") {
-    const Json all = catalog_to_json(Sizer(catalog));
-    return all[what == "models" ? "models" : "devices"];
+    Json all = catalog_to_json(Sizer(catalog));
+    return std::move(all[what == "models" ? "models" : "devices"]);
   }
   Json out = Json::array();
   if (what == "quants") {

@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "llmsizer/json.hpp"
+#include "llmsizer/json.hpp"  // llmsizer::Json is nlohmann::ordered_json
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/estimate.hpp"

@@ -162,7 +162,7 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (c.json) {
     auto j = recommend_json(sizer, model, scenario, offers.value(), target.value(), options);
     if (!j) return fail(j.error());
-    std::cout << j.value().dump(1) << "\n";
+    std::cout << dump_json(j.value(), 1) << "\n";
     return 0;
   }
   auto r = recommend(sizer, model, scenario, offers.value(), options);
@@ -267,7 +267,7 @@ int run_fit(const Command& c, const Sizer& sizer) {
   if (c.json) {
     auto j = fit_sweep_to_json(sweep);
     j["sweep_ms"] = ms;
-    std::cout << j.dump(1) << "\n";
+    std::cout << dump_json(j, 1) << "\n";
     return 0;
   }
   std::printf("%-28s %-10s %-7s %9s %10s  %-15s %s\n", "model", "quant", "format", "max_ctx", "decode t/s",
@@ -325,7 +325,7 @@ int run_finetune(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const Device* device = finetune_device(sizer.catalog(), e.value().total_bytes);
   if (c.json) {
-    std::cout << finetune_to_json(e.value(), device).dump(1) << "\n";
+    std::cout << dump_json(finetune_to_json(e.value(), device), 1) << "\n";
     return 0;
   }
   const FinetuneEstimate& f = e.value();
@@ -349,7 +349,7 @@ int run_command(const Command& c, const Sizer& sizer) {
   if (!e) return fail(e.error());
   const auto commands = launch_commands(model, scenario, e.value());
   if (c.json) {
-    std::cout << launch_commands_to_json(commands).dump(1) << "\n";
+    std::cout << dump_json(launch_commands_to_json(commands), 1) << "\n";
     return 0;
   }
   // Each step on its own (Ollama's server, then its client); notes as comments.

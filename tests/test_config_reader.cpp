@@ -199,6 +199,13 @@ TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]"
   c["num_key_value_heads"] = 64;  // more KV heads than heads
   CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
   c = llama_like();
+  c["num_key_value_heads"] = 5;  // 32 query heads cannot share 5 KV heads evenly
+  const auto uneven = read_hf_config_text(c.dump());
+  REQUIRE_FALSE(uneven);
+  CHECK(uneven.error().id == "config.bad_field");
+  CHECK(uneven.error().message ==
+        "config.json field /num_attention_heads (32) must be a multiple of /num_key_value_heads (5)");
+  c = llama_like();
   c["model_type"] = "nemotron_h";
   c["hybrid_override_pattern"] = "MX";
   CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");

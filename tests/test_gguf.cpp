@@ -160,13 +160,16 @@ TEST_CASE("a Llama GGUF at Q4_K_M matches the engine's own tensor list", "[gguf]
   CHECK(m.weights.params.embedding == p.embedding);
   CHECK(kv_of(m.arch, 32768).total_bytes == kv_of(config_arch, 32768).total_bytes);
 
-  // The estimate takes the file's bytes: weights_bytes is the file's size.
+  // The estimate takes the file's bytes: weights_bytes is the tensor data the
+  // device holds, file_bytes the file's size with its header.
   Scenario s;
   s.quant = m.quant;
   s.device = test::device_of("rtx-4090");
   auto measured = estimate(m.arch, s, m.weights);
   REQUIRE(measured);
-  CHECK(measured.value().memory.weights_bytes == w.file_bytes());
+  CHECK(measured.value().memory.weights_bytes == m.weights.weights.tensor_bytes);
+  CHECK(measured.value().memory.weights_bytes < w.file_bytes());
+  CHECK(measured.value().memory.file_bytes == w.file_bytes());
   CHECK(measured.value().params.total == 8030261248);
   auto from_config = estimate(config_arch, s);
   REQUIRE(from_config);
@@ -539,7 +542,8 @@ TEST_CASE("an architecture the catalog lacks: per-layer heads, Mamba2 and MLP la
   s.device = test::device_of("rtx-4090");
   auto e = estimate(a, s, m.weights);
   REQUIRE(e);
-  CHECK(e.value().memory.weights_bytes == w.file_bytes());
+  CHECK(e.value().memory.weights_bytes == m.weights.weights.tensor_bytes);
+  CHECK(e.value().memory.file_bytes == w.file_bytes());
   CHECK(e.value().memory.fits.value_or(false));
 }
 

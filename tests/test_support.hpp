@@ -32,7 +32,7 @@ inline Architecture catalog_arch(const std::string& id) {
   return arch.value();
 }
 
-// The config as text through the engine's own JSON reader, as a config.json is read.
+// The config as text through the engine's reader, as a config.json is read.
 inline Architecture arch_from(const nlohmann::json& config) {
   auto arch = read_hf_config_text(config.dump());
   if (!arch) FAIL(arch.error().message);

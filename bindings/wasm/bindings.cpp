@@ -15,6 +15,7 @@
 #include <emscripten/bind.h>
 
 #include "llmsizer/catalog.hpp"
+#include "llmsizer/json.hpp"  // llmsizer::Json is nlohmann::ordered_json: every JSON text below
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/planner.hpp"
@@ -50,7 +51,7 @@ llmsizer::Catalog embedded_or_empty(std::string& load_error) {
 class WasmSizer {
  public:
   WasmSizer() : sizer_(embedded_or_empty(load_error_)) {
-    catalog_json_ = llmsizer::catalog_to_json(sizer_).dump(-1, ' ', false, llmsizer::Json::error_handler_t::replace);
+    catalog_json_ = llmsizer::dump_json(llmsizer::catalog_to_json(sizer_));
   }
   std::string estimate(const std::string& request_json) const {
     return llmsizer::estimate_response(sizer_, request_json);

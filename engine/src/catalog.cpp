@@ -1,9 +1,8 @@
 #include "llmsizer/catalog.hpp"
 
-#include "llmsizer/name_index.hpp"
-
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <utility>
 
 #include "llmsizer/units.hpp"
@@ -38,6 +37,11 @@ std::string string_or(const Json& entry, const char* key, const std::string& fal
   return it != entry.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+bool flag_or_false(const Json& entry, const char* key) {
+  auto it = entry.find(key);
+  return it != entry.end() && it->is_boolean() && it->get<bool>();
+}
+
 DeviceKind kind_from_name(const std::string& kind) {
   if (kind == "datacenter") return DeviceKind::datacenter;
   if (kind == "workstation") return DeviceKind::workstation;
@@ -49,10 +53,10 @@ DeviceKind kind_from_name(const std::string& kind) {
 
 // entry's config is moved out, not copied: the parsed document is thrown away.
 Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
-  if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
-    return Error{"catalog.bad_entry", path + "/id must be a string"};
+  const auto id = entry.find("id");
+  if (id == entry.end() || !id->is_string()) return Error{"catalog.bad_entry", path + "/id must be a string"};
   CatalogModel m;
-  m.id = entry["id"].get<std::string>();
+  m.id = id->get<std::string>();
   m.name = string_or(entry, "name", m.id);
   m.family = string_or(entry, "family", "");
   m.hf_repo = string_or(entry, "hf_repo", "");
@@ -62,7 +66,7 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   }
   if (auto v = positive_number(entry, "official_params_total")) m.official_params_total = static_cast<std::int64_t>(*v);
   if (auto v = positive_number(entry, "official_params_active")) m.official_params_active = static_cast<std::int64_t>(*v);
-  m.official_params_precise = entry.contains("official_params_precise") && entry["official_params_precise"].is_boolean() && entry["official_params_precise"].get<bool>();
+  m.official_params_precise = flag_or_false(entry, "official_params_precise");
   if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
     for (const auto& a : *it)
       if (a.is_string()) m.aliases.push_back(a.get<std::string>());
@@ -83,10 +87,10 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
 }
 
 Result<Device> parse_device(const Json& entry, const std::string& path) {
-  if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_string())
-    return Error{"catalog.bad_entry", path + "/id must be a string"};
+  const auto id = entry.find("id");
+  if (id == entry.end() || !id->is_string()) return Error{"catalog.bad_entry", path + "/id must be a string"};
   Device d;
-  d.id = entry["id"].get<std::string>();
+  d.id = id->get<std::string>();
   d.name = string_or(entry, "name", d.id);
   if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
     for (const auto& a : *it)
@@ -94,7 +98,7 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   d.vendor = string_or(entry, "vendor", "");
   d.backend = backend_from_name(string_or(entry, "backend", "other"));
   d.kind = kind_from_name(string_or(entry, "kind", "consumer"));
-  d.unified_memory = entry.contains("unified_memory") && entry["unified_memory"].is_boolean() && entry["unified_memory"].get<bool>();
+  d.unified_memory = flag_or_false(entry, "unified_memory");
   const auto memory_gb = positive_number(entry, "memory_gb_marketed");
   if (!memory_gb) return Error{"catalog.bad_entry", path + "/memory_gb_marketed must be a positive number"};
   // Marketed "GB" of DRAM is binary: 80 GB of HBM is 80 GiB (DESIGN.md, Units).
@@ -171,24 +175,23 @@ std::optional<ModelFacts> parse_facts(const Json& e) {
 }
 
 // The catalog's models by id (the first of a repeated id, as find_model).
-NameIndex<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
-  NameIndex<std::string_view, CatalogModel*> by_id;
-  for (CatalogModel& m : catalog.models) by_id.add(m.id, &m);
-  by_id.sort();
+std::unordered_map<std::string_view, CatalogModel*> models_by_id(Catalog& catalog) {
+  std::unordered_map<std::string_view, CatalogModel*> by_id;
+  for (CatalogModel& m : catalog.models) by_id.emplace(m.id, &m);
   return by_id;
 }
 
 void attach_facts(Catalog& catalog, std::string_view facts_json) {
   if (facts_json.empty()) return;
-  const Json facts = Json::parse(facts_json.begin(), facts_json.end(), nullptr, false);
-  if (facts.is_discarded() || !facts.is_object() || !facts.contains("models") || !facts["models"].is_array()) return;
+  const Json facts = parse_json(facts_json);
+  const auto list = facts.find("models");
+  if (list == facts.end() || !list->is_array()) return;
   const auto by_id = models_by_id(catalog);
-  for (const Json& e : facts["models"]) {
-    if (!e.is_object()) continue;
+  for (const Json& e : *list) {
     const auto it = e.find("id");
     if (it == e.end() || !it->is_string()) continue;
-    if (CatalogModel* const* found = by_id.find(it->get_ref<const std::string&>()))
-      (*found)->facts = parse_facts(e);
+    if (const auto found = by_id.find(*it->get_ptr<const std::string*>()); found != by_id.end())
+      found->second->facts = parse_facts(e);
   }
 }
 
@@ -201,9 +204,9 @@ void attach_config_texts(Catalog& catalog, std::string_view tsv) {
     tsv.remove_prefix(std::min(end + 1, tsv.size()));
     const std::size_t tab = line.find('\t');
     if (tab == std::string_view::npos) continue;
-    CatalogModel* const* found = by_id.find(line.substr(0, tab));
-    if (found != nullptr && (*found)->config.is_null())
-      (*found)->config_text = std::string(line.substr(tab + 1));
+    const auto found = by_id.find(line.substr(0, tab));
+    if (found != by_id.end() && found->second->config.is_null())
+      found->second->config_text = std::string(line.substr(tab + 1));
   }
 }
 
@@ -211,7 +214,7 @@ void attach_config_texts(Catalog& catalog, std::string_view tsv) {
 
 Result<Json> model_config(const CatalogModel& m) {
   if (m.config.is_object()) return m.config;
-  Json parsed = Json::parse(m.config_text.begin(), m.config_text.end(), nullptr, false);
+  Json parsed = parse_json(m.config_text);
   if (parsed.is_discarded() || !parsed.is_object())
     return Error{"catalog.bad_entry", "the config of " + m.id + " is not a JSON object"};
   return parsed;
@@ -220,10 +223,11 @@ Result<Json> model_config(const CatalogModel& m) {
 Result<Catalog> parse_catalog(std::string_view models_json, std::string_view devices_json, std::string_view facts_json,
                               std::string_view configs_tsv) {
   Catalog catalog;
-  Json models = Json::parse(models_json.begin(), models_json.end(), nullptr, false);
-  if (models.is_discarded() || !models.is_object() || !models.contains("models") || !models["models"].is_array())
+  Json models = parse_json(models_json);
+  const auto model_list_it = models.find("models");
+  if (model_list_it == models.end() || !model_list_it->is_array())
     return Error{"catalog.not_json", "models catalog must be a JSON object with a 'models' array"};
-  Json& model_list = models["models"];
+  Json& model_list = *model_list_it;
   for (std::size_t i = 0; i < model_list.size(); ++i) {
     auto m = parse_model(model_list[i], "/models/" + std::to_string(i));
     if (!m) return m.error();
@@ -233,10 +237,11 @@ Result<Catalog> parse_catalog(std::string_view models_json, std::string_view dev
   for (std::size_t i = 0; i < catalog.models.size(); ++i)
     if (catalog.models[i].config.is_null() && catalog.models[i].config_text.empty())
       return Error{"catalog.bad_entry", "/models/" + std::to_string(i) + "/config must be an object"};
-  const Json devices = Json::parse(devices_json.begin(), devices_json.end(), nullptr, false);
-  if (devices.is_discarded() || !devices.is_object() || !devices.contains("devices") || !devices["devices"].is_array())
+  const Json devices = parse_json(devices_json);
+  const auto device_list_it = devices.find("devices");
+  if (device_list_it == devices.end() || !device_list_it->is_array())
     return Error{"catalog.not_json", "devices catalog must be a JSON object with a 'devices' array"};
-  const Json& device_list = devices["devices"];
+  const Json& device_list = *device_list_it;
   for (std::size_t i = 0; i < device_list.size(); ++i) {
     auto d = parse_device(device_list[i], "/devices/" + std::to_string(i));
     if (!d) return d.error();

@@ -205,8 +205,8 @@ std::string read_model_type(const Json& config) {
 // mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4.
 const Json& class_defaults(const std::string& model_type) {
   static const Json none = Json::object();
-  static const Json gemma3 = Json::object_t{{"vocab_size", 262208}, {"sliding_window", 4096}};
-  static const Json nemotron_h = Json::object_t{{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
+  static const Json gemma3 = Json{{"vocab_size", 262208}, {"sliding_window", 4096}};
+  static const Json nemotron_h = Json{{"mamba_num_heads", 128}, {"mamba_head_dim", 64}, {"ssm_state_size", 128},
                                   {"n_groups", 8}, {"conv_kernel", 4}};
   if (model_type == "gemma3" || model_type == "gemma3_text") return gemma3;
   if (model_type == "nemotron_h") return nemotron_h;
@@ -720,6 +720,12 @@ Result<Architecture> read_hf_config(const Json& config) {
   if (s.n_kv_heads <= 0 || s.n_kv_heads > s.n_heads)
     return Error{"config.bad_field", "config.json field " + v.path_of("num_key_value_heads") +
                                          " must be between 1 and num_attention_heads"};
+  // Grouped-query attention shares each key/value head among a whole group of
+  // query heads: a count that does not divide cannot be built.
+  if (s.n_heads % s.n_kv_heads != 0)
+    return Error{"config.bad_field", "config.json field " + v.path_of("num_attention_heads") + " (" +
+                                         std::to_string(s.n_heads) + ") must be a multiple of " +
+                                         v.path_of("num_key_value_heads") + " (" + std::to_string(s.n_kv_heads) + ")"};
 
   const auto tied = v.bool_field({"tie_word_embeddings", "tie_embeddings"});
   arch.tied_embeddings = tied.value_or(false);
@@ -748,7 +754,7 @@ Result<Architecture> read_hf_config(const Json& config) {
 }
 
 Result<Architecture> read_hf_config_text(std::string_view text) {
-  Json parsed = Json::parse(text.begin(), text.end(), nullptr, false);
+  const Json parsed = parse_json(text);
   if (parsed.is_discarded()) return Error{"config.not_json", "config.json is not valid JSON"};
   return read_hf_config(parsed);
 }

@@ -16,22 +16,20 @@ ConfigView::ConfigView(const Json& root) : root_(root), text_(nullptr) {
   }
   if (text_ != nullptr) index(*text_, false);
   if (root.is_object()) index(root, false);
-  fields_.sort();
 }
 
 void ConfigView::index(const Json& object, bool with_nulls) {
   for (auto it = object.begin(); it != object.end(); ++it)
-    if (with_nulls || !it->is_null()) fields_.add(it.key(), &*it);  // the first source wins
+    if (with_nulls || !it->is_null()) fields_.emplace(it.key(), &*it);  // the first source wins
 }
 
 void ConfigView::set_class_defaults(const Json* defaults) {
   if (defaults != nullptr && defaults->is_object()) index(*defaults, true);
-  fields_.sort();
 }
 
 const Json* ConfigView::find(const char* name) const {
-  const Json* const* found = fields_.find(name);
-  return found == nullptr ? nullptr : *found;
+  const auto found = fields_.find(name);
+  return found == fields_.end() ? nullptr : found->second;
 }
 
 std::string ConfigView::path_of(const char* name) const {
@@ -108,14 +106,13 @@ std::optional<std::int64_t> ConfigView::int_field(std::initializer_list<const ch
       if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15)
         return static_cast<std::int64_t>(d);
     }
-    if (v->is_object() && v->contains("value")) {
+    if (const auto inner = v->find("value"); inner != v->end()) {
       // Reference copies summarise uniform per-layer lists as {"value": v, "length": n}.
-      const auto& inner = (*v)["value"];
-      if (inner.is_number_integer() && std::llabs(inner.get<std::int64_t>()) <= kMaxConfigInteger)
-        return inner.get<std::int64_t>();
+      if (inner->is_number_integer() && std::fabs(inner->get<double>()) <= static_cast<double>(kMaxConfigInteger))
+        return inner->get<std::int64_t>();
     }
     if (v->is_array() && !v->empty() && (*v)[0].is_number_integer() &&
-        std::llabs((*v)[0].get<std::int64_t>()) <= kMaxConfigInteger) {
+        std::fabs((*v)[0].get<double>()) <= static_cast<double>(kMaxConfigInteger)) {
       return (*v)[0].get<std::int64_t>();  // per-layer list: first layer's value
     }
   }
@@ -165,7 +162,7 @@ std::int64_t ConfigView::require_positive(std::initializer_list<const char*> nam
     if (!value || *value <= 0 || *value > kMaxDimension) {
       fail("config.bad_field", "config.json field " + path_of(name) +
                                    " must be a positive integer of at most 16777216, got " +
-                                   v->dump(-1, ' ', false, Json::error_handler_t::replace).substr(0, 40));
+                                   dump_json(*v).substr(0, 40));
       return 1;
     }
     return *value;

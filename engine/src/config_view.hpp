@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "llmsizer/json.hpp"
-#include "llmsizer/name_index.hpp"
 
 #include "llmsizer/result.hpp"
 
@@ -60,10 +60,11 @@ class ConfigView {
 
   const Json& root_;
   const Json* text_;  // text_config / llm_config when present
-  // Every field name to its value, in lookup order: text_config's non-null
-  // fields, then the top level's, then the class defaults. The readers ask for
-  // hundreds of spellings and the objects keep their keys in file order.
-  NameIndex<std::string_view, const Json*> fields_;
+  // Every field name to its value, the first source winning: text_config's
+  // non-null fields, then the top level's, then the class defaults. The
+  // readers ask for hundreds of spellings and the objects keep their keys in
+  // file order (a linear search each).
+  std::unordered_map<std::string_view, const Json*> fields_;
   mutable std::optional<Error> error_;  // first problem found, also by const readers
 };
 

@@ -23,7 +23,7 @@ Result<std::string> optional_string(const Json& entry, const char* key, const st
 
 Result<std::string> required_string(const Json& entry, const char* key, const std::string& path) {
   auto it = entry.find(key);
-  if (it == entry.end() || !it->is_string() || it->get_ref<const std::string&>().empty())
+  if (it == entry.end() || !it->is_string() || it->get_ptr<const std::string*>()->empty())
     return bad(path + "/" + key, "must be a non-empty string");
   return it->get<std::string>();
 }
@@ -113,8 +113,8 @@ Result<ModelDistribution> parse_model(const Json& e, const std::string& path) {
   m.serve_repo = std::move(serve).value();
   if (auto it = e.find("checkpoints"); it != e.end()) {
     if (!it->is_object()) return bad(path + "/checkpoints", "must be an object");
-    for (const auto& [format, repo] : it->get_ref<const Json::object_t&>()) {
-      if (!repo.is_string() || repo.get_ref<const std::string&>().empty())
+    for (const auto& [format, repo] : *it->get_ptr<const Json::object_t*>()) {
+      if (!repo.is_string() || repo.get_ptr<const std::string*>()->empty())
         return bad(path + "/checkpoints/" + format, "must be a non-empty string");
       m.checkpoints.emplace_back(format, repo.get<std::string>());
     }
@@ -137,11 +137,12 @@ const ModelDistribution* DistributionIndex::find(std::string_view model_id) cons
 }
 
 Result<DistributionIndex> parse_distribution(std::string_view json) {
-  const Json doc = Json::parse(json);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("models") || !doc["models"].is_array())
+  const Json doc = parse_json(json);
+  const auto models = doc.find("models");
+  if (models == doc.end() || !models->is_array())
     return Error{"distribution.not_json", "the distribution names must be a JSON object with a 'models' array"};
   DistributionIndex index;
-  const Json& list = doc["models"];
+  const Json& list = *models;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = "/models/" + std::to_string(i);
     if (!list[i].is_object()) return bad(path, "must be an object");

@@ -190,6 +190,10 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   const std::int64_t gpu_weight_total = e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
                                         (llama && arch.tied_embeddings ? e.weights.token_embd_bytes : 0);
   e.memory.weights_bytes = e.weights.total_bytes;
+  if (e.weights.file_bytes >= 0) {
+    e.memory.weights_bytes = e.weights.tensor_bytes;
+    e.memory.file_bytes = e.weights.file_bytes;
+  }
   e.memory.kv_cache_bytes = e.kv.total_bytes;
   e.memory.kv_state_bytes = e.kv.state_bytes;
 

@@ -68,6 +68,7 @@ ModelWeights measure_weights(const Architecture& arch, const TensorIndex& tensor
     warnings.push_back("the files hold tensors of layers beyond block_count; they were counted with the output head");
   w.metadata_bytes = file_bytes - w.tensor_bytes;  // headers and alignment padding
   w.total_bytes = file_bytes;
+  w.file_bytes = file_bytes;
   w.bits_per_weight = elements_in_files > 0
                           ? static_cast<double>(w.tensor_bytes) * 8.0 / static_cast<double>(elements_in_files)
                           : 0.0;

@@ -158,8 +158,9 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   j["weights"] = std::move(weights);
 
   const MemoryEstimate& m = e.memory;
-  Json mem = json_object(16);
+  Json mem = json_object(22);
   mem["weights_bytes"] = m.weights_bytes;
+  mem["file_bytes"] = optional_json(m.file_bytes);
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
   mem["kv_state_bytes"] = m.kv_state_bytes;
   mem["runtime_bytes"] = m.runtime_bytes;
@@ -311,7 +312,7 @@ std::string error_response(const Error& e) {
   Json j;
   j["ok"] = false;
   j["error"] = {{"id", e.id}, {"message", e.message}};
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 namespace {
@@ -350,7 +351,7 @@ Result<std::vector<FilePart>> file_parts(const Json& request, std::string_view b
 }  // namespace
 
 Result<ResolvedRequest> resolve_request(const Sizer& sizer, std::string_view request_json) {
-  const Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  const Json parsed = parse_json(request_json);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   return resolve_request(sizer, parsed);
 }
@@ -402,11 +403,11 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   if (!r.suggestions) body.erase("suggestions");
   move_entries(j, body);
   // error_handler_t::replace: strings from a config never make dump() throw.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = parse_json(request_json);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 1024);
   if (!file_list) return error_response(file_list.error());
@@ -442,7 +443,7 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = needed;
-    return j.dump();
+    return dump_json(j);
   }
   std::vector<std::string> warnings;
   auto weights = !shards.empty() ? safetensors_weights(model.value().arch(), shards, warnings)
@@ -462,11 +463,11 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
   Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
-  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = parse_json(request_json);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 256);
   if (!file_list) return error_response(file_list.error());
@@ -479,7 +480,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
     j["ok"] = true;
     j["complete"] = false;
     j["bytes_needed"] = read.value().bytes_needed;
-    return j.dump();
+    return dump_json(j);
   }
   const GgufModel& model = read.value().model;
   // The rest of the request reads like any other, with the file in place of a model id.
@@ -503,7 +504,7 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
   Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 }  // namespace llmsizer

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string>
 
-#include "decimal_text.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -355,7 +354,7 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
     // The pool comes from --gpu-memory-utilization; --max-model-len caps one sequence.
     p = {"vllm serve " + c.repo, "--max-model-len " + std::to_string(s.context_tokens)};
     if (s.gpu_count > 1) p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
-    p.push_back("--gpu-memory-utilization " + six_decimals(s.gpu_memory_utilization).substr(0, 4));
+    p.push_back("--gpu-memory-utilization " + std::to_string(s.gpu_memory_utilization).substr(0, 4));
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8");
     p.push_back("--max-num-seqs " + std::to_string(s.sequences));
   } else {

@@ -179,9 +179,9 @@ std::string sweep_response(const Sizer& sizer, std::string_view request_json) {
   auto fail = [&j](const char* id, const std::string& message) {
     j["ok"] = false;
     j["error"] = {{"id", id}, {"message", message}};
-    return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+    return dump_json(j);
   };
-  const Json request = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  const Json request = parse_json(request_json);
   if (request.is_discarded()) return fail("request.not_json", "the request is not valid JSON");
   if (!request.is_object()) return fail("request.not_object", "the request must be a JSON object");
   SweepRequest r;
@@ -199,7 +199,7 @@ std::string sweep_response(const Sizer& sizer, std::string_view request_json) {
   j["ok"] = true;
   Json body = catalog_sweep_to_json(sweep.value());
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 }  // namespace llmsizer

@@ -18,11 +18,12 @@ Error bad_entry(std::size_t index, const std::string& field, const std::string& 
 }  // namespace
 
 Result<std::vector<CloudOffer>> parse_cloud_offers(std::string_view offers_json) {
-  const Json doc = Json::parse(offers_json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("offers") || !doc["offers"].is_array())
+  const Json doc = parse_json(offers_json);
+  const auto list_it = doc.find("offers");
+  if (list_it == doc.end() || !list_it->is_array())
     return Error{"offers.not_json", "cloud offers: expected an object with an \"offers\" array"};
   std::vector<CloudOffer> offers;
-  const auto& list = doc["offers"];
+  const Json& list = *list_it;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto& o = list[i];
     if (!o.is_object()) return bad_entry(i, "", "not an object");

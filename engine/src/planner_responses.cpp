@@ -13,7 +13,7 @@ std::string ok_response(Json body) {
   Json j;
   j["ok"] = true;
   move_entries(j, body);
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(j);
 }
 
 // "users" and "tokens_per_s_per_user"; no target when the latter is absent.
@@ -33,7 +33,7 @@ Result<std::optional<ServingTarget>> read_target(const Json& request, const Scen
 }  // namespace
 
 Result<Json> parse_request(std::string_view request_json) {
-  Json parsed = Json::parse(request_json.begin(), request_json.end(), nullptr, false);
+  Json parsed = parse_json(request_json);
   if (parsed.is_discarded()) return Error{"request.not_json", "the request is not valid JSON"};
   if (!parsed.is_object()) return Error{"request.not_object", "the request must be a JSON object"};
   return parsed;

@@ -7,8 +7,6 @@
 #include <string>
 #include <string_view>
 
-
-#include "decimal_text.hpp"
 #include "llmsizer/json.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/sizer.hpp"
@@ -61,7 +59,7 @@ struct ValueChecker {
     if (!error) error = bad_key(key, what);
   }
   static std::string trim(double d) {
-    std::string s = six_decimals(d);
+    std::string s = std::to_string(d);
     s.erase(s.find_last_not_of('0') + 1);
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
@@ -73,18 +71,16 @@ struct FieldReader {
   const Json& object;
   ValueChecker check;
 
-  // A scan of the few keys a request has: Json::find would build a std::string
-  // (allocated for the longer names) for each of the twenty fields asked for.
+  // The field's value; nullptr when it is absent or null (or `object` is no object).
   const Json* find(const char* key) const {
-    for (const auto& [name, value] : object.get_ref<const Json::object_t&>())
-      if (name == key) return value.is_null() ? nullptr : &value;
-    return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() || it->is_null() ? nullptr : &*it;
   }
   void text(const char* key, std::string& out, std::size_t max_length) {
     const Json* v = find(key);
     if (v == nullptr || check.error) return;
     if (!v->is_string()) return check.fail(key, "must be a string");
-    check.text(key, v->get_ref<const std::string&>(), out, max_length);
+    check.text(key, *v->get_ptr<const std::string*>(), out, max_length);
   }
   void number(const char* key, double& out, double low, double high) {
     const Json* v = find(key);

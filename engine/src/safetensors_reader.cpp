@@ -11,8 +11,8 @@
 #include <set>
 #include <unordered_set>
 
-// nlohmann's SAX reader (the engine's own Json builds a tree). Only the file
-// readers use it: the page's core module does not carry it.
+// nlohmann's SAX reader: a header of 100,000 tensors is checked as it streams,
+// without building the tree llmsizer::Json (the same library) would hold.
 #include <nlohmann/json.hpp>
 
 #include "file_text.hpp"

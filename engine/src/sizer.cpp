@@ -42,15 +42,13 @@ Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
   tensors_cache_.resize(catalog_.models.size());
   // First entry wins, as in Catalog::find_model / find_device.
   for (std::size_t i = 0; i < catalog_.models.size(); ++i) {
-    model_index_.add(catalog_.models[i].id, i);
-    for (const auto& alias : catalog_.models[i].aliases) model_index_.add(alias, i);
+    model_index_.emplace(catalog_.models[i].id, i);
+    for (const auto& alias : catalog_.models[i].aliases) model_index_.emplace(alias, i);
   }
   for (std::size_t i = 0; i < catalog_.devices.size(); ++i) {
-    device_index_.add(catalog_.devices[i].id, i);
-    for (const auto& alias : catalog_.devices[i].aliases) device_index_.add(alias, i);
+    device_index_.emplace(catalog_.devices[i].id, i);
+    for (const auto& alias : catalog_.devices[i].aliases) device_index_.emplace(alias, i);
   }
-  model_index_.sort();
-  device_index_.sort();
 }
 
 const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const {
@@ -104,8 +102,8 @@ Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
     sized.label = "config.json";
     return sized;
   }
-  if (const std::size_t* found = model_index_.find(r.model_id)) {
-    const std::size_t i = *found;
+  if (const auto found = model_index_.find(r.model_id); found != model_index_.end()) {
+    const std::size_t i = found->second;
     const CatalogModel& m = catalog_.models[i];
     const Result<Architecture>& arch = catalog_architecture(i);
     if (!arch) return Error{arch.error().id, "catalog model " + m.id + ": " + arch.error().message};
@@ -157,9 +155,9 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   else if (r.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
   else return bad_value("offload mode must be auto, layers or experts");
   if (!r.gpu_id.empty()) {
-    const std::size_t* found = device_index_.find(r.gpu_id);
-    if (found == nullptr) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
-    s.device = catalog_.devices[*found];
+    const auto found = device_index_.find(r.gpu_id);
+    if (found == device_index_.end()) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
+    s.device = catalog_.devices[found->second];
   } else if (r.custom_gpu) {
     auto d = custom_device(*r.custom_gpu);
     if (!d) return d.error();

@@ -49,7 +49,8 @@ for (const [kind, t] of Object.entries(totals)) {
   figure(`bytes.${kind}.gzip`, t.gzip / 1024, 'KiB');
   all += t.gzip;
 }
-figure('bytes.page_total.gzip', all / 1024, 'KiB', 120 * 1000 / 1024);
+// Issue 20's budget: 128 KB gzipped for everything the page loads at start, nlohmann/json inside.
+figure('bytes.page_total.gzip', all / 1024, 'KiB', 128 * 1000 / 1024);
 figure('bytes.full_module_on_demand.gzip', [...onDemand].reduce((sum, path) => sum + gzipped(path), 0) / 1024, 'KiB');
 for (const file of readdirSync(data).sort()) {
   const raw = readFileSync(join(data, file));

@@ -34,8 +34,9 @@ export async function startBrowser() {
 }
 
 // A page that records console errors, failed requests and requests to other origins.
-export async function openPage(browser, url, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+// options: more of newPage's (locale: the reader's language, 'de-DE').
+export async function openPage(browser, url, viewport = { width: 1280, height: 900 }, options = {}) {
+  const page = await browser.newPage({ viewport, ...options });
   const log = { errors: [], foreign: [] };
   page.on('console', (m) => { if (m.type() === 'error') log.errors.push(m.text()); });
   page.on('pageerror', (e) => log.errors.push(String(e)));

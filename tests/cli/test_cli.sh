@@ -183,12 +183,12 @@ gguf_size=$(stat -c %s "$work/llama.gguf")
 # Q8_0 Llama-3.1-8B: 8,029,995,008 weights x 34/32 + 266,240 F32 norm weights x 4 = 8,532,934,656 bytes.
 json_check "gguf params" "j['total'] == 8030261248 and j['active'] == 8030261248 and j['embedding'] == 525336576" \
   params --gguf "$work/llama.gguf"
-json_check "gguf estimate: the file's bytes" "j['memory']['weights_bytes'] == $gguf_size and j['weights']['tensor_bytes'] == 8532934656 and j['scenario']['quant'] == 'Q8_0' and j['memory']['kv_cache_bytes'] == 1024 * 2**20" \
+json_check "gguf estimate: the file's bytes" "j['memory']['file_bytes'] == $gguf_size and j['memory']['weights_bytes'] == 8532934656 and j['weights']['tensor_bytes'] == 8532934656 and j['scenario']['quant'] == 'Q8_0' and j['memory']['kv_cache_bytes'] == 1024 * 2**20" \
   estimate --gguf "$work/llama.gguf" --ctx 8192 --gpu rtx-4090
 json_check "gguf at another quant" "j['scenario']['quant'] == 'Q4_K_M' and j['memory']['weights_bytes'] < 5.5e9" \
   estimate --gguf "$work/llama.gguf" --quant Q4_K_M
 split_size=$(( $(stat -c %s "$work/split/llama-00001-of-00003.gguf") + $(stat -c %s "$work/split/llama-00002-of-00003.gguf") + $(stat -c %s "$work/split/llama-00003-of-00003.gguf") ))
-json_check "gguf split: one part finds the others" "j['memory']['weights_bytes'] == $split_size and j['weights']['tensor_bytes'] == 8532934656" \
+json_check "gguf split: one part finds the others" "j['memory']['file_bytes'] == $split_size and j['memory']['weights_bytes'] == 8532934656" \
   estimate --gguf "$work/split/llama-00002-of-00003.gguf"
 json_check "gguf split: parts listed" "j['total'] == 8030261248" \
   params --gguf "$work/split/llama-00003-of-00003.gguf" "$work/split/llama-00001-of-00003.gguf" "$work/split/llama-00002-of-00003.gguf"

@@ -72,7 +72,11 @@ struct GpuShare {
 };
 
 struct MemoryEstimate {
-  std::int64_t weights_bytes = 0;   // the whole model at this quantization (its files)
+  // The whole model at this quantization: its files' bytes as estimated, or,
+  // measured from GGUF files, the tensor data the devices hold (file_bytes
+  // then also says the files' size on disk, header and tokenizer included).
+  std::int64_t weights_bytes = 0;
+  std::optional<std::int64_t> file_bytes;
   std::int64_t kv_cache_bytes = 0;  // what the requested sequences need
   std::int64_t kv_state_bytes = 0;  // recurrent share of kv_cache_bytes
   std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed

@@ -8,13 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/estimate.hpp"
-#include "llmsizer/name_index.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/tensors.hpp"
 #include "llmsizer/result.hpp"
@@ -96,8 +96,8 @@ class Sizer {
 
   Catalog catalog_;
   mutable std::vector<std::optional<Result<Architecture>>> architectures_;  // read on first use
-  NameIndex<std::string, std::size_t> model_index_;   // ids and aliases
-  NameIndex<std::string, std::size_t> device_index_;  // ids and aliases
+  std::unordered_map<std::string, std::size_t> model_index_;   // ids and aliases
+  std::unordered_map<std::string, std::size_t> device_index_;  // ids and aliases
   mutable std::map<std::pair<const CatalogModel*, std::string>, ModelWeights> weights_cache_;
   // A model's tensor list and parameter counts, the same at every quantization:
   // a sweep over six quantizations lists the tensors once.

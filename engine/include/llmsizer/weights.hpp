@@ -11,6 +11,7 @@ namespace llmsizer {
 
 struct WeightBreakdown {
   std::int64_t total_bytes = 0;          // everything the files hold (tensors + GGUF metadata)
+  std::int64_t file_bytes = -1;          // the files' size on disk when measured from them (GGUF), else -1
   std::int64_t tensor_bytes = 0;         // tensors only
   std::int64_t metadata_bytes = 0;       // GGUF header: tokenizer vocabulary and keys (estimate)
   std::int64_t token_embd_bytes = 0;     // input embedding (stays in RAM-side buffers in llama.cpp)
