@@ -90,6 +90,7 @@ Json recommendation_to_json(const Recommendation& r) {
   j["max_ctx"] = r.max_ctx;
   j["max_ctx_gpu"] = r.max_ctx_gpu ? Json(*r.max_ctx_gpu) : Json(nullptr);
   j["max_ctx_gpu_count"] = r.max_ctx_gpu_count;
+  j["max_ctx_known"] = r.max_ctx_known;
   j["max_gpus"] = r.max_gpus;
   return j;
 }

@@ -215,11 +215,17 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     Scenario s = scenario;
     s.device = *catalog.find_device(chosen->gpu);
     s.gpu_count = chosen->count;
-    auto solved = solve_max_context(sizer, model, s);
-    if (!solved) return solved.error();
     r.max_ctx_gpu = chosen->gpu;
     r.max_ctx_gpu_count = chosen->count;
-    r.max_ctx = solved.value().context_tokens;
+    // Without the model's own maximum, a context above the one asked (which
+    // fits) would be a number the model may never have been trained for.
+    r.max_ctx_known = model.arch().max_context_tokens > 0;
+    r.max_ctx = scenario.context_tokens;
+    if (r.max_ctx_known) {
+      auto solved = solve_max_context(sizer, model, s);
+      if (!solved) return solved.error();
+      r.max_ctx = solved.value().context_tokens;
+    }
   }
   return r;
 }

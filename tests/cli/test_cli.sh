@@ -281,6 +281,9 @@ json_check "command: vLLM serves the FP8 repo" "j['vllm']['steps'][0].startswith
   command --model glm-4.5 --quant FP8 --engine vllm --gpu h100-sxm --gpus 8
 # 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
 # offer's month is its hourly price x 8 h x 365.25/12 days.
+# Falcon 7B's config states no maximum context: the largest context is the one asked, marked so.
+json_check "recommend: no invented context limit" "j['max_ctx'] == 8192 and j['max_ctx_known'] is False" \
+  recommend --model falcon-7b --ctx 8192
 json_check "recommend: buy or rent for a serving target" "j['target']['users'] == 16 and j['target']['buy']['tokens_per_s_per_user'] >= 20 and j['target']['rent']['tokens_per_s_per_user'] >= 20" \
   recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \

@@ -103,7 +103,8 @@ export function renderRecommendation(r, deviceName, note) {
   const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${deviceName(r.max_ctx_gpu)}` : null;
   if (where) {
     const p = el('p', {}, `Largest context on ${where}: `);
-    p.append(span(`${fmt.tokens(r.max_ctx)} tokens`, 'recommend.max_ctx', r.max_ctx));
+    p.append(span(r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `at least ${fmt.tokens(r.max_ctx)} tokens (the model states no limit)`,
+      'recommend.max_ctx', r.max_ctx));
     parts.push(p);
   }
   if (note) parts.push(el('p', { class: 'note' }, note));

@@ -123,6 +123,7 @@ struct Recommendation {
   std::vector<QuantChoice> per_quant;
   std::optional<std::string> max_ctx_gpu;  // the device max_ctx was solved on
   int max_ctx_gpu_count = 0;
+  bool max_ctx_known = true;  // false: the model states no maximum, max_ctx is the context asked
   std::int64_t max_ctx = 0;
   int max_gpus = 0;  // the count cap asked for; 0: each device's practical count
 };
