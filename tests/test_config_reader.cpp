@@ -187,6 +187,10 @@ TEST_CASE("a config lacking a needed field is refused, naming the field", "[conf
 
 TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]") {
   CHECK(read_hf_config_text("{not json").error().id == "config.not_json");
+  // Where, as an editor counts: line 2, column 19 is the 'x' of "40x96" (1-based).
+  CHECK(read_hf_config_text("{\"model_type\": \"llama\",\n \"hidden_size\": 40x96}").error().message ==
+        "config.json is not valid JSON at line 2, column 19");
+  CHECK(read_hf_config_text("{\"a\": 1").error().message == "config.json is not valid JSON at line 1, column 8");  // just past the end
   CHECK(read_hf_config_text("[1,2,3]").error().id == "config.not_object");
   json c = llama_like();
   c["hidden_size"] = -5;

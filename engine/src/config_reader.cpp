@@ -755,7 +755,13 @@ Result<Architecture> read_hf_config(const Json& config) {
 
 Result<Architecture> read_hf_config_text(std::string_view text) {
   const Json parsed = parse_json(text);
-  if (parsed.is_discarded()) return Error{"config.not_json", "config.json is not valid JSON"};
+  if (parsed.is_discarded()) {
+    // Say where, as an editor counts: the error is found where it was typed.
+    const auto place = json_error_place(text);
+    return Error{"config.not_json", place ? "config.json is not valid JSON at line " + std::to_string(place->line) +
+                                                ", column " + std::to_string(place->column)
+                                          : std::string("config.json is not valid JSON")};
+  }
   return read_hf_config(parsed);
 }
 

@@ -58,6 +58,8 @@ test('a broken config.json replaces every figure of the previous model with its 
   await page.click('#own-model summary');
   await page.fill('#config-text', '{"model_type": "llama", "hidden_size": 40x96}');
   await page.waitForFunction(() => /Cannot size this/.test(document.getElementById('verdict').textContent));
+  // It says where: line and column, as an editor counts them.
+  assert.match(await page.textContent('#verdict'), /line 1, column 42/);
   // No figure of Llama 3.1 8B is left on screen: every field is empty.
   const left = await page.$$eval('#answer [data-field]:not(#verdict), #matrix [data-field]', (nodes) => nodes.filter((n) => n.dataset.value !== '').map((n) => n.dataset.field));
   assert.deepEqual(left, []);

@@ -9,6 +9,7 @@
 // operator[] on a missing key is undefined), and dumps with dump_json(), which
 // writes invalid UTF-8 (a GGUF file's name, say) as U+FFFD instead of throwing.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -22,6 +23,56 @@ using Json = nlohmann::ordered_json;
 
 // `text` parsed, or a value that is_discarded() when it is not one JSON document.
 inline Json parse_json(std::string_view text) { return Json::parse(text.begin(), text.end(), nullptr, false); }
+
+// Where a text that is not JSON goes wrong, as a person finds it in an editor:
+// 1-based line and column of the character nlohmann's parser stopped at.
+struct JsonErrorPlace {
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+namespace detail {
+// A SAX reader that keeps nothing but the parser's error position (sax_parse
+// reports it without exceptions, which the wasm build does not have).
+struct ErrorPlaceSax : nlohmann::json_sax<Json> {
+  std::optional<std::size_t> position;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t at, const std::string&, const nlohmann::detail::exception&) override {
+    position = at;
+    return false;
+  }
+};
+}  // namespace detail
+
+// Empty when `text` is one JSON document.
+inline std::optional<JsonErrorPlace> json_error_place(std::string_view text) {
+  detail::ErrorPlaceSax sax;
+  Json::sax_parse(text.begin(), text.end(), &sax);
+  if (!sax.position) return std::nullopt;
+  // The position counts characters read; the one that failed is the last of them.
+  const std::size_t end = std::min(text.size(), *sax.position > 0 ? *sax.position - 1 : 0);
+  JsonErrorPlace place{1, 1};
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++place.line;
+      place.column = 1;
+    } else {
+      ++place.column;
+    }
+  }
+  return place;
+}
 
 // Compact with indent < 0; otherwise one entry per line, `indent` spaces a level.
 inline std::string dump_json(const Json& j, int indent = -1) {
