@@ -1,5 +1,6 @@
 // The largest context that fits, solved over a monotone verdict (planner_edge.hpp).
 #include <algorithm>
+#include <utility>
 
 #include "llmsizer/planner.hpp"
 #include "planner_edge.hpp"
@@ -26,11 +27,17 @@ std::int64_t context_step_tokens(InferenceEngine engine) {
 
 Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model, Scenario scenario,
                                      std::int64_t limit_tokens) {
+  const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(model, s); };
+  return solve_max_context(by_sizer, model.arch().max_context_tokens, std::move(scenario), limit_tokens);
+}
+
+Result<MaxContext> solve_max_context(const Estimator& estimate_fn, std::int64_t max_context_tokens, Scenario scenario,
+                                     std::int64_t limit_tokens) {
   if (!scenario.device) return Error{"planner.no_device", "the largest context needs a device"};
   const std::int64_t step = context_step_tokens(scenario.engine);
   std::int64_t limit = limit_tokens > 0 ? limit_tokens
-                       : model.arch().max_context_tokens > 0 ? model.arch().max_context_tokens
-                                                             : kDefaultLimitTokens;
+                       : max_context_tokens > 0 ? max_context_tokens
+                                                : kDefaultLimitTokens;
   limit = std::min(limit, kEngineLimitTokens);
   MaxContext out;
   out.limit_tokens = limit;
@@ -40,7 +47,7 @@ Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model
     scenario.context_tokens = k * step;
     scenario.prompt_tokens = std::min(prompt, scenario.context_tokens);
     ++out.estimates;
-    auto e = sizer.estimate(model, scenario);
+    auto e = estimate_fn(scenario);
     if (!e) return e.error();
     return edge_probe(e.value());
   };

@@ -105,29 +105,14 @@ std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estim
   return std::nullopt;
 }
 
-// The largest context below the scenario's that fits: required memory only
-// grows with the context, so the edge is found as solve_max_context finds it.
+// The largest context below the scenario's that fits, as the planner solves it.
 std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const Scenario& s) {
-  const std::int64_t step = context_step_tokens(s.engine);
-  const std::int64_t hi = s.context_tokens / step;
-  if (hi < 2) return std::nullopt;
-  auto at = [&](std::int64_t k) {
-    Scenario sc = s;
-    sc.context_tokens = k * step;
-    sc.prompt_tokens = std::min(s.prompt_tokens, sc.context_tokens);
-    return sc;
-  };
-  auto probe = [&](std::int64_t k) -> Result<EdgeProbe> {
-    auto e = estimate_fn(at(k));
-    if (!e) return e.error();
-    return edge_probe(e.value());
-  };
-  auto bottom = probe(1);
-  auto top = probe(hi);
-  if (!bottom || !top || !bottom.value().fits || top.value().fits) return std::nullopt;
-  auto edge = find_edge(1, bottom.value(), hi, top.value(), probe);
-  if (!edge) return std::nullopt;
-  const Scenario chosen = at(edge.value());
+  auto solved = solve_max_context(estimate_fn, 0, s, s.context_tokens);
+  if (!solved || solved.value().context_tokens <= 0 || solved.value().context_tokens >= s.context_tokens)
+    return std::nullopt;
+  Scenario chosen = s;
+  chosen.context_tokens = solved.value().context_tokens;
+  chosen.prompt_tokens = std::min(s.prompt_tokens, chosen.context_tokens);
   auto e = estimate_fn(chosen);
   if (!e || !e.value().memory.fits.value_or(false)) return std::nullopt;
   SuggestedChange change;

@@ -4,6 +4,7 @@
 import * as fmt from './format.js';
 import { el } from './dom.js';
 import { fillMatrixHardware } from './recommend.js';
+import { cell } from './planner-cells.js';
 
 export { el };
 
@@ -370,12 +371,6 @@ function renderContextTable(ok) {
     const m = p.result.memory;
     const tr = el('tr', { 'data-ctx': String(p.ctx) });
     tr.append(el('th', { scope: 'row' }, `${fmt.tokens(p.ctx)} (${fmt.contextLabel(p.ctx)})`));
-    const cell = (text, field, value) => {
-      const td = el('td', {}, text);
-      td.dataset.field = field;
-      td.dataset.value = value == null ? '' : String(value);
-      return td;
-    };
     tr.append(
       cell(fmt.gib(m.kv_cache_bytes), 'context.kv_cache_bytes', m.kv_cache_bytes),
       cell(fmt.gib(m.required_bytes), 'context.required_bytes', m.required_bytes),

@@ -14,6 +14,7 @@
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/sizer.hpp"
+#include "llmsizer/suggestions.hpp"
 
 namespace llmsizer {
 
@@ -53,6 +54,10 @@ struct MaxContext {
 // finds the edge in O(log(limit / step)) estimates; the answer is the estimate's
 // own verdict at that context, not an extrapolation.
 Result<MaxContext> solve_max_context(const Sizer& sizer, const SizedModel& model, Scenario scenario,
+                                     std::int64_t limit_tokens = 0);
+// The same over any estimator (a file's measured weights, a suggestion's
+// search): `max_context_tokens` is the model's own maximum, 0 when unknown.
+Result<MaxContext> solve_max_context(const Estimator& estimate_fn, std::int64_t max_context_tokens, Scenario scenario,
                                      std::int64_t limit_tokens = 0);
 
 // ---- Recommendations ---------------------------------------------------------
