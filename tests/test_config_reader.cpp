@@ -215,6 +215,22 @@ TEST_CASE("malformed configs get a clear error, not a crash", "[config][errors]"
   CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
 }
 
+// Found by the config fuzzer: a pattern entry of 4.4e40 was read with get<int>(),
+// undefined behaviour. Any number that is not 1 marks a full-attention layer.
+TEST_CASE("a huge number in a per-layer pattern is read, not narrowed", "[config][errors]") {
+  const CatalogModel* m = test::catalog().find_model("mimo-v2-flash");
+  REQUIRE(m != nullptr);
+  auto config = model_config(*m);
+  REQUIRE(config.ok());
+  json c = json::parse(config.value().dump());
+  REQUIRE(c["hybrid_layer_pattern"].is_array());
+  const std::size_t n = c["hybrid_layer_pattern"].size();
+  for (std::size_t i = 0; i < n; ++i) c["hybrid_layer_pattern"][i] = (i % 2 == 0) ? 4.4e40 : 1.0;
+  const Architecture a = arch_from(c);
+  CHECK(a.layers[0].attn.kind == AttentionKind::full);     // 4.4e40 is not 1
+  CHECK(a.layers[1].attn.kind == AttentionKind::sliding);  // 1.0 is 1
+}
+
 TEST_CASE("every catalog model reads", "[config][catalog]") {
   for (const auto& m : test::catalog().models) {
     INFO(m.id);

@@ -508,7 +508,7 @@ void read_mimo(ConfigView& v, const CommonSizes& s, Architecture& arch) {
     LayerSpec layer;
     const bool is_swa = pattern && pattern->is_array() && static_cast<std::size_t>(i) < pattern->size() &&
                         (*pattern)[static_cast<std::size_t>(i)].is_number() &&
-                        (*pattern)[static_cast<std::size_t>(i)].get<int>() == 1;
+                        (*pattern)[static_cast<std::size_t>(i)].get<double>() == 1.0;  // no narrowing: 4e40 is just "not 1"
     layer.attn = is_swa ? swa : full;
     layer.ffn = layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
     arch.layers.push_back(layer);
