@@ -30,16 +30,27 @@ class App {
 
   start() {
     controls.fillStatic(this.catalog);
-    const { state, problems } = parseHash(location.hash, this.catalog);
+    // A prerendered page (scripts/prerender.mjs) names its scenario; the hash,
+    // when there is one, wins over it and recomputes.
+    const own = document.documentElement.dataset.scenario;
+    this.base = own ? parseHash(own, this.catalog).state : undefined;
+    const { state, problems } = parseHash(location.hash, this.catalog, this.base);
     this.state = state;
+    // The page's HTML already holds this scenario's answers: the planner keeps
+    // them on screen until its own arrive (the same figures).
+    const prerendered = own != null && toHash(state) === toHash(this.base);
     controls.fillModels(this.catalog, '', state.model);
     controls.fillDevices(this.catalog, '', state.gpu);
     controls.writeControls(state, this.models.get(state.model));
     this.bind();
     this.planner = new PlannerPanels(this.engine, {
       state: () => this.state, request: (o) => this.request(o), custom: () => this.custom, matrixQuants: () => this.matrixQuants(),
-    });
-    this.update({ replaceHash: true, settled: true, first: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
+      result: () => this.result, model: () => (this.custom ? null : this.models.get(this.state.model)),
+    }, { prerendered });
+    // Without a hash the address stays the page's own (a model page's URL);
+    // the first change writes the scenario into it.
+    if (!location.hash) this.settledHash = toHash(this.state) + this.priceSuffix();
+    this.update({ replaceHash: Boolean(location.hash), settled: true, first: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     $('status').textContent = '';
     $('status').hidden = true;
     $('workbench').hidden = false;
@@ -64,7 +75,7 @@ class App {
     });
     window.addEventListener('hashchange', () => {
       if (location.hash === toHash(this.state) + this.priceSuffix()) return;  // our own replaceState
-      const { state, problems } = parseHash(location.hash, this.catalog);
+      const { state, problems } = parseHash(location.hash, this.catalog, this.base);
       this.state = state;
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
@@ -289,6 +300,7 @@ class App {
     // The headline figures now, in the same task as the input event.
     this.result = result;
     render.renderVerdict(result, this.state, model, device);
+    render.renderPageMeta(result, this.state, model, device);
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result);
     render.renderSpeedAndCost(result, this.state);

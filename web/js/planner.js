@@ -6,7 +6,8 @@ import * as fmt from './format.js';
 import { el } from './render.js';
 import { fillDevices } from './controls.js';
 import { cell, figure, number } from './planner-cells.js';
-import { clearMatrixHardware, renderRecommendation, renderRecommendationText } from './recommend.js';
+import { clearMatrixHardware, holdMatrixHardware, renderRecommendation, renderRecommendationText } from './recommend.js';
+import { renderQuestions as drawQuestions } from './report.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
@@ -21,8 +22,11 @@ function option(value, text) {
 }
 
 export class PlannerPanels {
-  // workbench: {state(), request(overrides), custom()} of the app.
-  constructor(engine, workbench) {
+  // workbench: {state(), request(overrides), custom(), matrixQuants(), result(),
+  // model()} of the app. prerendered: the page's HTML already holds this
+  // scenario's answers (scripts/prerender.mjs), kept until the engine's own.
+  constructor(engine, workbench, { prerendered = false } = {}) {
+    this.prerendered = prerendered;
     this.engine = engine;
     this.catalog = engine.catalog;
     this.devices = new Map(this.catalog.devices.map((d) => [d.id, d]));
@@ -68,8 +72,12 @@ export class PlannerPanels {
     for (const id of ['ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
       $(id).addEventListener('input', whenFull(() => this.renderFinetune()));
     }
-    this.renderWaiting();
-    renderRecommendationText('Trying every device and offer once the first figures are shown…', 'recommend.loading');
+    if (this.prerendered) {
+      holdMatrixHardware();
+    } else {
+      this.renderWaiting();
+      renderRecommendationText('Trying every device and offer once the first figures are shown…', 'recommend.loading');
+    }
     this.watchFullPanels();
     // The workbench calls scenarioChanged() with its first panels.
   }
@@ -145,11 +153,13 @@ export class PlannerPanels {
     const request = this.plannerRequest({ quants: this.workbench.matrixQuants() });
     const key = JSON.stringify(request);
     if (key === this.recommendKey) return;
+    const first = this.recommendKey === undefined;
     this.recommendKey = key;
-    clearMatrixHardware();
+    if (!(first && this.prerendered)) clearMatrixHardware();
     clearTimeout(this.recommendTimer);
     if (!request) {
       renderRecommendationText('Recommendations are for catalog models or a pasted config.json.', 'recommend.error');
+      this.renderQuestions(null);
       return;
     }
     const idle = (fn) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: 500 }) : setTimeout(fn, 0));
@@ -170,12 +180,33 @@ export class PlannerPanels {
       r = this.engine.recommend(request);
     } catch (error) {
       renderRecommendationText(`Cannot search the hardware: ${error.message}`, 'recommend.error');
+      this.renderQuestions(null);
       return;
     }
     if (key !== this.recommendKey) return;
     this.recommendedOnce = true;
     renderRecommendation(r, (id) => this.deviceName(id),
       r.unpriced.length ? 'Devices without a sourced price are listed apart, never ranked by a guessed one.' : '');
+    this.renderQuestions(r);
+    // Every answer of this scenario is on the page (the prerender waits for it).
+    performance.mark('llm-sizer:answered');
+  }
+
+  // The questions people ask about the model, answered from the
+  // recommendation and figures of the same scenario on common cards.
+  renderQuestions(r) {
+    const result = this.workbench.result();
+    const model = this.workbench.model();
+    if (!r || !model || !result) {
+      drawQuestions({});
+      return;
+    }
+    const state = this.workbench.state();
+    const quantFits = this.workbench.matrixQuants().map((quant) => ({ quant, result: this.engine.figures(this.workbench.request({ quant })) }));
+    drawQuestions({
+      model, state, result, recommend: r, deviceName: (id) => this.deviceName(id), quantFits,
+      figuresOn: (id) => (this.devices.has(id) ? this.engine.figures(this.workbench.request({ gpu: id, gpus: 1 })) : null),
+    });
   }
 
   // Planner answers need a catalog model or a config; file headers carry neither.

@@ -123,17 +123,27 @@ export function renderRecommendationText(text, field) {
 let perQuant = new Map();
 let nameOf = (id) => id;
 export function renderMatrixHardware(list, deviceName) {
+  held = false;
   perQuant = new Map(list.map((q) => [q.quant, q]));
   nameOf = deviceName;
   fillMatrixHardware();
 }
 
 export function clearMatrixHardware() {
+  held = false;
   perQuant = new Map();
   fillMatrixHardware();
 }
 
+// A prerendered page's column stays as its HTML has it until the engine's
+// first answer (the same scenario, the same names).
+let held = false;
+export function holdMatrixHardware() {
+  held = true;
+}
+
 export function fillMatrixHardware() {
+  if (held) return;
   const body = $('matrix').tBodies[0];
   for (const tr of body.rows) {
     const td = tr.cells[6];

@@ -53,26 +53,52 @@ export function setField(field, value, text) {
 
 const bytesText = (b) => (b == null ? '—' : fmt.gibAndGb(b));
 
-// Updates the bar's segments in place when the same kinds are shown, so a
-// slider move changes a few styles instead of replacing nodes.
+// The bar is an SVG whose rects carry their widths as attributes: a
+// prerendered page (scripts/prerender.mjs) shows it under the strict CSP,
+// which refuses inline style attributes. A slider move changes a few
+// attributes in place when the same kinds are shown.
 export function renderBar(container, parts, capacity, label) {
   // Scale: the larger of what is needed and what is there, so both show.
   const total = parts.reduce((sum, p) => sum + p.bytes, 0);
   const scale = Math.max(total, capacity || 0, 1);
   const specs = [];
+  let x = 0;
   for (const p of parts) {
     if (p.bytes <= 0) continue;
-    specs.push({ cls: `segment ${p.kind}`, title: `${p.label}: ${fmt.gib(p.bytes)}`, prop: 'width', pct: (p.bytes / scale) * 100 });
+    const pct = (p.bytes / scale) * 100;
+    specs.push({ tag: 'rect', cls: `segment ${p.kind}`, title: `${p.label}: ${fmt.gib(p.bytes)}`, attrs: { x: `${x}%`, width: `${pct}%` } });
+    x += pct;
   }
-  if (capacity) specs.push({ cls: 'capacity', title: `usable ${fmt.gib(capacity)}`, prop: 'left', pct: Math.min(100, (capacity / scale) * 100) });
-  const nodes = container.children;
-  const same = nodes.length === specs.length && specs.every((spec, i) => nodes[i].className === spec.cls);
-  if (!same) container.replaceChildren(...specs.map((spec) => el('span', { class: spec.cls })));
+  if (capacity) {
+    const at = `${Math.min(100, (capacity / scale) * 100)}%`;
+    specs.push({ tag: 'line', cls: 'capacity', title: `usable ${fmt.gib(capacity)}`, attrs: { x1: at, x2: at } });
+  }
+  let svg = container.firstElementChild;
+  const nodes = svg?.children ?? [];
+  const same = svg && nodes.length === specs.length && specs.every((spec, i) => nodes[i].getAttribute('class') === spec.cls);
+  if (!same) {
+    svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('class', 'bar-svg');
+    svg.setAttribute('aria-hidden', 'true');
+    for (const spec of specs) {
+      const node = document.createElementNS(SVG, spec.tag);
+      node.setAttribute('class', spec.cls);
+      if (spec.tag === 'rect') {
+        node.setAttribute('y', '0');
+        node.setAttribute('height', '100%');
+      } else {
+        node.setAttribute('y1', '0');
+        node.setAttribute('y2', '100%');
+      }
+      node.append(document.createElementNS(SVG, 'title'));
+      svg.append(node);
+    }
+    container.replaceChildren(svg);
+  }
   specs.forEach((spec, i) => {
-    const node = nodes[i];
-    if (node.title !== spec.title) node.title = spec.title;
-    const value = `${spec.pct}%`;
-    if (node.style[spec.prop] !== value) node.style[spec.prop] = value;
+    const node = svg.children[i];
+    for (const [k, v] of Object.entries(spec.attrs)) if (node.getAttribute(k) !== v) node.setAttribute(k, v);
+    if (node.firstChild.textContent !== spec.title) node.firstChild.textContent = spec.title;
   });
   if (container.getAttribute('aria-label') !== label) container.setAttribute('aria-label', label);
 }
@@ -149,15 +175,18 @@ export function renderSpeedAndCost(r, state) {
       : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? 'owning it: price over 3 years plus power' : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
 }
 
-export function renderVerdict(r, state, model, device) {
-  const m = r.memory;
-  const verdict = $('verdict');
-  verdict.dataset.value = m.fits == null ? '' : String(m.fits);
-  verdict.className = `verdict ${m.fits == null ? 'unknown' : m.fits ? 'fits' : 'nofit'}`;
-  verdict.textContent = m.fits == null ? 'No device chosen'
+const whereText = (state, device) => (device ? `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}` : 'the chosen device');
+
+function verdictText(m) {
+  return m.fits == null ? 'No device chosen'
     : m.fits ? `Fits: ${fmt.percent(m.utilization)} of usable memory` : `Does not fit: needs ${fmt.percent(m.utilization)} of usable memory`;
-  const where = device ? `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}` : 'the chosen device';
-  const sentences = [
+}
+
+// The verdict's sentences: under the verdict, and the page's description.
+function summarySentences(r, state, model, device) {
+  const m = r.memory;
+  const where = whereText(state, device);
+  return [
     `${model.name} at ${state.quant} holds ${fmt.gib(m.weights_bytes)} of weights; ` +
       `${fmt.tokens(state.ctx)} tokens of context${state.batch > 1 ? ` for each of ${state.batch} sequences` : ''} ` +
       `take ${fmt.gib(m.kv_cache_bytes)} of KV cache (${state.kv}).`,
@@ -167,8 +196,16 @@ export function renderVerdict(r, state, model, device) {
     !r.speed ? '' : state.batch > 1
       ? `With all ${state.batch} sequences decoding together, each gets about ${fmt.rate(r.speed.decode_tokens_per_s_per_sequence)}, ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
       : `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)}${r.speed.prefill_tokens_per_s > 0 ? ` and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt` : ''}.`,
-  ];
-  $('summary').textContent = sentences.filter(Boolean).join(' ');
+  ].filter(Boolean);
+}
+
+export function renderVerdict(r, state, model, device) {
+  const m = r.memory;
+  const verdict = $('verdict');
+  verdict.dataset.value = m.fits == null ? '' : String(m.fits);
+  verdict.className = `verdict ${m.fits == null ? 'unknown' : m.fits ? 'fits' : 'nofit'}`;
+  verdict.textContent = verdictText(m);
+  $('summary').textContent = summarySentences(r, state, model, device).join(' ');
   setList($('warnings'), r.warnings);
   const margin = m.fit_margin_bytes_per_gpu;
   writeText($('fit-rule'), m.usable_bytes == null ? '' :
@@ -176,6 +213,22 @@ export function renderVerdict(r, state, model, device) {
     `less the runtime's context${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp keeps free (--fit-target)` : ''}` +
     `${state.engine === 'vllm' || state.engine === 'sglang' || state.engine === 'tensorrt-llm' ? `, within the engine's memory fraction` : ''}; ` +
     'the planner below uses the same rule.');
+}
+
+// The document's title and description (and their Open Graph copies) name
+// the scenario and its answer: what a link preview, a search result or a
+// tab shows, on the live page and in the prerendered HTML alike.
+export function renderPageMeta(r, state, model, device) {
+  const m = r.memory;
+  const title = `${model.name} on ${whereText(state, device)}, ${state.quant}: ${fmt.gib(m.required_bytes)}` +
+    `${m.fits == null ? '' : m.fits ? ', fits' : ', does not fit'} · llm-sizer`;
+  const description = `${verdictText(m)}. ${summarySentences(r, state, model, device).join(' ')}`;
+  if (document.title !== title) document.title = title;
+  for (const [selector, text] of [['meta[name="description"]', description], ['meta[property="og:title"]', title],
+    ['meta[property="og:description"]', description]]) {
+    const node = document.head.querySelector(selector);
+    if (node && node.getAttribute('content') !== text) node.setAttribute('content', text);
+  }
 }
 
 // An error replaces every figure it invalidates: nothing of the previous

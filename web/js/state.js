@@ -42,9 +42,11 @@ const LIMITS = {
   kwh: [0, 10],
 };
 
-export function parseHash(hash, catalog) {
+// base: the state keys absent from the hash take (a prerendered page's own
+// scenario, <html data-scenario>), else the defaults.
+export function parseHash(hash, catalog, base = DEFAULTS) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
-  const state = { ...DEFAULTS };
+  const state = { ...base };
   const problems = [];
   const ids = {
     model: new Set(catalog.models.filter((m) => m.sizable).map((m) => m.id)),

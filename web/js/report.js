@@ -1,0 +1,112 @@
+// The questions people ask about a model (the seed report page's FAQ), each
+// answered from the engine: the headline estimate, the recommendation answer
+// and figures of the same scenario on a few common cards. The same code fills
+// the live page and, at build time, the prerendered model pages
+// (scripts/prerender.mjs). Every figure carries data-field (questions.*) and
+// data-value.
+import * as fmt from './format.js';
+import { el } from './dom.js';
+import { priceText } from './recommend.js';
+
+const $ = (id) => document.getElementById(id);
+
+// Common cards people ask about: the consumer cards, Macs and datacenter GPUs
+// the seed pages list, one of each class (a fixed choice, not a ranking).
+export const COMMON_DEVICES = ['rtx-3090', 'rtx-4090', 'rtx-5090', 'rx-7900-xtx', 'mac-m4-max-128gb', 'mac-m3-ultra-512gb',
+  'dgx-spark-gb10', 'h100-sxm', 'mi300x'];
+
+function figure(text, field, value) {
+  const node = el('span', {}, text);
+  node.dataset.field = `questions.${field}`;
+  node.dataset.value = value == null ? '' : String(value);
+  return node;
+}
+
+function qa(list, question, ...parts) {
+  const dd = el('dd');
+  dd.append(...parts);
+  list.append(el('dt', {}, question), dd);
+}
+
+const count = (h) => (h.count > 1 ? `${h.count} × ` : '');
+
+// answers: {model, state, result (the headline estimate), recommend (its
+// answer), deviceName(id), figuresOn(id) (the scenario on one such device),
+// quantFits: [{quant, result}] (the matrix's rows on the chosen device)}.
+export function renderQuestions({ model, state, result, recommend: r, deviceName, figuresOn, quantFits }) {
+  const list = $('questions');
+  const panel = list.closest('section');
+  if (!model || !result || result.error || !r) {
+    panel.hidden = true;
+    list.replaceChildren();
+    return;
+  }
+  panel.hidden = false;
+  $('questions-title').textContent = `Questions about ${model.name}`;
+  const m = result.memory;
+  const at = `at ${state.quant} with ${fmt.tokens(state.ctx)} tokens of context`;
+  const items = el('dl', { class: 'questions' });
+
+  qa(items, `How much memory does ${model.name} need?`,
+    `${at[0].toUpperCase()}${at.slice(1)}, about `, figure(fmt.gibAndGb(m.required_bytes), 'memory.required_bytes', m.required_bytes),
+    ' on the device: ', figure(fmt.gib(m.weights_bytes), 'memory.weights_bytes', m.weights_bytes), ' of weights, ',
+    figure(fmt.gib(m.kv_cache_bytes), 'memory.kv_cache_bytes', m.kv_cache_bytes), ` of KV cache (${state.kv}) and `,
+    figure(fmt.gib(m.runtime_bytes), 'memory.runtime_bytes', m.runtime_bytes), ' of runtime buffers. ' +
+    'The tables below give every quantization and every context up to the model\'s maximum.');
+
+  const single = r.single;
+  const minimum = [];
+  if (single) {
+    minimum.push('The cheapest single device in the catalog that holds it ', at, ' is ',
+      figure(`${count(single)}${single.name || deviceName(single.gpu)}`, 'minimum.gpu', single.gpu),
+      ` (${priceText(single.price, single.count)}), at ${fmt.percent(single.utilization)} of its usable memory.`);
+  } else {
+    minimum.push(figure(`No single priced device in the catalog holds it ${at}.`, 'minimum.gpu', null));
+  }
+  if (r.value && !single) {
+    minimum.push(' Several cards: ', figure(`${count(r.value)}${r.value.name || deviceName(r.value.gpu)}`, 'minimum.value_gpu', r.value.gpu),
+      ` (${priceText(r.value.price, r.value.count)}).`);
+  }
+  if (r.cloud) {
+    minimum.push(' To rent: ', figure(`${r.cloud.provider} ${r.cloud.instance || `${count(r.cloud)}${deviceName(r.cloud.gpu)}`}`, 'minimum.cloud', r.cloud.instance),
+      ` at ${fmt.usd(r.cloud.usd_per_hour)} per hour, on demand.`);
+  }
+  qa(items, `What is the minimum hardware for ${model.name}?`, ...minimum);
+
+  const unified = r.unified;
+  const isMac = unified && unified.gpu.startsWith('mac-');
+  qa(items, `Can I run ${model.name} on a Mac?`, ...(unified
+    ? [isMac ? 'Yes: ' : 'Not on a Mac in the catalog; the cheapest unified-memory machine that holds it is ',
+      figure(`${count(unified)}${unified.name || deviceName(unified.gpu)}`, 'mac.gpu', unified.gpu),
+      ` (${priceText(unified.price, unified.count)}) holds it ${at}, at ${fmt.percent(unified.utilization)} of the memory the GPU may use`,
+      unified.tokens_per_s_per_user == null ? '.' : ', decoding about ',
+      ...(unified.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(unified.tokens_per_s_per_user), 'mac.decode_tokens_per_s', unified.tokens_per_s_per_user), '.'])]
+    : [figure(`No Mac or other unified-memory machine in the catalog holds it ${at}.`, 'mac.gpu', null),
+      ' A smaller quantization or a shorter context may.']));
+
+  const best = quantFits.find((q) => !q.result.error && q.result.memory.fits === true);
+  const where = `${state.gpus > 1 ? `${state.gpus} × ` : ''}${deviceName(state.gpu)}`;
+  qa(items, `Which quantization should I use for ${model.name}?`, ...(best
+    ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization of the table that fits is `,
+      figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +
+      'Fewer bits per weight leave room for a longer context or more sequences, at a cost in quality that grows below 4 bits.']
+    : ['None of the table\'s quantizations fits ', where, ` with ${fmt.tokens(state.ctx)} tokens; `,
+      figure(single ? `${single.name || deviceName(single.gpu)} holds ${state.quant}` : 'see the smallest hardware per quantization in the table',
+        'quant.best', null), '.']));
+
+  const speeds = el('ul', { class: 'common-devices' });
+  for (const id of COMMON_DEVICES) {
+    const f = figuresOn(id);
+    if (!f || f.error) continue;
+    const fits = f.memory.fits === true;
+    const decode = f.speed.decode_tokens_per_s;
+    const li = el('li', {}, `${deviceName(id)}: `);
+    li.append(figure(!fits ? 'does not fit' : decode == null ? 'fits; decode unknown' : `${fmt.rate(decode)} decode`,
+      `common.${id}.decode_tokens_per_s`, fits ? decode : null));
+    speeds.append(li);
+  }
+  qa(items, `How fast is ${model.name} on popular cards?`,
+    `One sequence decoding with ${fmt.tokens(state.ctx)} tokens cached, ${state.quant}, one card each, ${state.engine}:`, speeds);
+
+  list.replaceChildren(items);
+}
