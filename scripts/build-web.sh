@@ -38,4 +38,10 @@ done < <(find build/site -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.cs
   --external:./planner-searches.js --outfile=build/site/js/page.js
 rm build/site/app.js
 python3 scripts/page_bundle_html.py build/site/index.html
+
+# The pages with their answers in the HTML (the home page, one per model, the
+# pairs of data/pages.json), sitemap.xml and robots.txt: the live page run in
+# headless Chromium on each scenario. SITE_URL names the address they are
+# served at (canonical links, sitemap); default http://127.0.0.1:8080/.
+node scripts/prerender.mjs build/site
 echo "site: build/site"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing llm-sizer needs on a fresh Debian machine,
 # skipping what is already there. `setup.sh native`: the C++ toolchain;
-# `setup.sh site`: adds Emscripten, Node.js and the npm packages (to build,
-# minify and serve the page); `setup.sh web` (the default): adds Chromium.
+# `setup.sh site`: adds Emscripten, Node.js, Chromium and the npm packages (to
+# build, minify, prerender and serve the page); `setup.sh web` (the default):
+# the same, for the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-web}
@@ -18,7 +19,7 @@ if [[ $what == site || $what == web ]]; then
   command -v node >/dev/null || need+=(nodejs)
   command -v npm >/dev/null || need+=(npm)
 fi
-if [[ $what == web ]]; then
+if [[ $what == site || $what == web ]]; then
   [[ -x /usr/bin/chromium ]] || need+=(chromium)
 fi
 

@@ -1,7 +1,7 @@
 // A small static file server for the page and the tests: serves one folder on
 // 127.0.0.1 with the right MIME types (.mjs, .wasm) and, with --csp, the strict
 // Content-Security-Policy the page must work under.
-// Usage: node scripts/static-server.mjs DIR [--port 8080] [--csp]
+// Usage: node scripts/static-server.mjs DIR [--port 8080] [--csp] [--cache]
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -10,6 +10,9 @@ const args = process.argv.slice(2);
 const root = resolve(args[0] ?? 'build/site');
 const port = Number(args[args.indexOf('--port') + 1] || process.env.PORT || 8080);
 const csp = args.includes('--csp');
+// --cache: responses may be kept an hour (the prerender's many loads of one
+// site then reuse Chromium's compiled WebAssembly instead of compiling again).
+const cache = args.includes('--cache') ? 'max-age=3600' : 'no-cache';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -25,7 +28,7 @@ const server = createServer(async (req, res) => {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
     // Any origin may load the widget and its module (the README's embed snippet).
-    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache',
+    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': cache,
       'Access-Control-Allow-Origin': '*' };
     if (csp) headers['Content-Security-Policy'] = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
     res.writeHead(200, headers);

@@ -1,0 +1,231 @@
+// Writes the site's pages with their answers in the HTML: the home page, a
+// page per catalog model and one per chosen model x device pair
+// (data/pages.json). Each is the live page itself, run in headless Chromium
+// on its scenario until every answer is drawn (the mark llm-sizer:answered),
+// then saved: the same engine and the same render code, no second renderer.
+// The saved page names its scenario (<html data-scenario>); its script takes
+// over in place and recomputes the same figures, or the hash's.
+// Usage: node scripts/prerender.mjs build/site   (SITE_URL: the address the
+// canonical links and sitemap.xml name; default http://127.0.0.1:8080/)
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { DEFAULTS, toHash } from '../web/js/state.js';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const site = resolve(process.argv[2] ?? join(root, 'build/site'));
+const wasmDir = resolve(process.env.LLMSIZER_WASM_DIR ?? join(root, 'build/wasm'));
+const siteUrl = (process.env.SITE_URL ?? 'http://127.0.0.1:8080/').replace(/\/*$/, '/');
+const started = performance.now();
+
+// The engine in Node, for the build's choices: which device a model page shows.
+const require = createRequire(import.meta.url);
+const module = await require(join(wasmDir, 'llmsizer-node.cjs'))({ wasmBinary: readFileSync(join(wasmDir, 'llmsizer-node.wasm')) });
+const sizer = new module.Sizer();
+const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
+const models = catalog.models.filter((m) => m.sizable);
+const devices = new Map(catalog.devices.map((d) => [d.id, d]));
+const chosen = JSON.parse(readFileSync(join(root, 'data/pages.json'), 'utf8'));
+
+// A model is shown at Q4_K_M under llama.cpp when a GGUF of it at Q4_K_M is
+// known (its launch command has -hf, data/distribution.json), else in its
+// own format under vLLM. Context: 8K, or less where the model stops.
+function hasGguf(m) {
+  const probe = { model: m.id, quant: DEFAULTS.quant, ctx: 4096, engine: 'llama.cpp', gpu: 'mi300x', gpus: 64 };
+  const answer = JSON.parse(sizer.estimate(JSON.stringify(probe)));
+  const steps = answer.ok ? answer.commands?.['llama.cpp']?.steps ?? null : null;
+  return steps === null || steps.length > 0;  // unknown (too large even there): as GGUF
+}
+
+function modelScenario(m) {
+  const gguf = hasGguf(m);
+  return {
+    ...DEFAULTS, model: m.id, quant: gguf ? DEFAULTS.quant : 'native', engine: gguf ? 'llama.cpp' : 'vllm',
+    ctx: m.max_context_tokens ? Math.min(DEFAULTS.ctx, m.max_context_tokens) : DEFAULTS.ctx,
+  };
+}
+
+// A model's page shows it on the cheapest hardware that holds it (the
+// engine's recommendation: one device, else several, else a unified machine,
+// else a cloud offer's), and on the default device when nothing does.
+function onCheapest(state) {
+  const r = JSON.parse(sizer.recommend(JSON.stringify({ model: state.model, quant: state.quant, ctx: state.ctx, engine: state.engine })));
+  const pick = r.ok ? (r.single ?? r.value ?? r.unified ?? r.cloud) : null;
+  return pick ? { ...state, gpu: pick.gpu, gpus: pick.count } : state;
+}
+
+const pages = [{ path: '', state: { ...DEFAULTS }, kind: 'home' }];
+for (const m of models) pages.push({ path: `models/${m.id}/`, state: onCheapest(modelScenario(m)), kind: 'model', model: m });
+const pairs = [];
+for (const id of chosen.models) {
+  const m = models.find((x) => x.id === id);
+  if (!m) throw new Error(`data/pages.json: no sizable catalog model ${id}`);
+  for (const gpu of chosen.devices) {
+    if (!devices.has(gpu)) throw new Error(`data/pages.json: no catalog device ${gpu}`);
+    const page = { path: `models/${id}/${gpu}/`, state: { ...modelScenario(m), gpu, gpus: 1 }, kind: 'pair', model: m, device: devices.get(gpu) };
+    pairs.push(page);
+    pages.push(page);
+  }
+}
+sizer.delete();
+
+// Links between the pages, written by the build (navigation, not figures).
+const href = (from, to) => `${'../'.repeat(from.split('/').filter(Boolean).length)}${to}`;
+function linksOf(page) {
+  const groups = [];
+  if (page.kind === 'home') {
+    groups.push({ title: 'Every model\'s page', links: models.map((m) => ({ to: `models/${m.id}/`, text: m.name })) });
+  }
+  if (page.kind === 'model' || page.kind === 'pair') {
+    const others = pairs.filter((p) => p.model === page.model && p !== page);
+    if (others.length) {
+      groups.push({ title: page.kind === 'pair' ? `${page.model.name} on other devices` : `${page.model.name} on common devices`,
+        links: others.map((p) => ({ to: p.path, text: p.device.name })) });
+    }
+  }
+  if (page.kind === 'pair') {
+    groups.push({ title: `Other models on ${page.device.name}`,
+      links: pairs.filter((p) => p.device === page.device && p !== page).map((p) => ({ to: p.path, text: p.model.name })) });
+    groups.push({ title: page.model.name, links: [{ to: `models/${page.model.id}/`, text: `${page.model.name}: every quantization and context` }] });
+  }
+  groups.push({ title: 'llm-sizer', links: [{ to: '', text: 'The calculator' }] });
+  return groups.map((g) => ({ ...g, links: g.links.map((l) => ({ href: href(page.path, l.to), text: l.text })) }));
+}
+
+// What a model's or a pair's page is about, in words (its figures are the
+// workbench's, below it).
+function ledeOf(page) {
+  if (page.kind === 'model') {
+    return `${page.model.name}: the memory it needs at every quantization and context, the cheapest hardware that holds it, ` +
+      'how fast it runs and how to start it.';
+  }
+  if (page.kind === 'pair') return `${page.model.name} on one ${page.device.name}: does it fit, how fast, what would make it fit, and how to start it.`;
+  return '';
+}
+
+// Asset paths of the shell are relative to the site's root: deeper pages
+// reach them through ../ (links the page writes itself are hashes).
+function rebase(html, path) {
+  const up = '../'.repeat(path.split('/').filter(Boolean).length);
+  if (!up) return html;
+  return html.replace(/(<(?:link|script)\b[^>]*?\s(?:href|src)=")(?![a-z]+:|\/|#)/g, `$1${up}`);
+}
+
+// What the live page keeps in properties (selected options, input values) goes
+// into attributes, so the saved HTML shows them without script; the caches that
+// let the page skip redrawing a chart or the commands go, so that taking over
+// it draws them again with their handlers.
+function snapshot({ scenario, canonical, groups, lede }) {
+  // A list shows its choice; the script fills in the other options as it starts
+  // (the model and device lists are most of a page's bytes otherwise).
+  for (const select of document.querySelectorAll('select')) {
+    const long = select.options.length > 40;
+    for (const o of [...select.options]) {
+      o.toggleAttribute('selected', o.selected);
+      if (long && !o.selected) o.remove();
+    }
+    if (long) for (const group of [...select.querySelectorAll('optgroup')]) if (!group.children.length) group.remove();
+  }
+  for (const input of document.querySelectorAll('input')) {
+    if (input.type === 'checkbox') input.toggleAttribute('checked', input.checked);
+    else if (input.type !== 'file') input.setAttribute('value', input.value);
+  }
+  document.getElementById('context-chart').removeAttribute('data-key');
+  document.getElementById('commands').removeAttribute('data-shape');
+  document.documentElement.dataset.scenario = scenario;
+  const head = document.head;
+  const add = (tag, attrs) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    head.append(node);
+  };
+  add('link', { rel: 'canonical', href: canonical });
+  add('meta', { property: 'og:url', content: canonical });
+  const nav = document.createElement('nav');
+  nav.className = 'page-links';
+  nav.setAttribute('aria-label', 'More pages');
+  for (const g of groups) {
+    const section = document.createElement('section');
+    const h = document.createElement('h2');
+    h.textContent = g.title;
+    const list = document.createElement('ul');
+    for (const l of g.links) {
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = l.href;
+      a.textContent = l.text;
+      li.append(a);
+      list.append(li);
+    }
+    section.append(h, list);
+    nav.append(section);
+  }
+  document.querySelector('footer').before(nav);
+  if (lede) {
+    const p = document.createElement('p');
+    p.className = 'lede';
+    p.textContent = lede;
+    document.querySelector('.masthead').append(p);
+  }
+  return `<!doctype html>\n${document.documentElement.outerHTML}\n`;
+}
+
+// The shell (the built index.html) is served under another name while the
+// pages are made from it, and removed after.
+renameSync(join(site, 'index.html'), join(site, '_shell.html'));
+const server = spawn(process.execPath, [join(root, 'scripts/static-server.mjs'), site, '--port', '0', '--cache'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const base = await new Promise((done, fail) => {
+  server.stdout.on('data', (chunk) => {
+    const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(chunk));
+    if (match) done(match[1]);
+  });
+  server.on('exit', (code) => fail(new Error(`static server exited ${code}`)));
+});
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  // Two tabs render at once: neither may be throttled as a background tab.
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    '--disable-background-timer-throttling', '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
+});
+
+const timings = [];
+async function render(context, page) {
+  const t0 = performance.now();
+  const tab = await context.newPage();
+  const errors = [];
+  tab.on('pageerror', (e) => errors.push(String(e)));
+  tab.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const hash = toHash(page.state);
+  await tab.goto(`${base}_shell.html${hash}`);
+  await tab.waitForFunction(() => performance.getEntriesByName('llm-sizer:answered').length > 0, null, { timeout: 60000 });
+  if (errors.length) throw new Error(`${page.path || '/'}: ${errors.join('; ')}`);
+  const html = await tab.evaluate(snapshot, { scenario: hash.slice(1), canonical: `${siteUrl}${page.path}`, groups: linksOf(page), lede: ledeOf(page) });
+  await tab.close();
+  const dir = join(site, page.path);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'index.html'), rebase(html, page.path));
+  timings.push(performance.now() - t0);
+}
+
+try {
+  // Two tabs at a time: the machine's two cores.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+  const queue = [...pages];
+  const worker = async () => {
+    for (let page = queue.shift(); page; page = queue.shift()) await render(context, page);
+  };
+  await Promise.all([worker(), worker()]);
+  await context.close();
+} finally {
+  await browser.close();
+  server.kill();
+  rmSync(join(site, '_shell.html'), { force: true });
+}
+
+const urls = pages.map((p) => `  <url><loc>${siteUrl}${p.path}</loc></url>`).join('\n');
+writeFileSync(join(site, 'sitemap.xml'), `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`);
+writeFileSync(join(site, 'robots.txt'), `User-agent: *\nAllow: /\nSitemap: ${siteUrl}sitemap.xml\n`);
+console.log(`prerender: ${pages.length} pages (${models.length} models, ${pairs.length} model x device) in ${((performance.now() - started) / 1000).toFixed(1)} s` +
+  ` (a page: median ${timings.sort((a, b) => a - b)[timings.length >> 1].toFixed(0)} ms in one of two tabs)`);
