@@ -27,8 +27,8 @@ ctest --preset native-sanitize
 echo "== WebAssembly build and site"
 ./scripts/build-web.sh
 
-echo "== wasm tests (Node) and browser tests (Chromium)"
-node --test tests/web/ tests/wasm/ tests/browser/
+echo "== wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
+node --test tests/web/ tests/wasm/ tests/site/ tests/browser/
 
 echo "== performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
 ./scripts/bench.sh quick

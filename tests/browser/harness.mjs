@@ -43,8 +43,15 @@ export async function openPage(browser, url, viewport = { width: 1280, height: 9
   page.on('request', (r) => { if (!r.url().startsWith(new URL(url).origin) && !r.url().startsWith('data:')) log.foreign.push(r.url()); });
   page.on('dialog', (d) => { log.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
   await page.goto(url);
-  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
+  await waitForApp(page);
   return { page, log };
+}
+
+// The prerendered HTML has figures before the script runs: wait for the
+// script's own (its first figures, for the hash's scenario).
+export async function waitForApp(page) {
+  await page.waitForFunction(() => performance.getEntriesByName('llm-sizer:first-figures').length > 0, null, { timeout: 20000 });
+  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
 }
 
 export const fieldValue = (page, field) => page.$eval(`[data-field="${field}"]`, (e) => e.dataset.value);

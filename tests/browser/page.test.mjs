@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { nativeRecommend, nativeResponses } from '../wasm/load.mjs';
-import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+import { artifacts, fieldValue, openPage, startBrowser, startServer, waitForApp } from './harness.mjs';
 
 let server;
 let browser;
@@ -117,7 +117,7 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
     await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
   });
   await page.goto(server.url + SEED);
-  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
+  await waitForApp(page);
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' }]);
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), JSON.parse(native).memory.required_bytes);
   // The early compile did give up, so the figures came through the fallback.

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-import { artifacts, openPage, startBrowser, startServer } from './harness.mjs';
+import { artifacts, openPage, startBrowser, startServer, waitForApp } from './harness.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
 const cli = process.env.LLMSIZER_CLI ?? resolve(root, 'build/native-release/llm-sizer');
@@ -234,7 +234,7 @@ test('the planner module comes once, after the first figures, and answers recomm
   const fetched = [];
   page.on('request', (r) => { if (r.url().includes('llmsizer-full')) fetched.push(new URL(r.url()).pathname); });
   await page.goto(server.url + LLAMA);
-  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]');
+  await waitForApp(page);
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
   // Not on the start path: its fetch begins after the first figures are shown.
   const order = await page.evaluate(() => {
@@ -261,7 +261,7 @@ test('a planner module that fails to load is named in its panels and fetched aga
   // The first try fails as on a broken network: the panel says so, and the next click loads it.
   await page.route('**/llmsizer-full.wasm', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
   await page.goto(server.url + LLAMA);
-  await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]');
+  await waitForApp(page);
   // The recommendations ask for it after the first figures: the failure is named there.
   await page.waitForSelector('[data-field="recommend.error"]', { timeout: 20000 });
   assert.match(await page.textContent('#recommendations'), /did not load/);
