@@ -13,6 +13,7 @@
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/units.hpp"
 #include "output.hpp"
@@ -147,13 +148,22 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   s.gpu_count = static_cast<int>(gpus);
   s.offload_fraction = c.offload.value_or(0.0);
   s.flash_attention = !c.no_flash_attention;
+  s.vision = c.vision;
   if (c.offload_mode) {
     if (*c.offload_mode == "auto") s.offload_mode = OffloadMode::automatic;
     else if (*c.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
     else if (*c.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
     else return Error{"cli.bad_argument", "--offload-mode must be auto, layers or experts"};
   }
-  if (c.gpu_id) {
+  if (c.gpu_id && c.gpu_id->find(',') != std::string::npos) {
+    // --gpu once per card: --gpus, if given, must count them.
+    auto cards = find_cards(catalog, *c.gpu_id);
+    if (!cards) return Error{"cli.unknown_gpu", cards.error().message + "; `llm-sizer list gpus` shows the catalog"};
+    if (c.gpus && *c.gpus != static_cast<long long>(cards.value().size()))
+      return Error{"cli.bad_argument", "--gpus " + std::to_string(*c.gpus) + " disagrees with the " +
+                                           std::to_string(cards.value().size()) + " cards given with --gpu"};
+    if (auto error = set_cards(s, std::move(cards).value())) return *error;
+  } else if (c.gpu_id) {
     const Device* d = catalog.find_device(*c.gpu_id);
     if (d == nullptr)
       return Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"};
@@ -220,6 +230,7 @@ int main(int argc, char** argv) {
   const bool measured = model.value().weights && !c.quant;
   if (measured) scenario.value().quant = *model.value().quant;
   const LoadedModel& loaded = model.value();
+  if (scenario.value().vision && !loaded.arch.vision) return fail(no_vision_error(loaded.arch, loaded.label));
   // The files' measured weights at their own format; any other quantization
   // (a suggestion's) is computed from the architecture.
   const Estimator estimate_fn = [&](const Scenario& s) {

@@ -52,7 +52,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   const MemoryEstimate& m = e.memory;
   out << model_label << " at " << s.quant.name << ", " << s.context_tokens << " tokens x " << s.sequences
       << " sequence(s), KV " << kv_type_name(s.kv_type) << ", " << engine_name(s.engine);
-  if (s.device) out << ", " << s.gpu_count << " x " << s.device->name;
+  if (!s.cards.empty()) {  // mixed cards, in --tensor-split order
+    out << ",";
+    for (std::size_t i = 0; i < s.cards.size(); ++i) out << (i ? " + " : " ") << s.cards[i].name;
+  } else if (s.device) {
+    out << ", " << s.gpu_count << " x " << s.device->name;
+  }
   out << "\n" << params_table(e.params);
   char line[160];
   auto row = [&](const char* label, std::int64_t bytes) {
@@ -83,6 +88,15 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     if (m.fit_margin_bytes_per_gpu > 0) {
       std::snprintf(line, sizeof line, "  %-22s %s free per GPU (llama.cpp --fit-target), outside usable\n",
                     "kept free", bytes_label(m.fit_margin_bytes_per_gpu).c_str());
+      out << line;
+    }
+  }
+  if (!s.cards.empty()) {  // mixed cards: each card's layers and fit
+    for (std::size_t i = 0; i < m.per_gpu.size() && i < s.cards.size(); ++i) {
+      const GpuShare& g = m.per_gpu[i];
+      std::snprintf(line, sizeof line, "  card %zu %-15s layers %d-%d, %s of %s %s\n", i, s.cards[i].id.c_str(),
+                    g.first_layer, g.last_layer, bytes_label(g.required_bytes).c_str(),
+                    bytes_label(g.usable_bytes).c_str(), g.fits ? "fits" : "DOES NOT FIT");
       out << line;
     }
   }

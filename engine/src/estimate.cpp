@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/units.hpp"
 
@@ -45,6 +47,7 @@ std::optional<Error> validate(const Scenario& s) {
     return bad("RAM bandwidth must be a positive, finite number");
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
     return bad("GPU memory utilization must be in (0, 1]");
+  if (auto error = check_mixed_cards(s)) return error;
   if (s.device) {
     const Device& d = *s.device;
     if (d.memory_bytes <= 0 || d.memory_bytes > (std::int64_t{1} << 50))
@@ -85,6 +88,42 @@ double kv_bytes_bound(const Architecture& arch, const Scenario& s) {
                        : static_cast<double>(a.n_kv_heads) * static_cast<double>(a.head_dim_k + a.head_dim_v);
   }
   return per_token * 4.0 * static_cast<double>(s.context_tokens + 512) * static_cast<double>(s.sequences);
+}
+
+// Scenario::vision: the encoder and projector at F16 and one image's tokens
+// in each sequence's context, with the assumptions stated.
+void add_vision(const VisionEncoder& v, const Scenario& s, KvRequest& kv_request, Estimate& e) {
+  e.memory.projector_params = count_vision_params(v);
+  e.memory.projector_bytes = e.memory.projector_params.total * kProjectorBytesPerParam;
+  e.memory.image_tokens = v.tokens_per_image;
+  kv_request.context_tokens = s.context_tokens + v.tokens_per_image;
+  e.warnings.push_back("vision: the " + v.model_type + " encoder (" + std::to_string(e.memory.projector_params.encoder) +
+                       " parameters) and projector (" + std::to_string(e.memory.projector_params.projector) +
+                       ") counted from the config at F16, as llama.cpp's mmproj files usually are; the KV cache holds " +
+                       std::to_string(v.tokens_per_image) + " image tokens per sequence (" + v.tokens_basis +
+                       ") beside the context; the encoder's compute buffer while it encodes is not counted");
+}
+
+// The runtime context card g of a mixed list keeps (its backend's).
+std::int64_t card_reserve_bytes(const Scenario& s, int g) {
+  return usable_memory(s.cards[static_cast<std::size_t>(g)]).reserved_bytes;
+}
+
+// Mixed cards: llama.cpp splits the GPU layers by each card's free memory,
+// the usable bytes it offers the model less its own buffers (compute buffer,
+// logits on the last card, runtime context), so that weights and KV land in
+// proportion to the room each card has. The first card also holds what sits
+// outside the layers (the mmproj, extra parameters): `first_card_bytes`.
+std::vector<std::pair<int, int>> mixed_card_layers(const Architecture& arch, const Scenario& s, RuntimeRequest rr,
+                                                   int first_layer, int gpu_layers, std::int64_t first_card_bytes) {
+  std::vector<double> free_bytes;
+  for (std::size_t g = 0; g < s.cards.size(); ++g) {
+    rr.holds_output = g + 1 == s.cards.size();
+    const UsableMemory u = usable_memory(s.cards[g]);
+    const std::int64_t buffers = compute_runtime(arch, rr).total_bytes + u.reserved_bytes + (g == 0 ? first_card_bytes : 0);
+    free_bytes.push_back(static_cast<double>(usable_bytes_per_gpu(u, s) - buffers));
+  }
+  return layer_split_by_free_memory(free_bytes, first_layer, gpu_layers);
 }
 
 }  // namespace
@@ -143,7 +182,20 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   kv_request.type = s.kv_type;
   kv_request.engine = s.engine;
   kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  if (s.vision) {
+    if (!arch.vision)
+      return Error{"scenario.no_vision", arch.vision_error.empty() ? "the model has no vision encoder in its config"
+                                                                   : "the model's config has a vision section, but " +
+                                                                         arch.vision_error};
+    add_vision(*arch.vision, s, kv_request, e);
+  }
   e.kv = compute_kv_cache(arch, kv_request);
+  if (s.vision) {
+    // The image's share of the cache: the same request without its tokens.
+    KvRequest text_only = kv_request;
+    text_only.context_tokens = s.context_tokens;
+    e.memory.image_kv_bytes = e.kv.total_bytes - compute_kv_cache(arch, text_only).total_bytes;
+  }
   e.memory.kv_cache_bytes_by_type.reserve(5);
   for (KvType type : {KvType::f16, KvType::bf16, KvType::fp8, KvType::q8_0, KvType::q4_0}) {
     if (!engine_supports_kv_type(s.engine, type)) continue;
@@ -230,6 +282,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       e.warnings.push_back("tensor parallel " + std::to_string(n_gpus) + " exceeds the " +
                            std::to_string(kv_heads) + " KV heads: each GPU keeps a replicated head");
     for (auto& g : e.memory.per_gpu) {
+      g.projector_bytes = e.memory.projector_bytes / n_gpus;  // the tower's matrices split like the model's
       g.weights_bytes = gpu_weight_total / n_gpus;
       g.kv_cache_bytes = kv_per_gpu;
       g.runtime_bytes = rt.total_bytes + context_reserve;
@@ -239,12 +292,18 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.runtime = rt;
   } else {
     // Layer split (llama.cpp default): contiguous layer ranges, the output head
-    // on the last GPU; offloaded layers are the first ones.
+    // on the last GPU; offloaded layers are the first ones. Equal cards get
+    // equal runs of layers; mixed cards runs in proportion to their free memory.
     const int gpu_layers = n_layers - effective.cpu_layers;
+    const std::vector<std::pair<int, int>> mixed_ranges =
+        has_mixed_cards(s) ? mixed_card_layers(arch, s, rr, effective.cpu_layers, gpu_layers,
+                                             e.memory.projector_bytes + arch.extra_params * 2)
+                           : std::vector<std::pair<int, int>>{};
     for (int g = 0; g < devices; ++g) {
       GpuShare& share = e.memory.per_gpu[static_cast<std::size_t>(g)];
       share.first_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * g / devices);
       share.last_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * (g + 1) / devices);
+      if (!mixed_ranges.empty()) std::tie(share.first_layer, share.last_layer) = mixed_ranges[static_cast<std::size_t>(g)];
       for (int i = share.first_layer; i < share.last_layer; ++i) {
         const auto idx = static_cast<std::size_t>(i);
         share.weights_bytes += e.weights.layer_bytes[idx] -
@@ -260,17 +319,21 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       }
       rr.holds_output = last;
       const RuntimeBreakdown rt = compute_runtime(arch, rr);
-      share.runtime_bytes = rt.total_bytes + context_reserve;
+      share.runtime_bytes = rt.total_bytes + (has_mixed_cards(s) ? card_reserve_bytes(s, g) : context_reserve);
       if (last) e.runtime = rt;
     }
-    // Parameters stored outside the layer model sit on the first GPU.
-    if (!e.memory.per_gpu.empty()) e.memory.per_gpu.front().weights_bytes += arch.extra_params * 2;
+    // Parameters stored outside the layer model sit on the first GPU; so does
+    // llama.cpp's mmproj (the main GPU's).
+    if (!e.memory.per_gpu.empty()) {
+      e.memory.per_gpu.front().weights_bytes += arch.extra_params * 2;
+      e.memory.per_gpu.front().projector_bytes = e.memory.projector_bytes;
+    }
   }
 
   std::int64_t required = 0;
   std::int64_t runtime_sum = 0;
   for (auto& g : e.memory.per_gpu) {
-    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes;
+    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes;
     required += g.required_bytes;
     runtime_sum += g.runtime_bytes;
   }
@@ -290,12 +353,16 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       e.memory.runtime_bytes -= context_reserve * devices;
     }
     bool all_fit = true;
-    for (auto& g : e.memory.per_gpu) {
-      g.usable_bytes = per_gpu_usable;
+    std::int64_t usable_sum = 0;
+    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {
+      GpuShare& g = e.memory.per_gpu[i];
+      // Mixed cards: each within its own usable bytes.
+      g.usable_bytes = has_mixed_cards(s) ? usable_bytes_per_gpu(usable_memory(s.cards[i]), s) : per_gpu_usable;
       g.fits = g.required_bytes <= g.usable_bytes;
       all_fit = all_fit && g.fits;
+      usable_sum += g.usable_bytes;
     }
-    e.memory.usable_bytes = per_gpu_usable * devices;
+    e.memory.usable_bytes = usable_sum;
     e.memory.headroom_bytes = *e.memory.usable_bytes - e.memory.required_bytes;
     e.memory.utilization = *e.memory.usable_bytes > 0
                                ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
@@ -312,7 +379,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     }
   }
 
-  e.speed = estimate_speed(arch, s, e);
+  e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
   if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
                          "batched decode are not estimated");

@@ -1,9 +1,11 @@
 #include "llmsizer/launch_commands.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string>
 
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -131,9 +133,9 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
   const GgufChoice g = choose_gguf(n, quant);
   out.note = g.note;
   if (g.repo.empty()) return out;
-  // -c is the whole cache, shared by the -np slots.
+  // -c is the whole cache, shared by the -np slots (with an image's tokens in each).
   std::vector<std::string> p{"llama-server -hf " + g.repo + ":" + g.tag,
-                             "-c " + std::to_string(s.context_tokens * s.sequences),
+                             "-c " + std::to_string((s.context_tokens + e.memory.image_tokens) * s.sequences),
                              "-np " + std::to_string(s.sequences)};
   const int layers_in_ram = e.memory.offloaded_layers;
   if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
@@ -149,7 +151,27 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     const std::string kv(kv_type_name(s.kv_type));
     p.push_back("-ctk " + kv + " -ctv " + kv);
   }
-  if (e.memory.per_gpu.size() > 1) {
+  if (s.vision)
+    // The catalog's distribution data names no mmproj file: -hf fetches the
+    // repo's own, and no file name is made up here.
+    out.note += std::string(out.note.empty() ? "" : " ") +
+                "-hf also downloads the repo's mmproj (vision projector) file when the repo has one; if " + g.repo +
+                " has none, get an mmproj GGUF of this model and add --mmproj FILE. -c includes " +
+                std::to_string(e.memory.image_tokens) + " image tokens per slot.";
+  if (!s.cards.empty()) {
+    // Mixed cards: each card's free MiB as the estimate split the layers by
+    // them (usable less its buffers); llama.cpp normalises the proportions and
+    // assigns layers as the estimate did.
+    std::string split = "--tensor-split ";
+    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {
+      const GpuShare& card = e.memory.per_gpu[i];
+      split += (i ? "," : "") + mib_text(std::max<std::int64_t>(0, card.usable_bytes - card.runtime_bytes - card.projector_bytes));
+    }
+    p.push_back(split);
+    out.note += std::string(out.note.empty() ? "" : " ") +
+                "--tensor-split lists each card's free MiB in CUDA device order (" + shell_safe(card_ids(s)) +
+                "): reorder the list if nvidia-smi numbers your cards differently.";
+  } else if (e.memory.per_gpu.size() > 1) {
     // The estimate's weights per GPU (MiB), as proportions.
     std::string split = "--tensor-split ";
     for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i)
@@ -219,6 +241,7 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
   out.steps.push_back("ollama run " + name);
   std::string how = "Start the server (it stays in the foreground), then run the model from a second shell.";
   if (e.memory.offloaded_layers > 0) how += " Ollama picks the layers it keeps in RAM itself.";
+  if (!s.cards.empty()) how += " Ollama splits the layers over the cards itself, by their free memory.";
   out.note = out.note.empty() ? how : out.note + " " + how;
   return out;
 }
@@ -340,6 +363,11 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
   const std::string engine = sglang ? "SGLang" : "vLLM";
   if (is_apple(s)) {
     out.note = engine + " has no Metal backend: on a Mac use llama.cpp, Ollama or MLX-LM.";
+    return out;
+  }
+  if (!s.cards.empty()) {
+    out.note = engine + " splits every layer across the GPUs (tensor parallel), which needs equal cards; " +
+               "these cards differ (" + shell_safe(card_ids(s)) + "): use llama.cpp or Ollama, which split by layers.";
     return out;
   }
   if (!engine_supports_kv_type(InferenceEngine::vllm, s.kv_type)) {
