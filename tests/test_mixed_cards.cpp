@@ -203,6 +203,8 @@ TEST_CASE("mixed cards: cost, engines and launch command", "[mixed]") {
   CHECK(llama.find("-ngl 999") != std::string::npos);
   CHECK(commands[2].steps.empty());  // vllm
   CHECK(commands[2].note.find("needs equal cards") != std::string::npos);
+  CHECK(commands[2].note.find("(rtx-3090,rtx-3090,rtx-3060-12gb)") != std::string::npos);
+  CHECK(commands[0].note.find("CUDA device order (rtx-3090,rtx-3090,rtx-3060-12gb)") != std::string::npos);
   CHECK(commands[3].steps.empty());  // sglang
 }
 

@@ -22,6 +22,13 @@ std::string shell_safe(const std::string& text) {
   return out;
 }
 
+// The mixed cards' ids, each shell-safe, comma-separated.
+std::string safe_card_ids(const Scenario& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.cards.size(); ++i) out += (i ? "," : "") + shell_safe(s.cards[i].id);
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : " \\\n  ") + parts[i];
@@ -169,7 +176,7 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     }
     p.push_back(split);
     out.note += std::string(out.note.empty() ? "" : " ") +
-                "--tensor-split lists each card's free MiB in CUDA device order (" + shell_safe(card_ids(s)) +
+                "--tensor-split lists each card's free MiB in CUDA device order (" + safe_card_ids(s) +
                 "): reorder the list if nvidia-smi numbers your cards differently.";
   } else if (e.memory.per_gpu.size() > 1) {
     // The estimate's weights per GPU (MiB), as proportions.
@@ -367,7 +374,7 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
   }
   if (!s.cards.empty()) {
     out.note = engine + " splits every layer across the GPUs (tensor parallel), which needs equal cards; " +
-               "these cards differ (" + shell_safe(card_ids(s)) + "): use llama.cpp or Ollama, which split by layers.";
+               "these cards differ (" + safe_card_ids(s) + "): use llama.cpp or Ollama, which split by layers.";
     return out;
   }
   if (!engine_supports_kv_type(InferenceEngine::vllm, s.kv_type)) {
