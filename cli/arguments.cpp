@@ -41,7 +41,8 @@ const char* usage_text() {
          "                      --gpu-vendor nvidia|amd|apple|intel|cpu] [--gpus N]\n"
          "                     (mixed cards: --gpu once per card, --gpu rtx-3090 --gpu rtx-3060-12gb)\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
-         "                     [--prompt 4096] [--no-flash-attn] [--vision] [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
+         "                     [--prompt 4096] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
+         "                     [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
          "                     [--ram-bandwidth-gbs 89.6] [--ubatch 512] [--hourly-price USD | --purchase-price USD]\n"
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
@@ -115,6 +116,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--backend", text(c.backend)},
       {"--ram-bandwidth-gbs", number(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs")},
       {"--ubatch", integer(c.ubatch, "--ubatch")},
+      {"--draft", text(c.draft)},
+      {"--draft-tokens", integer(c.draft_tokens, "--draft-tokens")},
       {"--hourly-price", number(c.hourly_price_usd, "--hourly-price")},
       {"--purchase-price", number(c.purchase_price_usd, "--purchase-price")},
       {"--years", number(c.amortization_years, "--years")},

@@ -35,6 +35,8 @@ struct Command {
   std::optional<std::string> offload_mode;
   std::optional<long long> prompt;
   bool no_flash_attention = false;
+  std::optional<std::string> draft;      // speculative decoding: a catalog model id, or "mtp"
+  std::optional<long long> draft_tokens;  // tokens drafted per step
   bool vision = false;  // images in: the vision encoder and projector (mmproj) and one image's tokens
   // Speed and cost inputs.
   std::optional<std::string> backend;  // runtime backend on the device: cuda, rocm, metal, vulkan, sycl, cpu

@@ -149,6 +149,30 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   s.offload_fraction = c.offload.value_or(0.0);
   s.flash_attention = !c.no_flash_attention;
   s.vision = c.vision;
+  if (c.draft_tokens && (*c.draft_tokens < 1 || *c.draft_tokens > 64))
+    return Error{"cli.bad_argument", "--draft-tokens must be between 1 and 64"};
+  if (c.draft_tokens && !c.draft) return Error{"cli.bad_argument", "--draft-tokens needs --draft MODEL_ID or --draft mtp"};
+  if (c.draft) {
+    DraftModel d;
+    if (*c.draft == "mtp") {
+      d.use_mtp = true;
+      d.label = "mtp";
+    } else {
+      const CatalogModel* m = catalog.find_model(*c.draft);
+      if (m == nullptr)
+        return Error{"cli.unknown_model", "unknown draft model '" + c.draft->substr(0, 80) +
+                                              "'; `llm-sizer list models` shows the catalog"};
+      auto config = model_config(*m);
+      if (!config) return config.error();
+      auto arch = read_hf_config(config.value());
+      if (!arch) return Error{arch.error().id, "draft model " + m->id + ": " + arch.error().message};
+      d.arch = std::make_shared<const Architecture>(std::move(arch).value());
+      d.label = m->id;
+    }
+    d.drafted_tokens = c.draft_tokens ? static_cast<int>(*c.draft_tokens)
+                                      : (d.use_mtp ? kDefaultMtpDraftedTokens : kDefaultDraftedTokens);
+    s.draft = std::move(d);
+  }
   if (c.offload_mode) {
     if (*c.offload_mode == "auto") s.offload_mode = OffloadMode::automatic;
     else if (*c.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
@@ -207,7 +231,7 @@ int main(int argc, char** argv) {
   }
   if (cli::is_planner_verb(c.verb)) return cli::run_planner_command(c);
   // The catalog is parsed only by commands that need it (list, --model, --gpu).
-  const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id;
+  const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id || (c.draft && *c.draft != "mtp");
   auto catalog = needs_catalog ? embedded_catalog() : Result<Catalog>(Catalog{});
   if (!catalog) return fail(catalog.error());
 

@@ -73,6 +73,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   }
   row("KV cache", m.kv_cache_bytes);
   row("runtime buffers", m.runtime_bytes);
+  if (m.projector_bytes > 0) row("vision (mmproj, F16)", m.projector_bytes);
+  if (s.draft) row("draft model", m.draft_weights_bytes + m.draft_kv_cache_bytes + m.draft_runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
   if (!m.ram_fits) {
     std::snprintf(line, sizeof line, "  %-22s %s, more than the %s given (--ram-gib)\n", "RAM needed",
@@ -130,6 +132,13 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
                   sp.decode_tokens_per_s, static_cast<long long>(s.context_tokens));
     out << line;
+    if (sp.speculative) {
+      const SpeculativeEstimate& x = *sp.speculative;
+      std::snprintf(line, sizeof line, "  %-22s %.1f to %.1f tokens/s with %s drafting %d (acceptance %.1f to %.1f)\n",
+                    "decode, speculative", x.decode_tokens_per_s_low, x.decode_tokens_per_s_high, x.draft.c_str(),
+                    x.drafted_tokens, x.acceptance_low, x.acceptance_high);
+      out << line;
+    }
     if (s.sequences > 1) {
       std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s for %lld sequences\n", "decode, whole batch",
                     sp.decode_tokens_per_s_total, static_cast<long long>(s.sequences));

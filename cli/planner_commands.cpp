@@ -60,6 +60,8 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.prompt) r.prompt_tokens = *c.prompt;
   r.flash_attention = !c.no_flash_attention;
   r.vision = c.vision;
+  if (c.draft) r.draft = *c.draft;
+  if (c.draft_tokens) r.draft_tokens = static_cast<int>(*c.draft_tokens);
   if (c.hourly_price_usd) r.hourly_price_usd = *c.hourly_price_usd;
   if (c.purchase_price_usd) r.purchase_price_usd = *c.purchase_price_usd;
   if (c.amortization_years) r.amortization_years = *c.amortization_years;

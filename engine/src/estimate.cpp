@@ -7,6 +7,7 @@
 
 #include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speed.hpp"
+#include "speculative_estimate.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -260,6 +261,26 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;
+  DraftMemory draft;
+  if (s.draft) {
+    auto d = draft_memory(arch, s, kv_request, rr, e);
+    if (!d) return d.error();
+    draft = d.value();
+    e.memory.draft_weights_bytes = draft.weights_bytes;
+    e.memory.draft_kv_cache_bytes = draft.kv_cache_bytes;
+    e.memory.draft_runtime_bytes = draft.runtime_bytes;
+    e.warnings.push_back(
+        s.draft->use_mtp
+            ? "draft: the model's MTP layers (weights with the output head), their KV cache on the last GPU; "
+              "the speed-up assumes each of " + std::to_string(s.draft->drafted_tokens) + " drafted tokens accepted with probability 0.6 to 0.8"
+            : "draft: " + s.draft->label + " at " + s.quant.name + " with its KV cache at the same context and its compute "
+              "buffer on the first GPU; the speed-up assumes each of " + std::to_string(s.draft->drafted_tokens) +
+              " drafted tokens accepted with probability 0.6 to 0.8 and a verifying step as long as one decode step");
+    if (!s.draft->use_mtp && s.draft->arch && s.draft->arch->vocab_size != arch.vocab_size)
+      e.warnings.push_back("the draft's vocabulary (" + std::to_string(s.draft->arch->vocab_size) +
+                           " tokens) differs from the model's (" + std::to_string(arch.vocab_size) +
+                           "): llama.cpp refuses a draft whose vocabulary does not match");
+  }
   e.memory.per_gpu.resize(static_cast<std::size_t>(devices));
   const std::int64_t context_reserve = usable ? usable->reserved_bytes : 0;
   if (tp) {
@@ -297,7 +318,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     const int gpu_layers = n_layers - effective.cpu_layers;
     const std::vector<std::pair<int, int>> mixed_ranges =
         has_mixed_cards(s) ? mixed_card_layers(arch, s, rr, effective.cpu_layers, gpu_layers,
-                                             e.memory.projector_bytes + arch.extra_params * 2)
+                                             e.memory.projector_bytes + arch.extra_params * 2 +
+                                                 (draft.on_last_gpu ? 0 : draft.total()))
                            : std::vector<std::pair<int, int>>{};
     for (int g = 0; g < devices; ++g) {
       GpuShare& share = e.memory.per_gpu[static_cast<std::size_t>(g)];
@@ -330,10 +352,24 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     }
   }
 
+  if (s.draft && !e.memory.per_gpu.empty()) {
+    if (tp) {
+      // Tensor parallel splits the draft like the model: its weights evenly,
+      // its KV as the model's (replicated heads and MLA latents kept whole).
+      const double kv_share = e.kv.total_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
+                                                         static_cast<double>(e.kv.total_bytes)
+                                                   : 1.0 / n_gpus;
+      for (auto& g : e.memory.per_gpu)
+        g.draft_bytes = draft.weights_bytes / n_gpus + draft.runtime_bytes +
+                        static_cast<std::int64_t>(static_cast<double>(draft.kv_cache_bytes) * kv_share);
+    } else {
+      (draft.on_last_gpu ? e.memory.per_gpu.back() : e.memory.per_gpu.front()).draft_bytes = draft.total();
+    }
+  }
   std::int64_t required = 0;
   std::int64_t runtime_sum = 0;
   for (auto& g : e.memory.per_gpu) {
-    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes;
+    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes + g.draft_bytes;
     required += g.required_bytes;
     runtime_sum += g.runtime_bytes;
   }
@@ -380,6 +416,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   }
 
   e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
+  if (e.speed && s.draft) e.speed->speculative = estimate_speculation(arch, s, e);
   if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
                          "batched decode are not estimated");

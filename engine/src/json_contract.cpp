@@ -31,6 +31,8 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.integer(kPromptLimit, r.prompt_tokens);
   f.boolean("flash_attention", r.flash_attention);
   f.boolean("vision", r.vision);
+  f.text("draft", r.draft, kModelLength);
+  f.integer(Limit{"draft_tokens", 1, 64}, r.draft_tokens);
   double price = -1.0;
   f.number("hourly_price_usd", price, 0.0, 1e6);
   if (price >= 0.0) r.hourly_price_usd = price;
@@ -154,6 +156,8 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
   scenario["vision"] = s.vision;
+  scenario["draft"] = s.draft ? Json(s.draft->use_mtp ? std::string("mtp") : s.draft->label) : Json(nullptr);
+  scenario["draft_tokens"] = s.draft ? Json(s.draft->drafted_tokens) : Json(nullptr);
   j["scenario"] = std::move(scenario);
   j["params"] = params_to_json(e.params);
 
@@ -196,6 +200,10 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
                              {"total", m.projector_params.total}};
   mem["image_tokens"] = m.image_tokens;
   mem["image_kv_bytes"] = m.image_kv_bytes;
+  // Speculative decoding (request "draft"): the draft's bytes on the GPUs; 0 without one.
+  mem["draft_weights_bytes"] = m.draft_weights_bytes;
+  mem["draft_kv_cache_bytes"] = m.draft_kv_cache_bytes;
+  mem["draft_runtime_bytes"] = m.draft_runtime_bytes;
   Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
   mem["kv_cache_bytes_by_type"] = std::move(by_type);
@@ -210,6 +218,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
     share["kv_cache_bytes"] = g.kv_cache_bytes;
     share["runtime_bytes"] = g.runtime_bytes;
     share["projector_bytes"] = g.projector_bytes;
+    share["draft_bytes"] = g.draft_bytes;
     share["required_bytes"] = g.required_bytes;
     share["usable_bytes"] = m.usable_bytes ? Json(g.usable_bytes) : Json(nullptr);
     share["fits"] = m.fits ? Json(g.fits) : Json(nullptr);
@@ -226,6 +235,22 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   // A scenario that does not fit has no speed or cost: they would read as if it ran.
   const bool shown = runs(e) || speed_if_no_fit;
   j["speed"] = shown ? speed_to_json(e.speed) : Json(nullptr);
+  if (shown && e.speed && e.speed->speculative && j["speed"].is_object()) {
+    const SpeculativeEstimate& x = *e.speed->speculative;
+    j["speed"]["speculative"] = {{"draft", x.draft},
+                                 {"drafted_tokens", x.drafted_tokens},
+                                 {"acceptance_low", x.acceptance_low},
+                                 {"acceptance_high", x.acceptance_high},
+                                 {"tokens_per_step_low", x.tokens_per_step_low},
+                                 {"tokens_per_step_high", x.tokens_per_step_high},
+                                 {"draft_step_s", x.draft_step_s},
+                                 {"model_step_s", x.model_step_s},
+                                 {"decode_tokens_per_s_low", x.decode_tokens_per_s_low},
+                                 {"decode_tokens_per_s_high", x.decode_tokens_per_s_high},
+                                 {"basis", "tokens per step (1 - a^(k+1)) / (1 - a) for k drafted tokens each accepted "
+                                           "with probability a (assumed 0.6 to 0.8); a step costs one decode step "
+                                           "of the model plus k of the draft"}};
+  }
   j["cost"] = shown ? cost_to_json(e.cost) : Json(nullptr);
   if (!runs(e)) j["suggestions"] = suggestions_to_json(suggestions, model);
   // Commands for what runs: a scenario that does not fit has them per suggestion.

@@ -125,7 +125,8 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
 
 std::string mib_text(std::int64_t bytes) { return std::to_string((bytes + kMiB / 2) / kMiB); }
 
-LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e) {
+LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
+                        const Names& draft) {
   LaunchCommand out{"llama.cpp", {}, {}};
   const std::string quant = shell_safe(s.quant.name);
   if (!s.quant.is_gguf()) {
@@ -157,6 +158,22 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
   if (s.kv_type != KvType::f16) {
     const std::string kv(kv_type_name(s.kv_type));
     p.push_back("-ctk " + kv + " -ctv " + kv);
+  }
+  if (s.draft && s.draft->use_mtp) {
+    out.steps.clear();
+    out.note = "llama-server has no MTP drafting for this model: serve it with vLLM or SGLang to draft with its MTP layers.";
+    return out;
+  }
+  if (s.draft) {
+    // The draft from a GGUF repo of its own at the same quantization (-hfd).
+    const GgufChoice d = choose_gguf(draft, quant);
+    if (d.repo.empty()) {
+      out.note = "No GGUF of the draft " + shell_safe(s.draft->label) + " at " + quant + " is known (" + d.note +
+                 "): give its file with -md FILE --draft-max " + std::to_string(s.draft->drafted_tokens) + ".";
+      return out;
+    }
+    p.push_back("-hfd " + d.repo + ":" + d.tag + " -ngld 999 --draft-max " + std::to_string(s.draft->drafted_tokens));
+    if (!d.note.empty()) out.note += std::string(out.note.empty() ? "" : " ") + d.note;
   }
   if (s.vision)
     // The catalog's distribution data names no mmproj file: -hf fetches the
@@ -478,7 +495,26 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
     for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     n.dist = names.find(model.entry->id);
   }
-  return {llama_cpp(n, model, s, e), ollama(n, s, e), serving(n, s, false), serving(n, s, true), mlx(n, s)};
+  Names draft;  // the draft model's names, for its GGUF repo
+  if (s.draft && !s.draft->use_mtp) {
+    draft.id = shell_safe(s.draft->label);
+    draft.hf_repo = draft.id;
+    draft.dist = names.find(s.draft->label);
+  }
+  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, false),
+                                 serving(n, s, true), mlx(n, s)};
+  if (s.draft) {
+    // Ollama has no speculative decoding; the serving engines' speculative
+    // flags differ by release: said, not printed.
+    out[1].note += std::string(out[1].note.empty() ? "" : " ") + "Ollama has no speculative decoding: the draft is not used.";
+    for (std::size_t i : {std::size_t{2}, std::size_t{3}})
+      if (!out[i].steps.empty())
+        out[i].note += std::string(out[i].note.empty() ? "" : " ") + "The command runs without the draft: add the " +
+                       (s.draft->use_mtp ? std::string("MTP") : "draft model " + shell_safe(s.draft->label)) +
+                       " with the --speculative-config of your " + (i == 2 ? "vLLM" : "SGLang") + " release (" +
+                       std::to_string(s.draft->drafted_tokens) + " speculative tokens).";
+  }
+  return out;
 }
 
 }  // namespace llmsizer

@@ -4,6 +4,7 @@
 
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/mixed_cards.hpp"
+#include "llmsizer/speculative.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/weights.hpp"
 #include "llmsizer/units.hpp"
@@ -146,6 +147,22 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;
   s.vision = r.vision;
+  if (!r.draft.empty()) {
+    DraftModel d;
+    if (r.draft == "mtp") {
+      d.use_mtp = true;
+      d.label = "mtp";
+    } else {
+      SizerRequest draft_request;
+      draft_request.model_id = r.draft;
+      auto draft = model_for(draft_request);
+      if (!draft) return Error{draft.error().id, "draft: " + draft.error().message};
+      d.arch = std::make_shared<const Architecture>(draft.value().arch());
+      d.label = draft.value().label;
+    }
+    d.drafted_tokens = r.draft_tokens > 0 ? r.draft_tokens : (d.use_mtp ? kDefaultMtpDraftedTokens : kDefaultDraftedTokens);
+    s.draft = std::move(d);
+  }
   s.hourly_price_usd = r.hourly_price_usd;
   s.purchase_price_usd = r.purchase_price_usd;
   s.amortization_years = r.amortization_years;

@@ -319,5 +319,16 @@ expect_error "vision of a text-only model" estimate --model llama-3.1-8b --visio
 if "$bin" estimate --model llama-3.1-8b --vision 2>&1 | grep -q "^llm-sizer: model llama-3.1-8b has no vision encoder in its config$"; then ok
 else bad "vision error message"; fi
 
+# Draft models: Llama-3.2-1B's KV at 8192 cells is 2 x 8 x 64 x 8192 x 2 x 16 =
+# 268,435,456 bytes (tests/test_speculative.cpp); the speed-up is a range; the
+# llama.cpp command pulls the draft's own GGUF with -hfd.
+json_check "draft model: memory and speed range" "j['memory']['draft_kv_cache_bytes'] == 268435456 and j['speed']['speculative']['decode_tokens_per_s_low'] > j['speed']['decode_tokens_per_s'] and j['speed']['speculative']['tokens_per_step_high'] > j['speed']['speculative']['tokens_per_step_low'] and j['scenario']['draft'] == 'llama-3.2-1b'" \
+  estimate --model llama-3.1-8b --quant Q8_0 --gpu rtx-4090 --draft llama-3.2-1b
+json_check "draft model: -hfd" "'-hfd ' in j['llama.cpp']['steps'][0] and '--draft-max 4' in j['llama.cpp']['steps'][0]" \
+  command --model llama-3.1-70b --gpu h100-sxm --draft llama-3.2-1b
+expect_error "draft: unknown model" estimate --model llama-3.1-8b --draft nope
+expect_error "draft: MTP of a model without MTP layers" estimate --model llama-3.1-8b --draft mtp
+expect_error "draft: tokens out of range" estimate --model llama-3.1-8b --draft llama-3.2-1b --draft-tokens 65
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

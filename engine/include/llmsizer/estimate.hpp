@@ -13,6 +13,7 @@
 #include "llmsizer/quantization.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/runtime.hpp"
+#include "llmsizer/speculative.hpp"
 #include "llmsizer/speed_types.hpp"
 #include "llmsizer/weights.hpp"
 
@@ -49,6 +50,9 @@ struct Scenario {
   // on the first GPU, and one image's tokens in each sequence's KV cache.
   // Error "scenario.no_vision" when the config has no vision section.
   bool vision = false;
+  // Speculative decoding with a draft model (or the model's MTP layers): its
+  // weights, KV and buffer on a GPU, and the decode speed-up as a range.
+  std::optional<DraftModel> draft;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
   // System RAM that may hold what the engine keeps off the GPUs (offloaded
@@ -74,6 +78,7 @@ struct GpuShare {
   std::int64_t kv_cache_bytes = 0;
   std::int64_t runtime_bytes = 0;  // compute buffers + runtime context
   std::int64_t projector_bytes = 0;  // vision encoder + projector (mmproj) on this GPU
+  std::int64_t draft_bytes = 0;      // the draft model's weights, KV and buffer (or MTP layers' KV) on this GPU
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
   int first_layer = 0;  // layer split: [first_layer, last_layer)
@@ -119,6 +124,11 @@ struct MemoryEstimate {
   VisionParams projector_params;
   std::int64_t image_tokens = 0;
   std::int64_t image_kv_bytes = 0;
+  // Scenario::draft: the draft's weights (0 for MTP layers, already counted
+  // with the output), its KV at the same context, its compute buffer.
+  std::int64_t draft_weights_bytes = 0;
+  std::int64_t draft_kv_cache_bytes = 0;
+  std::int64_t draft_runtime_bytes = 0;
   int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
   bool offload_experts_only = false;  // --n-cpu-moe style: only routed experts moved
   std::vector<GpuShare> per_gpu;
@@ -133,6 +143,9 @@ struct SpeedEstimate {
   // Mixed cards: each card's seconds of one single-sequence decode step (its
   // layers' bytes over its own bandwidth, its layers' fixed cost); empty otherwise.
   std::vector<double> decode_seconds_per_gpu;
+  // Scenario::draft: decode of one sequence with speculation, as a range over
+  // the acceptance rate (speculative.hpp); the figures above are without it.
+  std::optional<SpeculativeEstimate> speculative;
   // Where the time goes (speed_types.hpp): one decode step of one sequence, of
   // the whole batch, and the whole prompt.
   StepWork decode_single_work;

@@ -45,6 +45,11 @@ struct SizerRequest {
   std::string offload_mode = "auto";  // auto | layers | experts
   std::int64_t prompt_tokens = 4096;
   bool flash_attention = true;
+  // Speculative decoding: a catalog id of the draft model, or "mtp" (the
+  // model's own MTP layers); empty: none. draft_tokens 0: 4 for a draft model,
+  // the MTP layer count for MTP.
+  std::string draft;
+  int draft_tokens = 0;
   bool vision = false;  // images in: the vision encoder and projector, one image's tokens (Scenario::vision)
   std::optional<double> hourly_price_usd;
   std::optional<double> purchase_price_usd;
