@@ -263,6 +263,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.tensor_parallel = tp ? n_gpus : 1;
   DraftMemory draft;
   if (s.draft) {
+    if (s.draft->arch && !(kv_bytes_bound(*s.draft->arch, s) < 1e18))
+      return Error{"scenario.bad_value", "this context and batch would need more than an exabyte of the draft's KV cache"};
     auto d = draft_memory(arch, s, kv_request, rr, e);
     if (!d) return d.error();
     draft = d.value();

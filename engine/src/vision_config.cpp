@@ -83,9 +83,11 @@ void read_vision_config(const Json& config, Architecture& arch) {
     arch.vision_error = "its vision encoder cannot be sized: " + f.missing + " is not in the config";
     return;
   }
-  const std::int64_t limit = std::int64_t{1} << 20;  // beyond any tower: keeps the products within 64 bits
-  if (v.hidden > limit || v.intermediate > limit || v.layers > 4096 || v.patch > 4096 || v.image_size > limit ||
-      v.merge < 1 || v.merge > 64 || v.temporal_patch < 1 || v.temporal_patch > 64 || v.channels < 1 ||
+  // Beyond any tower, and keeping every product within 64 bits: (h m^2)^2 <=
+  // 2^52, (S/p)^2 h <= 2^52, image tokens within the context's own bound.
+  const std::int64_t limit = std::int64_t{1} << 20;
+  if (v.hidden > limit || v.intermediate > limit || v.layers > 4096 || v.patch > 4096 || v.image_size > 65536 ||
+      v.merge < 1 || v.merge > 8 || v.temporal_patch < 1 || v.temporal_patch > 64 || v.channels < 1 ||
       v.channels > 64 || v.out_hidden > limit || v.position_embeddings > limit || v.projector_input > limit ||
       v.projector_output > limit || v.vision_output > limit || !(v.pixel_shuffle_ratio >= 0.0 && v.pixel_shuffle_ratio <= 1.0)) {
     arch.vision_error = "its vision encoder cannot be sized: a vision_config field is out of range";
@@ -124,6 +126,11 @@ void read_vision_config(const Json& config, Architecture& arch) {
     }
     case VisionFamily::siglip:
       break;
+  }
+  if (v.tokens_per_image < 1 || v.tokens_per_image > limit) {
+    arch.vision_error = "its vision encoder cannot be sized: " + std::to_string(v.tokens_per_image) +
+                        " tokens per image is out of range";
+    return;
   }
   if (v.text_hidden <= 0) {
     arch.vision_error = "its vision encoder cannot be sized: the language model's hidden size is unknown";
