@@ -39,8 +39,10 @@ const char* usage_text() {
          "                     [--engine llama.cpp|ollama|vllm|sglang|mlx|tensorrt-llm]\n"
          "                     [--gpu ID | --gpu-memory-gib X --gpu-bandwidth-gbs X --gpu-tflops X\n"
          "                      --gpu-vendor nvidia|amd|apple|intel|cpu] [--gpus N]\n"
+         "                     (mixed cards: --gpu once per card, --gpu rtx-3090 --gpu rtx-3060-12gb)\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
-         "                     [--prompt 4096] [--no-flash-attn] [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
+         "                     [--prompt 4096] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
+         "                     [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
          "                     [--ram-bandwidth-gbs 89.6] [--ubatch 512] [--hourly-price USD | --purchase-price USD]\n"
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
@@ -103,7 +105,6 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--batch", integer(c.batch, "--batch")},
       {"--kv-type", text(c.kv_type)},
       {"--engine", text(c.engine)},
-      {"--gpu", text(c.gpu_id)},
       {"--gpu-memory-gib", number(c.gpu_memory_gib, "--gpu-memory-gib")},
       {"--gpu-bandwidth-gbs", number(c.gpu_bandwidth_gbs, "--gpu-bandwidth-gbs")},
       {"--gpu-tflops", number(c.gpu_tflops, "--gpu-tflops")},
@@ -115,6 +116,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--backend", text(c.backend)},
       {"--ram-bandwidth-gbs", number(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs")},
       {"--ubatch", integer(c.ubatch, "--ubatch")},
+      {"--draft", text(c.draft)},
+      {"--draft-tokens", integer(c.draft_tokens, "--draft-tokens")},
       {"--hourly-price", number(c.hourly_price_usd, "--hourly-price")},
       {"--purchase-price", number(c.purchase_price_usd, "--purchase-price")},
       {"--years", number(c.amortization_years, "--years")},
@@ -148,8 +151,18 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       c.speed_if_no_fit = true;
       continue;
     }
+    if (arg == "--vision") {
+      c.vision = true;
+      continue;
+    }
     if (arg == "--no-flash-attn") {
       c.no_flash_attention = true;
+      continue;
+    }
+    if (arg == "--gpu") {  // repeatable, one per card: the ids join into "a,b,c" (mixed cards)
+      if (i + 1 >= args.size()) return bad("--gpu needs a value");
+      const std::string& id = args[++i];
+      c.gpu_id = c.gpu_id ? *c.gpu_id + "," + id : id;
       continue;
     }
     if (arg == "--gguf") {  // --gguf FILE [MORE PARTS...]: the parts of a split set follow

@@ -25,7 +25,7 @@ struct Command {
   std::optional<long long> batch;
   std::optional<std::string> kv_type;
   std::optional<std::string> engine;
-  std::optional<std::string> gpu_id;
+  std::optional<std::string> gpu_id;  // one id, or "a,b,c": --gpu given once per card (mixed cards)
   std::optional<double> gpu_memory_gib;
   std::optional<double> gpu_bandwidth_gbs;
   std::optional<double> gpu_tflops;
@@ -35,6 +35,9 @@ struct Command {
   std::optional<std::string> offload_mode;
   std::optional<long long> prompt;
   bool no_flash_attention = false;
+  std::optional<std::string> draft;      // speculative decoding: a catalog model id, or "mtp"
+  std::optional<long long> draft_tokens;  // tokens drafted per step
+  bool vision = false;  // images in: the vision encoder and projector (mmproj) and one image's tokens
   // Speed and cost inputs.
   std::optional<std::string> backend;  // runtime backend on the device: cuda, rocm, metal, vulkan, sycl, cpu
   std::optional<double> ram_bandwidth_gbs;

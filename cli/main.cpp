@@ -13,6 +13,7 @@
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/units.hpp"
 #include "output.hpp"
@@ -147,13 +148,46 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   s.gpu_count = static_cast<int>(gpus);
   s.offload_fraction = c.offload.value_or(0.0);
   s.flash_attention = !c.no_flash_attention;
+  s.vision = c.vision;
+  if (c.draft_tokens && (*c.draft_tokens < 1 || *c.draft_tokens > 64))
+    return Error{"cli.bad_argument", "--draft-tokens must be between 1 and 64"};
+  if (c.draft_tokens && !c.draft) return Error{"cli.bad_argument", "--draft-tokens needs --draft MODEL_ID or --draft mtp"};
+  if (c.draft) {
+    DraftModel d;
+    if (*c.draft == "mtp") {
+      d.use_mtp = true;
+      d.label = "mtp";
+    } else {
+      const CatalogModel* m = catalog.find_model(*c.draft);
+      if (m == nullptr)
+        return Error{"cli.unknown_model", "unknown draft model '" + c.draft->substr(0, 80) +
+                                              "'; `llm-sizer list models` shows the catalog"};
+      auto config = model_config(*m);
+      if (!config) return config.error();
+      auto arch = read_hf_config(config.value());
+      if (!arch) return Error{arch.error().id, "draft model " + m->id + ": " + arch.error().message};
+      d.arch = std::make_shared<const Architecture>(std::move(arch).value());
+      d.label = m->id;
+    }
+    d.drafted_tokens = c.draft_tokens ? static_cast<int>(*c.draft_tokens)
+                                      : (d.use_mtp ? kDefaultMtpDraftedTokens : kDefaultDraftedTokens);
+    s.draft = std::move(d);
+  }
   if (c.offload_mode) {
     if (*c.offload_mode == "auto") s.offload_mode = OffloadMode::automatic;
     else if (*c.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
     else if (*c.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
     else return Error{"cli.bad_argument", "--offload-mode must be auto, layers or experts"};
   }
-  if (c.gpu_id) {
+  if (c.gpu_id && c.gpu_id->find(',') != std::string::npos) {
+    // --gpu once per card: --gpus, if given, must count them.
+    auto cards = find_cards(catalog, *c.gpu_id);
+    if (!cards) return Error{"cli.unknown_gpu", cards.error().message + "; `llm-sizer list gpus` shows the catalog"};
+    if (c.gpus && *c.gpus != static_cast<long long>(cards.value().size()))
+      return Error{"cli.bad_argument", "--gpus " + std::to_string(*c.gpus) + " disagrees with the " +
+                                           std::to_string(cards.value().size()) + " cards given with --gpu"};
+    if (auto error = set_cards(s, std::move(cards).value())) return *error;
+  } else if (c.gpu_id) {
     const Device* d = catalog.find_device(*c.gpu_id);
     if (d == nullptr)
       return Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"};
@@ -197,7 +231,7 @@ int main(int argc, char** argv) {
   }
   if (cli::is_planner_verb(c.verb)) return cli::run_planner_command(c);
   // The catalog is parsed only by commands that need it (list, --model, --gpu).
-  const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id;
+  const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id || (c.draft && *c.draft != "mtp");
   auto catalog = needs_catalog ? embedded_catalog() : Result<Catalog>(Catalog{});
   if (!catalog) return fail(catalog.error());
 
@@ -220,6 +254,7 @@ int main(int argc, char** argv) {
   const bool measured = model.value().weights && !c.quant;
   if (measured) scenario.value().quant = *model.value().quant;
   const LoadedModel& loaded = model.value();
+  if (scenario.value().vision && !loaded.arch.vision) return fail(no_vision_error(loaded.arch, loaded.label));
   // The files' measured weights at their own format; any other quantization
   // (a suggestion's) is computed from the architecture.
   const Estimator estimate_fn = [&](const Scenario& s) {

@@ -52,7 +52,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   const MemoryEstimate& m = e.memory;
   out << model_label << " at " << s.quant.name << ", " << s.context_tokens << " tokens x " << s.sequences
       << " sequence(s), KV " << kv_type_name(s.kv_type) << ", " << engine_name(s.engine);
-  if (s.device) out << ", " << s.gpu_count << " x " << s.device->name;
+  if (!s.cards.empty()) {  // mixed cards, in --tensor-split order
+    out << ",";
+    for (std::size_t i = 0; i < s.cards.size(); ++i) out << (i ? " + " : " ") << s.cards[i].name;
+  } else if (s.device) {
+    out << ", " << s.gpu_count << " x " << s.device->name;
+  }
   out << "\n" << params_table(e.params);
   char line[160];
   auto row = [&](const char* label, std::int64_t bytes) {
@@ -68,6 +73,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   }
   row("KV cache", m.kv_cache_bytes);
   row("runtime buffers", m.runtime_bytes);
+  if (m.projector_bytes > 0) row("vision (mmproj, F16)", m.projector_bytes);
+  if (s.draft) row("draft model", m.draft_weights_bytes + m.draft_kv_cache_bytes + m.draft_runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
   if (!m.ram_fits) {
     std::snprintf(line, sizeof line, "  %-22s %s, more than the %s given (--ram-gib)\n", "RAM needed",
@@ -83,6 +90,15 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     if (m.fit_margin_bytes_per_gpu > 0) {
       std::snprintf(line, sizeof line, "  %-22s %s free per GPU (llama.cpp --fit-target), outside usable\n",
                     "kept free", bytes_label(m.fit_margin_bytes_per_gpu).c_str());
+      out << line;
+    }
+  }
+  if (!s.cards.empty()) {  // mixed cards: each card's layers and fit
+    for (std::size_t i = 0; i < m.per_gpu.size() && i < s.cards.size(); ++i) {
+      const GpuShare& g = m.per_gpu[i];
+      std::snprintf(line, sizeof line, "  card %zu %-15s layers %d-%d, %s of %s %s\n", i, s.cards[i].id.c_str(),
+                    g.first_layer, g.last_layer, bytes_label(g.required_bytes).c_str(),
+                    bytes_label(g.usable_bytes).c_str(), g.fits ? "fits" : "DOES NOT FIT");
       out << line;
     }
   }
@@ -116,6 +132,13 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
                   sp.decode_tokens_per_s, static_cast<long long>(s.context_tokens));
     out << line;
+    if (sp.speculative) {
+      const SpeculativeEstimate& x = *sp.speculative;
+      std::snprintf(line, sizeof line, "  %-22s %.1f to %.1f tokens/s with %s drafting %d (acceptance %.1f to %.1f)\n",
+                    "decode, speculative", x.decode_tokens_per_s_low, x.decode_tokens_per_s_high, x.draft.c_str(),
+                    x.drafted_tokens, x.acceptance_low, x.acceptance_high);
+      out << line;
+    }
     if (s.sequences > 1) {
       std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s for %lld sequences\n", "decode, whole batch",
                     sp.decode_tokens_per_s_total, static_cast<long long>(s.sequences));

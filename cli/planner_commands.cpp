@@ -9,6 +9,7 @@
 #include "llmsizer/finetune.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/sizer.hpp"
@@ -58,6 +59,9 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.offload_mode) r.offload_mode = *c.offload_mode;
   if (c.prompt) r.prompt_tokens = *c.prompt;
   r.flash_attention = !c.no_flash_attention;
+  r.vision = c.vision;
+  if (c.draft) r.draft = *c.draft;
+  if (c.draft_tokens) r.draft_tokens = static_cast<int>(*c.draft_tokens);
   if (c.hourly_price_usd) r.hourly_price_usd = *c.hourly_price_usd;
   if (c.purchase_price_usd) r.purchase_price_usd = *c.purchase_price_usd;
   if (c.amortization_years) r.amortization_years = *c.amortization_years;
@@ -230,11 +234,24 @@ int run_recommend(const Command& c, const Sizer& sizer) {
 
 int run_fit(const Command& c, const Sizer& sizer) {
   FitRequest request;
-  const Device* device = sizer.catalog().find_device(*c.gpu_id);
-  if (device == nullptr)
-    return fail(Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"});
-  request.device = *device;
-  if (c.gpus) {
+  if (c.gpu_id->find(',') != std::string::npos) {
+    // --gpu once per card: mixed cards, split by layers.
+    auto cards = find_cards(sizer.catalog(), *c.gpu_id);
+    if (!cards) return fail(Error{"cli.unknown_gpu", cards.error().message + "; `llm-sizer list gpus` shows the catalog"});
+    if (c.gpus && *c.gpus != static_cast<long long>(cards.value().size()))
+      return fail(Error{"cli.bad_argument", "--gpus disagrees with the cards given with --gpu"});
+    Scenario cards_scenario;
+    if (auto error = set_cards(cards_scenario, std::move(cards).value())) return fail(*error);
+    request.device = *cards_scenario.device;
+    request.gpu_count = cards_scenario.gpu_count;
+    request.cards = std::move(cards_scenario.cards);
+  } else {
+    const Device* device = sizer.catalog().find_device(*c.gpu_id);
+    if (device == nullptr)
+      return fail(Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"});
+    request.device = *device;
+  }
+  if (c.gpus && request.cards.empty()) {
     if (*c.gpus < 1 || *c.gpus > 64) return fail(Error{"cli.bad_argument", "--gpus must be between 1 and 64"});
     request.gpu_count = static_cast<int>(*c.gpus);
   }
@@ -260,6 +277,14 @@ int run_fit(const Command& c, const Sizer& sizer) {
   if (c.use) {
     if (!is_use_tag(*c.use)) return fail(Error{"cli.bad_argument", "--use must be coding, reasoning, chat or vision"});
     request.use = *c.use;
+  }
+  if (!request.cards.empty()) {
+    Scenario check;
+    check.engine = request.engine;
+    check.device = request.device;
+    check.gpu_count = request.gpu_count;
+    check.cards = request.cards;
+    if (auto error = check_mixed_cards(check)) return fail(*error);
   }
   const auto start = std::chrono::steady_clock::now();
   const FitSweep sweep = what_fits(sizer, request);

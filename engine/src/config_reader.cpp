@@ -9,6 +9,7 @@
 #include "llmsizer/json.hpp"
 
 #include "architecture_checks.hpp"
+#include "vision_config.hpp"
 #include "config_view.hpp"
 
 namespace llmsizer {
@@ -750,6 +751,7 @@ Result<Architecture> read_hf_config(const Json& config) {
   }
   if (arch.layers.empty()) return Error{"config.bad_field", "config.json describes a model with no layers"};
   if (auto problem = check_architecture(arch)) return *problem;
+  read_vision_config(config, arch);
   return arch;
 }
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speed.hpp"
+#include "speculative_estimate.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -45,6 +48,7 @@ std::optional<Error> validate(const Scenario& s) {
     return bad("RAM bandwidth must be a positive, finite number");
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
     return bad("GPU memory utilization must be in (0, 1]");
+  if (auto error = check_mixed_cards(s)) return error;
   if (s.device) {
     const Device& d = *s.device;
     if (d.memory_bytes <= 0 || d.memory_bytes > (std::int64_t{1} << 50))
@@ -85,6 +89,42 @@ double kv_bytes_bound(const Architecture& arch, const Scenario& s) {
                        : static_cast<double>(a.n_kv_heads) * static_cast<double>(a.head_dim_k + a.head_dim_v);
   }
   return per_token * 4.0 * static_cast<double>(s.context_tokens + 512) * static_cast<double>(s.sequences);
+}
+
+// Scenario::vision: the encoder and projector at F16 and one image's tokens
+// in each sequence's context, with the assumptions stated.
+void add_vision(const VisionEncoder& v, const Scenario& s, KvRequest& kv_request, Estimate& e) {
+  e.memory.projector_params = count_vision_params(v);
+  e.memory.projector_bytes = e.memory.projector_params.total * kProjectorBytesPerParam;
+  e.memory.image_tokens = v.tokens_per_image;
+  kv_request.context_tokens = s.context_tokens + v.tokens_per_image;
+  e.warnings.push_back("vision: the " + v.model_type + " encoder (" + std::to_string(e.memory.projector_params.encoder) +
+                       " parameters) and projector (" + std::to_string(e.memory.projector_params.projector) +
+                       ") counted from the config at F16, as llama.cpp's mmproj files usually are; the KV cache holds " +
+                       std::to_string(v.tokens_per_image) + " image tokens per sequence (" + v.tokens_basis +
+                       ") beside the context; the encoder's compute buffer while it encodes is not counted");
+}
+
+// The runtime context card g of a mixed list keeps (its backend's).
+std::int64_t card_reserve_bytes(const Scenario& s, int g) {
+  return usable_memory(s.cards[static_cast<std::size_t>(g)]).reserved_bytes;
+}
+
+// Mixed cards: llama.cpp splits the GPU layers by each card's free memory,
+// the usable bytes it offers the model less its own buffers (compute buffer,
+// logits on the last card, runtime context), so that weights and KV land in
+// proportion to the room each card has. The first card also holds what sits
+// outside the layers (the mmproj, extra parameters): `first_card_bytes`.
+std::vector<std::pair<int, int>> mixed_card_layers(const Architecture& arch, const Scenario& s, RuntimeRequest rr,
+                                                   int first_layer, int gpu_layers, std::int64_t first_card_bytes) {
+  std::vector<double> free_bytes;
+  for (std::size_t g = 0; g < s.cards.size(); ++g) {
+    rr.holds_output = g + 1 == s.cards.size();
+    const UsableMemory u = usable_memory(s.cards[g]);
+    const std::int64_t buffers = compute_runtime(arch, rr).total_bytes + u.reserved_bytes + (g == 0 ? first_card_bytes : 0);
+    free_bytes.push_back(static_cast<double>(usable_bytes_per_gpu(u, s) - buffers));
+  }
+  return layer_split_by_free_memory(free_bytes, first_layer, gpu_layers);
 }
 
 }  // namespace
@@ -143,7 +183,20 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   kv_request.type = s.kv_type;
   kv_request.engine = s.engine;
   kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  if (s.vision) {
+    if (!arch.vision)
+      return Error{"scenario.no_vision", arch.vision_error.empty() ? "the model has no vision encoder in its config"
+                                                                   : "the model's config has a vision section, but " +
+                                                                         arch.vision_error};
+    add_vision(*arch.vision, s, kv_request, e);
+  }
   e.kv = compute_kv_cache(arch, kv_request);
+  if (s.vision) {
+    // The image's share of the cache: the same request without its tokens.
+    KvRequest text_only = kv_request;
+    text_only.context_tokens = s.context_tokens;
+    e.memory.image_kv_bytes = e.kv.total_bytes - compute_kv_cache(arch, text_only).total_bytes;
+  }
   e.memory.kv_cache_bytes_by_type.reserve(5);
   for (KvType type : {KvType::f16, KvType::bf16, KvType::fp8, KvType::q8_0, KvType::q4_0}) {
     if (!engine_supports_kv_type(s.engine, type)) continue;
@@ -208,6 +261,28 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;
+  DraftMemory draft;
+  if (s.draft) {
+    if (s.draft->arch && !(kv_bytes_bound(*s.draft->arch, s) < 1e18))
+      return Error{"scenario.bad_value", "this context and batch would need more than an exabyte of the draft's KV cache"};
+    auto d = draft_memory(arch, s, kv_request, rr, e);
+    if (!d) return d.error();
+    draft = d.value();
+    e.memory.draft_weights_bytes = draft.weights_bytes;
+    e.memory.draft_kv_cache_bytes = draft.kv_cache_bytes;
+    e.memory.draft_runtime_bytes = draft.runtime_bytes;
+    e.warnings.push_back(
+        s.draft->use_mtp
+            ? "draft: the model's MTP layers (weights with the output head), their KV cache on the last GPU; "
+              "the speed-up assumes each of " + std::to_string(s.draft->drafted_tokens) + " drafted tokens accepted with probability 0.6 to 0.8"
+            : "draft: " + s.draft->label + " at " + s.quant.name + " with its KV cache at the same context and its compute "
+              "buffer on the first GPU; the speed-up assumes each of " + std::to_string(s.draft->drafted_tokens) +
+              " drafted tokens accepted with probability 0.6 to 0.8 and a verifying step as long as one decode step");
+    if (!s.draft->use_mtp && s.draft->arch && s.draft->arch->vocab_size != arch.vocab_size)
+      e.warnings.push_back("the draft's vocabulary (" + std::to_string(s.draft->arch->vocab_size) +
+                           " tokens) differs from the model's (" + std::to_string(arch.vocab_size) +
+                           "): llama.cpp refuses a draft whose vocabulary does not match");
+  }
   e.memory.per_gpu.resize(static_cast<std::size_t>(devices));
   const std::int64_t context_reserve = usable ? usable->reserved_bytes : 0;
   if (tp) {
@@ -230,6 +305,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       e.warnings.push_back("tensor parallel " + std::to_string(n_gpus) + " exceeds the " +
                            std::to_string(kv_heads) + " KV heads: each GPU keeps a replicated head");
     for (auto& g : e.memory.per_gpu) {
+      g.projector_bytes = e.memory.projector_bytes / n_gpus;  // the tower's matrices split like the model's
       g.weights_bytes = gpu_weight_total / n_gpus;
       g.kv_cache_bytes = kv_per_gpu;
       g.runtime_bytes = rt.total_bytes + context_reserve;
@@ -239,12 +315,19 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.runtime = rt;
   } else {
     // Layer split (llama.cpp default): contiguous layer ranges, the output head
-    // on the last GPU; offloaded layers are the first ones.
+    // on the last GPU; offloaded layers are the first ones. Equal cards get
+    // equal runs of layers; mixed cards runs in proportion to their free memory.
     const int gpu_layers = n_layers - effective.cpu_layers;
+    const std::vector<std::pair<int, int>> mixed_ranges =
+        has_mixed_cards(s) ? mixed_card_layers(arch, s, rr, effective.cpu_layers, gpu_layers,
+                                             e.memory.projector_bytes + arch.extra_params * 2 +
+                                                 (draft.on_last_gpu ? 0 : draft.total()))
+                           : std::vector<std::pair<int, int>>{};
     for (int g = 0; g < devices; ++g) {
       GpuShare& share = e.memory.per_gpu[static_cast<std::size_t>(g)];
       share.first_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * g / devices);
       share.last_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * (g + 1) / devices);
+      if (!mixed_ranges.empty()) std::tie(share.first_layer, share.last_layer) = mixed_ranges[static_cast<std::size_t>(g)];
       for (int i = share.first_layer; i < share.last_layer; ++i) {
         const auto idx = static_cast<std::size_t>(i);
         share.weights_bytes += e.weights.layer_bytes[idx] -
@@ -260,17 +343,35 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       }
       rr.holds_output = last;
       const RuntimeBreakdown rt = compute_runtime(arch, rr);
-      share.runtime_bytes = rt.total_bytes + context_reserve;
+      share.runtime_bytes = rt.total_bytes + (has_mixed_cards(s) ? card_reserve_bytes(s, g) : context_reserve);
       if (last) e.runtime = rt;
     }
-    // Parameters stored outside the layer model sit on the first GPU.
-    if (!e.memory.per_gpu.empty()) e.memory.per_gpu.front().weights_bytes += arch.extra_params * 2;
+    // Parameters stored outside the layer model sit on the first GPU; so does
+    // llama.cpp's mmproj (the main GPU's).
+    if (!e.memory.per_gpu.empty()) {
+      e.memory.per_gpu.front().weights_bytes += arch.extra_params * 2;
+      e.memory.per_gpu.front().projector_bytes = e.memory.projector_bytes;
+    }
   }
 
+  if (s.draft && !e.memory.per_gpu.empty()) {
+    if (tp) {
+      // Tensor parallel splits the draft like the model: its weights evenly,
+      // its KV as the model's (replicated heads and MLA latents kept whole).
+      const double kv_share = e.kv.total_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
+                                                         static_cast<double>(e.kv.total_bytes)
+                                                   : 1.0 / n_gpus;
+      for (auto& g : e.memory.per_gpu)
+        g.draft_bytes = draft.weights_bytes / n_gpus + draft.runtime_bytes +
+                        static_cast<std::int64_t>(static_cast<double>(draft.kv_cache_bytes) * kv_share);
+    } else {
+      (draft.on_last_gpu ? e.memory.per_gpu.back() : e.memory.per_gpu.front()).draft_bytes = draft.total();
+    }
+  }
   std::int64_t required = 0;
   std::int64_t runtime_sum = 0;
   for (auto& g : e.memory.per_gpu) {
-    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes;
+    g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes + g.draft_bytes;
     required += g.required_bytes;
     runtime_sum += g.runtime_bytes;
   }
@@ -290,12 +391,16 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       e.memory.runtime_bytes -= context_reserve * devices;
     }
     bool all_fit = true;
-    for (auto& g : e.memory.per_gpu) {
-      g.usable_bytes = per_gpu_usable;
+    std::int64_t usable_sum = 0;
+    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {
+      GpuShare& g = e.memory.per_gpu[i];
+      // Mixed cards: each within its own usable bytes.
+      g.usable_bytes = has_mixed_cards(s) ? usable_bytes_per_gpu(usable_memory(s.cards[i]), s) : per_gpu_usable;
       g.fits = g.required_bytes <= g.usable_bytes;
       all_fit = all_fit && g.fits;
+      usable_sum += g.usable_bytes;
     }
-    e.memory.usable_bytes = per_gpu_usable * devices;
+    e.memory.usable_bytes = usable_sum;
     e.memory.headroom_bytes = *e.memory.usable_bytes - e.memory.required_bytes;
     e.memory.utilization = *e.memory.usable_bytes > 0
                                ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
@@ -312,7 +417,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     }
   }
 
-  e.speed = estimate_speed(arch, s, e);
+  e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
+  if (e.speed && s.draft) e.speed->speculative = estimate_speculation(arch, s, e);
   if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
                          "batched decode are not estimated");

@@ -30,6 +30,9 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.text("offload_mode", r.offload_mode, 16);
   f.integer(kPromptLimit, r.prompt_tokens);
   f.boolean("flash_attention", r.flash_attention);
+  f.boolean("vision", r.vision);
+  f.text("draft", r.draft, kModelLength);
+  f.integer(Limit{"draft_tokens", 1, 64}, r.draft_tokens);
   double price = -1.0;
   f.number("hourly_price_usd", price, 0.0, 1e6);
   if (price >= 0.0) r.hourly_price_usd = price;
@@ -142,8 +145,19 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["engine"] = std::string(engine_name(s.engine));
   scenario["gpu"] = s.device ? Json(s.device->id) : Json(nullptr);
   scenario["gpus"] = s.gpu_count;
+  // Every card's id in order, equal cards repeated ([] without a device): the
+  // request's "gpu" list form, "rtx-3090,rtx-3090,rtx-3060-12gb", split.
+  Json cards = Json::array();
+  if (s.device)
+    for (int i = 0; i < s.gpu_count; ++i)
+      cards.push_back(s.cards.empty() ? s.device->id : s.cards[static_cast<std::size_t>(i)].id);
+  scenario["cards"] = std::move(cards);
+  scenario["mixed_cards"] = !s.cards.empty();
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
+  scenario["vision"] = s.vision;
+  scenario["draft"] = s.draft ? Json(s.draft->use_mtp ? std::string("mtp") : s.draft->label) : Json(nullptr);
+  scenario["draft_tokens"] = s.draft ? Json(s.draft->drafted_tokens) : Json(nullptr);
   j["scenario"] = std::move(scenario);
   j["params"] = params_to_json(e.params);
 
@@ -158,7 +172,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   j["weights"] = std::move(weights);
 
   const MemoryEstimate& m = e.memory;
-  Json mem = json_object(22);
+  Json mem = json_object(27);
   mem["weights_bytes"] = m.weights_bytes;
   mem["file_bytes"] = optional_json(m.file_bytes);
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
@@ -178,20 +192,41 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["system_ram_bytes"] = m.system_ram_bytes;
   mem["ram_fits"] = m.ram_fits;
   mem["fit_margin_bytes_per_gpu"] = m.fit_margin_bytes_per_gpu;
+  // Images (request "vision": true): the mmproj at F16 and the image tokens' KV
+  // (inside kv_cache_bytes); 0 without vision.
+  mem["projector_bytes"] = m.projector_bytes;
+  mem["projector_params"] = {{"encoder", m.projector_params.encoder},
+                             {"projector", m.projector_params.projector},
+                             {"total", m.projector_params.total}};
+  mem["image_tokens"] = m.image_tokens;
+  mem["image_kv_bytes"] = m.image_kv_bytes;
+  // Speculative decoding (request "draft"): the draft's bytes on the GPUs; 0 without one.
+  mem["draft_weights_bytes"] = m.draft_weights_bytes;
+  mem["draft_kv_cache_bytes"] = m.draft_kv_cache_bytes;
+  mem["draft_runtime_bytes"] = m.draft_runtime_bytes;
   Json by_type = Json::object();
   for (const auto& [type, bytes] : m.kv_cache_bytes_by_type) by_type[std::string(kv_type_name(type))] = bytes;
   mem["kv_cache_bytes_by_type"] = std::move(by_type);
   Json per_gpu = Json::array();
-  for (const GpuShare& g : m.per_gpu) {
-    Json share = json_object(8);
+  const std::vector<double>* card_seconds =
+      e.speed && !e.speed->decode_seconds_per_gpu.empty() ? &e.speed->decode_seconds_per_gpu : nullptr;
+  for (std::size_t i = 0; i < m.per_gpu.size(); ++i) {
+    const GpuShare& g = m.per_gpu[i];
+    Json share = json_object(10);
+    share["gpu"] = !s.cards.empty() && i < s.cards.size() ? Json(s.cards[i].id) : s.device ? Json(s.device->id) : Json(nullptr);
     share["weights_bytes"] = g.weights_bytes;
     share["kv_cache_bytes"] = g.kv_cache_bytes;
     share["runtime_bytes"] = g.runtime_bytes;
+    share["projector_bytes"] = g.projector_bytes;
+    share["draft_bytes"] = g.draft_bytes;
     share["required_bytes"] = g.required_bytes;
     share["usable_bytes"] = m.usable_bytes ? Json(g.usable_bytes) : Json(nullptr);
     share["fits"] = m.fits ? Json(g.fits) : Json(nullptr);
     share["first_layer"] = g.first_layer;
     share["last_layer"] = g.last_layer;
+    // Mixed cards: this card's seconds of one decode step (its layers at its bandwidth).
+    if (card_seconds != nullptr && i < card_seconds->size() && (runs(e) || speed_if_no_fit))
+      share["decode_s"] = (*card_seconds)[i];
     per_gpu.push_back(std::move(share));
   }
   mem["per_gpu"] = std::move(per_gpu);
@@ -200,6 +235,22 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   // A scenario that does not fit has no speed or cost: they would read as if it ran.
   const bool shown = runs(e) || speed_if_no_fit;
   j["speed"] = shown ? speed_to_json(e.speed) : Json(nullptr);
+  if (shown && e.speed && e.speed->speculative && j["speed"].is_object()) {
+    const SpeculativeEstimate& x = *e.speed->speculative;
+    j["speed"]["speculative"] = {{"draft", x.draft},
+                                 {"drafted_tokens", x.drafted_tokens},
+                                 {"acceptance_low", x.acceptance_low},
+                                 {"acceptance_high", x.acceptance_high},
+                                 {"tokens_per_step_low", x.tokens_per_step_low},
+                                 {"tokens_per_step_high", x.tokens_per_step_high},
+                                 {"draft_step_s", x.draft_step_s},
+                                 {"model_step_s", x.model_step_s},
+                                 {"decode_tokens_per_s_low", x.decode_tokens_per_s_low},
+                                 {"decode_tokens_per_s_high", x.decode_tokens_per_s_high},
+                                 {"basis", "tokens per step (1 - a^(k+1)) / (1 - a) for k drafted tokens each accepted "
+                                           "with probability a (assumed 0.6 to 0.8); a step costs one decode step "
+                                           "of the model plus k of the draft"}};
+  }
   j["cost"] = shown ? cost_to_json(e.cost) : Json(nullptr);
   if (!runs(e)) j["suggestions"] = suggestions_to_json(suggestions, model);
   // Commands for what runs: a scenario that does not fit has them per suggestion.

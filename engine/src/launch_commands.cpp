@@ -1,9 +1,11 @@
 #include "llmsizer/launch_commands.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <string>
 
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -17,6 +19,13 @@ std::string shell_safe(const std::string& text) {
                     c == '_' || c == '.' || c == '/' || c == ':';
     if (ok) out += c;
   }
+  return out;
+}
+
+// The mixed cards' ids, each shell-safe, comma-separated.
+std::string safe_card_ids(const Scenario& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.cards.size(); ++i) out += (i ? "," : "") + shell_safe(s.cards[i].id);
   return out;
 }
 
@@ -116,7 +125,8 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
 
 std::string mib_text(std::int64_t bytes) { return std::to_string((bytes + kMiB / 2) / kMiB); }
 
-LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e) {
+LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
+                        const Names& draft) {
   LaunchCommand out{"llama.cpp", {}, {}};
   const std::string quant = shell_safe(s.quant.name);
   if (!s.quant.is_gguf()) {
@@ -131,9 +141,9 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
   const GgufChoice g = choose_gguf(n, quant);
   out.note = g.note;
   if (g.repo.empty()) return out;
-  // -c is the whole cache, shared by the -np slots.
+  // -c is the whole cache, shared by the -np slots (with an image's tokens in each).
   std::vector<std::string> p{"llama-server -hf " + g.repo + ":" + g.tag,
-                             "-c " + std::to_string(s.context_tokens * s.sequences),
+                             "-c " + std::to_string((s.context_tokens + e.memory.image_tokens) * s.sequences),
                              "-np " + std::to_string(s.sequences)};
   const int layers_in_ram = e.memory.offloaded_layers;
   if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
@@ -149,7 +159,43 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     const std::string kv(kv_type_name(s.kv_type));
     p.push_back("-ctk " + kv + " -ctv " + kv);
   }
-  if (e.memory.per_gpu.size() > 1) {
+  if (s.draft && s.draft->use_mtp) {
+    out.steps.clear();
+    out.note = "llama-server has no MTP drafting for this model: serve it with vLLM or SGLang to draft with its MTP layers.";
+    return out;
+  }
+  if (s.draft) {
+    // The draft from a GGUF repo of its own at the same quantization (-hfd).
+    const GgufChoice d = choose_gguf(draft, quant);
+    if (d.repo.empty()) {
+      out.note = "No GGUF of the draft " + shell_safe(s.draft->label) + " at " + quant + " is known (" + d.note +
+                 "): give its file with -md FILE --draft-max " + std::to_string(s.draft->drafted_tokens) + ".";
+      return out;
+    }
+    p.push_back("-hfd " + d.repo + ":" + d.tag + " -ngld 999 --draft-max " + std::to_string(s.draft->drafted_tokens));
+    if (!d.note.empty()) out.note += std::string(out.note.empty() ? "" : " ") + d.note;
+  }
+  if (s.vision)
+    // The catalog's distribution data names no mmproj file: -hf fetches the
+    // repo's own, and no file name is made up here.
+    out.note += std::string(out.note.empty() ? "" : " ") +
+                "-hf also downloads the repo's mmproj (vision projector) file when the repo has one; if " + g.repo +
+                " has none, get an mmproj GGUF of this model and add --mmproj FILE. -c includes " +
+                std::to_string(e.memory.image_tokens) + " image tokens per slot.";
+  if (!s.cards.empty()) {
+    // Mixed cards: each card's free MiB as the estimate split the layers by
+    // them (usable less its buffers); llama.cpp normalises the proportions and
+    // assigns layers as the estimate did.
+    std::string split = "--tensor-split ";
+    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {
+      const GpuShare& card = e.memory.per_gpu[i];
+      split += (i ? "," : "") + mib_text(std::max<std::int64_t>(0, card.usable_bytes - card.runtime_bytes - card.projector_bytes));
+    }
+    p.push_back(split);
+    out.note += std::string(out.note.empty() ? "" : " ") +
+                "--tensor-split lists each card's free MiB in CUDA device order (" + safe_card_ids(s) +
+                "): reorder the list if nvidia-smi numbers your cards differently.";
+  } else if (e.memory.per_gpu.size() > 1) {
     // The estimate's weights per GPU (MiB), as proportions.
     std::string split = "--tensor-split ";
     for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i)
@@ -219,6 +265,7 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
   out.steps.push_back("ollama run " + name);
   std::string how = "Start the server (it stays in the foreground), then run the model from a second shell.";
   if (e.memory.offloaded_layers > 0) how += " Ollama picks the layers it keeps in RAM itself.";
+  if (!s.cards.empty()) how += " Ollama splits the layers over the cards itself, by their free memory.";
   out.note = out.note.empty() ? how : out.note + " " + how;
   return out;
 }
@@ -342,6 +389,11 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
     out.note = engine + " has no Metal backend: on a Mac use llama.cpp, Ollama or MLX-LM.";
     return out;
   }
+  if (!s.cards.empty()) {
+    out.note = engine + " splits every layer across the GPUs (tensor parallel), which needs equal cards; " +
+               "these cards differ (" + safe_card_ids(s) + "): use llama.cpp or Ollama, which split by layers.";
+    return out;
+  }
   if (!engine_supports_kv_type(InferenceEngine::vllm, s.kv_type)) {
     out.note = engine + " keeps the KV cache in the model's dtype or fp8, not " + std::string(kv_type_name(s.kv_type)) + ".";
     return out;
@@ -443,7 +495,26 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
     for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     n.dist = names.find(model.entry->id);
   }
-  return {llama_cpp(n, model, s, e), ollama(n, s, e), serving(n, s, false), serving(n, s, true), mlx(n, s)};
+  Names draft;  // the draft model's names, for its GGUF repo
+  if (s.draft && !s.draft->use_mtp) {
+    draft.id = shell_safe(s.draft->label);
+    draft.hf_repo = draft.id;
+    draft.dist = names.find(s.draft->label);
+  }
+  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, false),
+                                 serving(n, s, true), mlx(n, s)};
+  if (s.draft) {
+    // Ollama has no speculative decoding; the serving engines' speculative
+    // flags differ by release: said, not printed.
+    out[1].note += std::string(out[1].note.empty() ? "" : " ") + "Ollama has no speculative decoding: the draft is not used.";
+    for (std::size_t i : {std::size_t{2}, std::size_t{3}})
+      if (!out[i].steps.empty())
+        out[i].note += std::string(out[i].note.empty() ? "" : " ") + "The command runs without the draft: add the " +
+                       (s.draft->use_mtp ? std::string("MTP") : "draft model " + shell_safe(s.draft->label)) +
+                       " with the --speculative-config of your " + (i == 2 ? "vLLM" : "SGLang") + " release (" +
+                       std::to_string(s.draft->drafted_tokens) + " speculative tokens).";
+  }
+  return out;
 }
 
 }  // namespace llmsizer

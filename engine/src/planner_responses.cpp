@@ -3,6 +3,7 @@
 #include "llmsizer/planner_responses.hpp"
 
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/units.hpp"
 #include "request_json.hpp"
 
@@ -138,6 +139,7 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   const Scenario& s = scenario.value();
   if (!s.device) return error_response(Error{"request.bad_value", "give 'gpu' (a catalog id) or 'custom_gpu'"});
   if (s.gpu_count > 64) return error_response(bad_key("gpus", "must be between 1 and 64"));
+  if (auto error = check_mixed_cards(s)) return error_response(*error);
   FieldReader f{parsed.value(), {}};
   double ram_gib = 0.0;
   f.number("ram_gib", ram_gib, 0.0, 1048576.0);
@@ -154,6 +156,7 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   fit.use = use;
   fit.device = *s.device;
   fit.gpu_count = s.gpu_count;
+  fit.cards = s.cards;  // "gpu": "rtx-3090,rtx-3090,rtx-3060-12gb" lists mixed cards
   fit.ram_bytes = static_cast<std::int64_t>(ram_gib * static_cast<double>(kGiB));
   fit.context_tokens = s.context_tokens;
   fit.engine = s.engine;

@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "llmsizer/config_reader.hpp"
+#include "llmsizer/mixed_cards.hpp"
+#include "llmsizer/speculative.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/weights.hpp"
 #include "llmsizer/units.hpp"
@@ -144,6 +146,23 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.gpu_count = r.gpu_count;
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;
+  s.vision = r.vision;
+  if (!r.draft.empty()) {
+    DraftModel d;
+    if (r.draft == "mtp") {
+      d.use_mtp = true;
+      d.label = "mtp";
+    } else {
+      SizerRequest draft_request;
+      draft_request.model_id = r.draft;
+      auto draft = model_for(draft_request);
+      if (!draft) return Error{draft.error().id, "draft: " + draft.error().message};
+      d.arch = std::make_shared<const Architecture>(draft.value().arch());
+      d.label = draft.value().label;
+    }
+    d.drafted_tokens = r.draft_tokens > 0 ? r.draft_tokens : (d.use_mtp ? kDefaultMtpDraftedTokens : kDefaultDraftedTokens);
+    s.draft = std::move(d);
+  }
   s.hourly_price_usd = r.hourly_price_usd;
   s.purchase_price_usd = r.purchase_price_usd;
   s.amortization_years = r.amortization_years;
@@ -154,7 +173,17 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   else if (r.offload_mode == "layers") s.offload_mode = OffloadMode::layers;
   else if (r.offload_mode == "experts") s.offload_mode = OffloadMode::experts;
   else return bad_value("offload mode must be auto, layers or experts");
-  if (!r.gpu_id.empty()) {
+  if (r.gpu_id.find(',') != std::string::npos) {
+    // Mixed cards: "rtx-3090,rtx-3090,rtx-3060-12gb", one id per card; a gpus
+    // other than the default 1 must agree with the list.
+    auto found = find_cards(catalog_, r.gpu_id);
+    if (!found) return found.error();
+    std::vector<Device> cards = std::move(found).value();
+    if (r.gpu_count != 1 && r.gpu_count != static_cast<int>(cards.size()))
+      return bad_value("gpus is " + std::to_string(r.gpu_count) + " but gpu lists " + std::to_string(cards.size()) +
+                       " cards; give one id per card and leave gpus out");
+    if (auto error = set_cards(s, std::move(cards))) return *error;
+  } else if (!r.gpu_id.empty()) {
     const auto found = device_index_.find(r.gpu_id);
     if (found == device_index_.end()) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
     s.device = catalog_.devices[found->second];
@@ -175,6 +204,7 @@ Result<Estimate> Sizer::estimate(const SizerRequest& r) const {
 }
 
 Result<Estimate> Sizer::estimate(const SizedModel& model, const Scenario& scenario) const {
+  if (scenario.vision && !model.arch().vision) return no_vision_error(model.arch(), model.label);
   if (model.entry == nullptr) return llmsizer::estimate(model.arch(), scenario);  // a pasted config: not cached
   return llmsizer::estimate(model.arch(), scenario, weights_for(model, scenario.quant));
 }

@@ -4,20 +4,10 @@
 
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
+#include "speed_rates.hpp"
 
 namespace llmsizer {
 namespace {
-
-// The device as one runtime sees it: rates after the fitted efficiencies.
-struct EffectiveRates {
-  SpeedBasis basis;
-  double weight_bytes_per_s = 0.0;  // GPU memory, weight reads (dequantization included)
-  double kv_bytes_per_s = 0.0;      // GPU memory, KV and state reads
-  double ram_bytes_per_s = 0.0;     // system RAM read by the CPU
-  double matrix_flops = 0.0;        // GEMMs: prefill and batched decode; 0 when unknown
-  double link_bytes_per_s = 0.0;    // one direction of the GPU-to-GPU link
-  double layer_overhead_s = 0.0;
-};
 
 // Dense throughput for the weights' type, as the runtime's kernels see it.
 // Serving engines run FP8 GEMMs (FP4 counted at the FP8 rate) where the device
@@ -36,11 +26,15 @@ double dense_flops(const Device& d, EngineFamily engine, WeightFamily weights) {
   return d.fp16_flops;
 }
 
+}  // namespace
+
 // llama.cpp's quantized GEMMs on CUDA and ROCm (MMQ) multiply INT8 on the
 // matrix units; elsewhere quantized weights are dequantized into F16 tiles.
 bool quantized_mma(const Device& d, EngineFamily engine) {
   return engine == EngineFamily::llama_cpp && (d.backend == Backend::cuda || d.backend == Backend::rocm);
 }
+
+namespace {
 
 // Apple: decode slows as the working set nears the GPU's wired limit (the
 // estimate's usable bytes): pages are evicted and faulted back in. 1 below
@@ -58,6 +52,8 @@ double memory_pressure(const Device& d, const Estimate& e) {
 bool shares_memory_with_cpu(const Device& d) {
   return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu || d.kind == DeviceKind::cpu;
 }
+
+}  // namespace
 
 EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights) {
   const Device& d = *s.device;
@@ -92,7 +88,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   return r;
 }
 
-double ratio(double numerator, double rate) { return rate > 0.0 && numerator > 0.0 ? numerator / rate : 0.0; }
+static double ratio(double numerator, double rate) { return rate > 0.0 && numerator > 0.0 ? numerator / rate : 0.0; }
 
 // Seconds for a pass (see StepTime): weight-type factors scale the GEMM rate
 // for prompts (dequantization inside the kernels), not for batched decode;
@@ -152,8 +148,6 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   t.total_s = gpu_s + t.ram_s + t.host_to_gpu_s + t.interconnect_s;
   return t;
 }
-
-}  // namespace
 
 std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scenario& s, const Estimate& e) {
   if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;

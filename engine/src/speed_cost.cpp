@@ -3,6 +3,7 @@
 // monthly power bill, and when buying beats renting (DESIGN.md, "Cost").
 #include <algorithm>
 
+#include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/units.hpp"
 
@@ -29,11 +30,14 @@ CostEstimate estimate_cost(const Scenario& s, const Estimate& e) {
   // Power of the accelerators at TDP while they run (host CPU, fans and PSU
   // losses are not counted).
   std::optional<double> power_usd_per_hour;
-  if (d.tdp_w > 0.0) {
-    power_usd_per_hour = d.tdp_w * gpus / 1000.0 * s.electricity_usd_per_kwh;
+  const bool mixed = has_mixed_cards(s);
+  const double tdp_w = mixed ? cards_tdp_w(s) : d.tdp_w * gpus;  // mixed: 0 unless every card states one
+  if (tdp_w > 0.0) {
+    power_usd_per_hour = tdp_w / 1000.0 * s.electricity_usd_per_kwh;
     c.power_usd_per_month = *power_usd_per_hour * hours_per_month;
   }
   if (s.purchase_price_usd && *s.purchase_price_usd > 0.0) c.purchase_usd = *s.purchase_price_usd;
+  else if (mixed) c.purchase_usd = cards_price_usd(s);  // unknown unless every card has a price
   else if (d.price_usd && *d.price_usd > 0.0) c.purchase_usd = *d.price_usd * gpus;
 
   if (s.hourly_price_usd && *s.hourly_price_usd > 0.0) {

@@ -151,7 +151,8 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
     }
   }
   add(quant_suggestion(estimate_fn, scenario, estimate));
-  add(count_suggestion(arch, estimate_fn, scenario));
+  // One more card is a suggestion only for equal cards: of mixed ones, which?
+  if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
   add(context_suggestion(estimate_fn, scenario));
   return out;
 }

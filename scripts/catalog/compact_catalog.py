@@ -20,9 +20,10 @@ OUT = DATA / "embedded"
 MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollama_tags", "license",
               "official_params_total", "official_params_active", "official_params_precise", "native_dtype",
               "max_context_tokens", "uses", "config", "config_provenance", "estimated_fields"]
-# Config keys no reader uses though the engine names them elsewhere: vision and
-# audio towers, label maps, loader hooks, generation defaults.
-DROP_CONFIG_KEYS = {"vision_config", "audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
+# Config keys no reader uses though the engine names them elsewhere: audio
+# towers, label maps, loader hooks, generation defaults. vision_config stays:
+# the vision reader (engine/src/vision_config.cpp) sizes the mmproj from it.
+DROP_CONFIG_KEYS = {"audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
                     "bad_words_ids", "begin_suppress_tokens", "suppress_tokens", "forced_decoder_ids"}
 DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields",
                     "interconnect", "price_date"}
@@ -50,7 +51,7 @@ def compact_config(config):
     for key, value in config.items():
         if key in DROP_CONFIG_KEYS or key not in ENGINE_NAMES:
             continue
-        if key in ("text_config", "llm_config", "language_config"):
+        if key in ("text_config", "llm_config", "language_config", "vision_config"):
             value = compact_config(value)
         elif key == "quantization_config" and isinstance(value, dict):
             # Keep the method and format (scalars the reader looks at), drop the

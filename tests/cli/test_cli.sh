@@ -296,5 +296,39 @@ expect_error "fit without a GPU" fit --ram-gib 64
 expect_error "finetune: unknown method" finetune --model llama-3.1-8b --method dora
 expect_error "finetune: ZeRO stage 4" finetune --model llama-3.1-8b --method full --zero 4
 
+# Issue 23: mixed cards. Llama-3.1-8B Q8_0 on 2 x RTX 3090 + RTX 3060 12GB:
+# free MiB 22602, 22602, 10063.5 (usable less buffers) split the 32 layers
+# + output 14 / 13 / 5 (tests/test_mixed_cards.cpp works it out); each card
+# is checked against its own usable bytes; the purchase is 1499 + 1499 + 329.
+json_check "mixed cards: layers, per-card fit, cost" "[(g['gpu'], g['first_layer'], g['last_layer']) for g in j['memory']['per_gpu']] == [('rtx-3090', 0, 14), ('rtx-3090', 14, 27), ('rtx-3060-12gb', 27, 32)] and j['memory']['per_gpu'][2]['usable_bytes'] == 10807 * 2**20 and all(g['fits'] for g in j['memory']['per_gpu']) and j['scenario']['cards'] == ['rtx-3090', 'rtx-3090', 'rtx-3060-12gb'] and j['cost']['purchase_usd'] == 3327 and j['speed']['decode_tokens_per_s'] > 0" \
+  estimate --model llama-3.1-8b --quant Q8_0 --gpu rtx-3090 --gpu rtx-3090 --gpu rtx-3060-12gb
+json_check "mixed cards: --tensor-split, vLLM refused" "'--tensor-split 22602,22602,10064' in j['llama.cpp']['steps'][0] and j['vllm']['steps'] == [] and 'equal cards' in j['vllm']['note']" \
+  command --model llama-3.1-8b --quant Q8_0 --gpu rtx-3090 --gpu rtx-3090 --gpu rtx-3060-12gb
+json_check "equal ids stay equal cards" "j['scenario']['mixed_cards'] is False and j['scenario']['gpus'] == 2" \
+  estimate --model llama-3.1-8b --gpu rtx-3090 --gpu rtx-3090
+json_check "fit on mixed cards" "any(r['model'] == 'llama-3.1-8b' and r['quant'] == 'Q8_0' for r in j['results'])" \
+  fit --gpu rtx-3090 --gpu rtx-3060-12gb
+expect_error "mixed cards under vLLM" estimate --model llama-3.1-8b --engine vllm --gpu rtx-3090 --gpu rtx-3060-12gb
+expect_error "mixed cards with a wrong --gpus" estimate --model llama-3.1-8b --gpu rtx-3090 --gpu rtx-3060-12gb --gpus 3
+expect_error "mixed cards with an unknown id" estimate --model llama-3.1-8b --gpu rtx-3090 --gpu rtx-9999
+# Vision: Gemma 3 27B's SigLIP tower and projector, 423,060,336 parameters at
+# F16 (tests/test_vision.cpp counts them), 256 image tokens.
+json_check "vision projector" "j['memory']['projector_bytes'] == 846120672 and j['memory']['image_tokens'] == 256 and j['memory']['image_kv_bytes'] == 20971520" \
+  estimate --model gemma-3-27b-it --gpu rtx-3090 --vision
+expect_error "vision of a text-only model" estimate --model llama-3.1-8b --vision
+if "$bin" estimate --model llama-3.1-8b --vision 2>&1 | grep -q "^llm-sizer: model llama-3.1-8b has no vision encoder in its config$"; then ok
+else bad "vision error message"; fi
+
+# Draft models: Llama-3.2-1B's KV at 8192 cells is 2 x 8 x 64 x 8192 x 2 x 16 =
+# 268,435,456 bytes (tests/test_speculative.cpp); the speed-up is a range; the
+# llama.cpp command pulls the draft's own GGUF with -hfd.
+json_check "draft model: memory and speed range" "j['memory']['draft_kv_cache_bytes'] == 268435456 and j['speed']['speculative']['decode_tokens_per_s_low'] > j['speed']['decode_tokens_per_s'] and j['speed']['speculative']['tokens_per_step_high'] > j['speed']['speculative']['tokens_per_step_low'] and j['scenario']['draft'] == 'llama-3.2-1b'" \
+  estimate --model llama-3.1-8b --quant Q8_0 --gpu rtx-4090 --draft llama-3.2-1b
+json_check "draft model: -hfd" "'-hfd ' in j['llama.cpp']['steps'][0] and '--draft-max 4' in j['llama.cpp']['steps'][0]" \
+  command --model llama-3.1-70b --gpu h100-sxm --draft llama-3.2-1b
+expect_error "draft: unknown model" estimate --model llama-3.1-8b --draft nope
+expect_error "draft: MTP of a model without MTP layers" estimate --model llama-3.1-8b --draft mtp
+expect_error "draft: tokens out of range" estimate --model llama-3.1-8b --draft llama-3.2-1b --draft-tokens 65
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -3,8 +3,11 @@
 // is turned into this one structure; everything downstream reads only this.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "llmsizer/vision.hpp"
 
 namespace llmsizer {
 
@@ -113,6 +116,11 @@ struct Architecture {
   bool falcon_style = false; // llama.cpp's quantizer treats Falcon specially
   std::int64_t extra_params = 0;  // parameters outside the layer model (e.g. per-layer embeddings)
   std::vector<std::string> warnings;
+  // The config's vision section, when it has one that can be sized; a section
+  // that cannot (a field missing, a tower not modelled) leaves vision empty and
+  // says why in vision_error. Neither: the model has no vision encoder.
+  std::optional<VisionEncoder> vision;
+  std::string vision_error;
 
   int decoder_layer_count() const {
     int n = 0;

@@ -13,6 +13,7 @@
 #include "llmsizer/quantization.hpp"
 #include "llmsizer/result.hpp"
 #include "llmsizer/runtime.hpp"
+#include "llmsizer/speculative.hpp"
 #include "llmsizer/speed_types.hpp"
 #include "llmsizer/weights.hpp"
 
@@ -32,6 +33,11 @@ struct Scenario {
   InferenceEngine engine = InferenceEngine::llama_cpp;
   std::optional<Device> device;
   int gpu_count = 1;
+  // Mixed cards (llama.cpp's layer split over unequal GPUs): one entry per card
+  // in --tensor-split order; device is then the first card and gpu_count their
+  // number. Empty: gpu_count equal cards of device. set_cards (mixed_cards.hpp)
+  // fills the three consistently.
+  std::vector<Device> cards;
   double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
   OffloadMode offload_mode = OffloadMode::automatic;
   std::int64_t prompt_tokens = 4096;
@@ -40,6 +46,13 @@ struct Scenario {
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
   std::int64_t prefill_ubatch_tokens = 0;
   bool flash_attention = true;
+  // Images in: the model's vision encoder and projector (llama.cpp's mmproj)
+  // on the first GPU, and one image's tokens in each sequence's KV cache.
+  // Error "scenario.no_vision" when the config has no vision section.
+  bool vision = false;
+  // Speculative decoding with a draft model (or the model's MTP layers): its
+  // weights, KV and buffer on a GPU, and the decode speed-up as a range.
+  std::optional<DraftModel> draft;
   double gpu_memory_utilization = 0.9;  // vLLM default; SGLang/TensorRT-LLM use their own
   double ram_bandwidth_bytes_per_s = 89.6e9;  // dual-channel DDR5-5600, for offloaded bytes
   // System RAM that may hold what the engine keeps off the GPUs (offloaded
@@ -64,6 +77,8 @@ struct GpuShare {
   std::int64_t weights_bytes = 0;
   std::int64_t kv_cache_bytes = 0;
   std::int64_t runtime_bytes = 0;  // compute buffers + runtime context
+  std::int64_t projector_bytes = 0;  // vision encoder + projector (mmproj) on this GPU
+  std::int64_t draft_bytes = 0;      // the draft model's weights, KV and buffer (or MTP layers' KV) on this GPU
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
   int first_layer = 0;  // layer split: [first_layer, last_layer)
@@ -102,6 +117,18 @@ struct MemoryEstimate {
   // The same request's KV cache in each element type the engine offers, for
   // tuning notes ("8-bit KV saves ... here").
   std::vector<std::pair<KvType, std::int64_t>> kv_cache_bytes_by_type;
+  // Scenario::vision: the encoder and projector at F16 (kProjectorBytesPerParam),
+  // their parameters, the tokens one image takes, and the KV those tokens add
+  // (inside kv_cache_bytes; 0 without vision).
+  std::int64_t projector_bytes = 0;
+  VisionParams projector_params;
+  std::int64_t image_tokens = 0;
+  std::int64_t image_kv_bytes = 0;
+  // Scenario::draft: the draft's weights (0 for MTP layers, already counted
+  // with the output), its KV at the same context, its compute buffer.
+  std::int64_t draft_weights_bytes = 0;
+  std::int64_t draft_kv_cache_bytes = 0;
+  std::int64_t draft_runtime_bytes = 0;
   int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
   bool offload_experts_only = false;  // --n-cpu-moe style: only routed experts moved
   std::vector<GpuShare> per_gpu;
@@ -113,6 +140,12 @@ struct SpeedEstimate {
   double decode_tokens_per_s_per_sequence = 0.0;  // total / sequences: each sequence's rate in the batch
   double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure,
   double ttft_s = 0.0;                     // or with Scenario::prefill_speed false; 0 likewise
+  // Mixed cards: each card's seconds of one single-sequence decode step (its
+  // layers' bytes over its own bandwidth, its layers' fixed cost); empty otherwise.
+  std::vector<double> decode_seconds_per_gpu;
+  // Scenario::draft: decode of one sequence with speculation, as a range over
+  // the acceptance rate (speculative.hpp); the figures above are without it.
+  std::optional<SpeculativeEstimate> speculative;
   // Where the time goes (speed_types.hpp): one decode step of one sequence, of
   // the whole batch, and the whole prompt.
   StepWork decode_single_work;
@@ -131,6 +164,7 @@ struct CostEstimate {
   std::optional<double> power_usd_per_month;           // owned hardware at TDP
   std::optional<double> break_even_months;             // buying vs renting at the given hourly price
   std::optional<double> purchase_usd;                  // owned hardware: given, or device price x GPUs
+                                                       // (mixed cards: the sum of their prices, when all are known)
   std::string basis;                                   // "rent", "owned" or "" (no price known)
 };
 

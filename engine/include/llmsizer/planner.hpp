@@ -222,6 +222,7 @@ bool is_use_tag(std::string_view tag);
 struct FitRequest {
   Device device;
   int gpu_count = 1;
+  std::vector<Device> cards;  // mixed cards, as Scenario::cards (device the first, gpu_count their number)
   std::int64_t ram_bytes = 0;  // system RAM free for offloaded experts; 0: no offload
   std::int64_t context_tokens = 8192;  // the context each result must at least hold
   InferenceEngine engine = InferenceEngine::llama_cpp;

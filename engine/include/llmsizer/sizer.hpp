@@ -36,13 +36,21 @@ struct SizerRequest {
   std::int64_t sequences = 1;
   std::string kv_type;  // empty: f16 for llama.cpp/MLX, bf16 for paged engines
   std::string engine = "llama.cpp";
-  std::string gpu_id;  // a catalog device, or
+  // A catalog device, or mixed cards as a comma-separated list of catalog ids
+  // ("rtx-3090,rtx-3090,rtx-3060-12gb", one per card, as the URL hash holds it), or
+  std::string gpu_id;
   std::optional<CustomDevice> custom_gpu;
   int gpu_count = 1;
   double offload_fraction = 0.0;
   std::string offload_mode = "auto";  // auto | layers | experts
   std::int64_t prompt_tokens = 4096;
   bool flash_attention = true;
+  // Speculative decoding: a catalog id of the draft model, or "mtp" (the
+  // model's own MTP layers); empty: none. draft_tokens 0: 4 for a draft model,
+  // the MTP layer count for MTP.
+  std::string draft;
+  int draft_tokens = 0;
+  bool vision = false;  // images in: the vision encoder and projector, one image's tokens (Scenario::vision)
   std::optional<double> hourly_price_usd;
   std::optional<double> purchase_price_usd;
   double amortization_years = 3.0;
