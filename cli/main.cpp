@@ -204,6 +204,8 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
     d.backend = d.vendor == "amd" ? Backend::rocm : d.vendor == "apple" ? Backend::metal
               : d.vendor == "intel" ? Backend::sycl : d.vendor == "cpu" ? Backend::cpu : Backend::cuda;
     d.unified_memory = d.vendor == "apple";
+    // --gpu-vendor cpu: a CPU-only machine whose memory is its system RAM.
+    if (d.vendor == "cpu") d.kind = DeviceKind::cpu;
     d.memory_bytes = static_cast<std::int64_t>(gib * static_cast<double>(kGiB));
     const double gbs = c.gpu_bandwidth_gbs.value_or(0.0);
     const double tflops = c.gpu_tflops.value_or(0.0);

@@ -138,6 +138,35 @@ TEST_CASE("Apple unified memory: the default wired limit", "[estimate][apple][re
   CHECK(std::string(m96.basis) == "apple-wired-limit");
 }
 
+TEST_CASE("a CPU-only machine: its RAM less the stated OS reserve, the whole model in it", "[estimate][cpu]") {
+  // data/devices.json: the Ryzen 9 7950X machine of system_ram.json, 128 GB of
+  // DDR5-3600; device.cpp reserves 4 GiB of it for the operating system.
+  const Device d = device_of("ryzen-9-7950x-128gb-ddr5-3600");
+  CHECK(d.kind == DeviceKind::cpu);
+  CHECK(d.backend == Backend::cpu);
+  const UsableMemory m = usable_memory(d);
+  CHECK(m.capacity_bytes == 128LL * static_cast<std::int64_t>(kGiB));
+  CHECK(m.reserved_bytes == 4LL * static_cast<std::int64_t>(kGiB));
+  CHECK(m.usable_bytes == 124LL * static_cast<std::int64_t>(kGiB));
+  CHECK(std::string(m.basis) == "system-ram-less-os-reserve");
+
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = d;
+  const Estimate e = run(catalog_arch("llama-3.1-8b"), s);
+  // Nothing sits in a separate "host" RAM: the embedding is among the weights.
+  CHECK(e.memory.host_bytes == 0);
+  CHECK(e.memory.ram_required_bytes == 0);
+  CHECK(e.memory.per_gpu.size() == 1);
+  CHECK(e.memory.per_gpu[0].weights_bytes == e.weights.tensor_bytes);
+  CHECK(e.memory.fits == true);
+  for (const std::string& w : e.warnings) CHECK_THAT(w, !Catch::Matchers::Contains("GPU"));
+  // A 405B model at F16 (810 GB) does not fit 124 GiB.
+  Scenario f16 = scenario("F16", 8192);
+  f16.device = d;
+  const Estimate big = run(catalog_arch("llama-3.1-405b"), f16);
+  CHECK(big.memory.fits == false);
+}
+
 TEST_CASE("more GPUs never put more weight bytes on one GPU", "[estimate][property]") {
   Scenario s = scenario("Q4_K_M", 8192);
   s.device = device_of("a100-80gb-sxm");

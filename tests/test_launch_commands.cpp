@@ -186,6 +186,18 @@ TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split
   CHECK_THAT(run(request("llama-3.1-8b", "Q4_K_M")).step("llama.cpp"), !Contains("--tensor-split"));
 }
 
+TEST_CASE("llama.cpp on a CPU-only machine: no layer to a GPU, nothing offloaded", "[commands][cpu]") {
+  SizerRequest r = request("llama-3.1-8b", "Q4_K_M");
+  r.gpu_id = "ryzen-9-7950x-128gb-ddr5-3600";
+  r.offload_fraction = 0.5;  // asked for, but there is no GPU to keep the rest on
+  const Run cpu = run(r);
+  CHECK(cpu.estimate.memory.offloaded_layers == 0);
+  CHECK(cpu.estimate.memory.host_bytes == 0);  // the embedding is in the same RAM as the rest
+  const std::string step = cpu.step("llama.cpp");
+  CHECK_THAT(step, Contains("-ngl 0 \\"));
+  CHECK_THAT(step, !Contains("-ngl 999") && !Contains("--n-cpu-moe") && !Contains("--tensor-split"));
+}
+
 TEST_CASE("Ollama: a local tag of that quant, its server and client as two steps", "[commands]") {
   SizerRequest r = request("llama-3.1-8b", "Q4_K_M");
   r.sequences = 2;

@@ -19,23 +19,27 @@ namespace {
 
 // The fitted constants the hand computations use, copied from
 // data/speed_calibration.json. A refit changes them: the first test says so.
-constexpr double kCudaBandwidthEfficiency = 0.8283;  // backends: cuda
-constexpr double kLlamaCudaLayerOverheadS = 3.428e-05;  // runtimes: llama.cpp/cuda
-constexpr double kLlamaCudaPrefillEfficiency = 0.5463;
+constexpr double kCudaBandwidthEfficiency = 0.8216;  // backends: cuda
+constexpr double kLlamaCudaLayerOverheadS = 3.304e-05;  // runtimes: llama.cpp/cuda
+constexpr double kLlamaCudaPrefillEfficiency = 0.5485;
 constexpr double kServingCudaLayerOverheadS = 3e-05;  // runtimes: serving/cuda (assumed)
 constexpr double kRamBandwidthEfficiency = 0.8;       // constants (assumed)
-constexpr double kAllreduceLatencyS = 5.389e-05;  // fitted (one tensor-parallel record)
-constexpr double kLayerSplitHopS = 5.353e-4;  // fitted on layer-split decode
+constexpr double kAllreduceLatencyS = 5.049e-05;  // fitted (one tensor-parallel record)
+constexpr double kLayerSplitHopS = 5.484e-4;  // fitted on layer-split decode
 constexpr double kPcieBytesPerS = 25e9;      // constants (assumed)
-constexpr double kMetalBandwidthEfficiency = 0.9089;
-constexpr double kLlamaMetalPrefillEfficiency = 0.736;
-constexpr double kPressureOnsetFill = 0.5875;
-constexpr double kPressureSlowdown = 0.1394;
-constexpr double kFloat16PrefillFactorMma = 1.29;  // weights: float16 on CUDA/ROCm
-constexpr double kKquantPrefillFactorMma = 0.6698;
-constexpr double kFloat16PrefillFactor = 1.111;
-constexpr double kGemmHalfRows = 61.02;  // prefill GEMMs: time x (1 + 61.02 / rows)
-constexpr double kMoeLayerOverheadFactor = 1.532;      // float16 elsewhere (Metal)
+constexpr double kMetalBandwidthEfficiency = 0.9212;
+constexpr double kLlamaMetalPrefillEfficiency = 0.7398;
+constexpr double kPressureOnsetFill = 0.6297;
+constexpr double kPressureSlowdown = 0.1518;
+constexpr double kFloat16PrefillFactorMma = 1.361;  // weights: float16 on CUDA/ROCm
+constexpr double kKquantPrefillFactorMma = 0.6765;
+constexpr double kFloat16PrefillFactor = 1.112;
+constexpr double kGemmHalfRows = 63.87;  // prefill GEMMs: time x (1 + 63.87 / rows)
+constexpr double kMoeLayerOverheadFactor = 1.537;      // float16 elsewhere (Metal)
+constexpr double kCpuBandwidthEfficiency = 0.8283;  // backends: cpu (fitted on system_ram.json's CPU-only runs)
+constexpr double kKquantBandwidthFactor = 0.9378;  // weights: kquant
+constexpr double kLlamaCpuLayerOverheadS = 3.304e-05;  // runtimes: llama.cpp/cpu (borrows llama.cpp/cuda)
+constexpr double kCpu8bExpectedTokensPerS = 16.70;  // the step below worked out with these constants
 
 constexpr int kLayers = 10;
 constexpr double kLayerBytes = 800e6;   // every layer's weights
@@ -150,6 +154,9 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(weight_calibration(WeightFamily::float16).prefill_factor == kFloat16PrefillFactor);
   CHECK(speed_constants().gemm_half_rows == kGemmHalfRows);
   CHECK(speed_constants().moe_layer_overhead_factor == kMoeLayerOverheadFactor);
+  CHECK(backend_calibration(Backend::cpu, "amd").bandwidth_efficiency == kCpuBandwidthEfficiency);
+  CHECK(weight_calibration(WeightFamily::kquant).bandwidth_factor == kKquantBandwidthFactor);
+  CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::cpu, "amd").layer_overhead_s == kLlamaCpuLayerOverheadS);
   CHECK(weight_calibration(WeightFamily::legacy).bandwidth_factor == 1.0);
   CHECK(weight_calibration(WeightFamily::legacy).prefill_factor == 1.0);
 }
@@ -204,18 +211,18 @@ TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // Reads: 10 x 800 MB + 200 MB head = 8.2e9 B of weights, 10 x 10 MB = 1e8 B of KV,
-  // at 1000e9 x 0.8283 = 8.283e11 B/s: 8.3e9 / 8.283e11 = 1.0020524e-2 s.
-  // Compute: 2 x 7.868928e9 + 6.7108864e8 = 1.6409e10 FLOPs at 1e14 x 0.5463 = 5.463e13
-  // FLOP/s: 3.00e-4 s, under the memory time. Overhead: 10 x 3.428e-5 = 3.428e-4 s.
+  // at 1000e9 x 0.8216 = 8.216e11 B/s: 8.3e9 / 8.216e11 = 1.0102240e-2 s.
+  // Compute: 2 x 7.868928e9 + 6.7108864e8 = 1.6409e10 FLOPs at 1e14 x 0.5485 = 5.485e13
+  // FLOP/s: 2.99e-4 s, under the memory time. Overhead: 10 x 3.304e-5 = 3.304e-4 s.
   const double memory_s = 8.3e9 / (1000e9 * kCudaBandwidthEfficiency);
   const double overhead_s = kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(8.2e9, 1e-12));
   CHECK_THAT(sp->decode_single_work.gpu_kv_bytes, WithinRel(1e8, 1e-12));
   CHECK_THAT(sp->decode_single_work.flops, WithinRel(2.0 * kMatmulParams + kAttentionFlopsPerToken, 1e-12));
-  CHECK_THAT(sp->decode_single_time.compute_s, WithinRel(1.6408944640e10 / 5.463e13, 1e-6));
+  CHECK_THAT(sp->decode_single_time.compute_s, WithinRel(1.6408944640e10 / 5.485e13, 1e-6));
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(memory_s + overhead_s, 1e-9));
-  // 1 / (1.0020524e-2 + 3.428e-4) = 96.49 tokens/s.
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(96.4941, 1e-4));
+  // 1 / (1.0102240e-2 + 3.304e-4) = 95.85 tokens/s.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
 }
 
 TEST_CASE("compute-bound prefill and TTFT", "[speed]") {
@@ -232,17 +239,17 @@ TEST_CASE("compute-bound prefill and TTFT", "[speed]") {
   const double attention = 10.0 * 2.0 * 32.0 * 256.0 * (4096.0 * 4097.0 / 2.0);
   CHECK(sp->prefill_work.passes == 8);
   CHECK_THAT(sp->prefill_work.flops, WithinRel(matmul + attention, 1e-12));
-  // 512-row GEMMs run at 1 / (1 + 61.02 / 512) = 1 / 1.1191797 of the large-batch rate.
-  // At 5.463e13 FLOP/s: 6.476367e13 x 1.1191797 / 5.463e13 = 1.326780 s, above the
-  // 8 x 8.2e9 B of weight reads (0.0792 s). Overhead 8 passes x 10 layers x 3.428e-5 s
-  // = 2.7424e-3 s: 1.329523 s.
+  // 512-row GEMMs run at 1 / (1 + 63.87 / 512) = 1 / 1.1247461 of the large-batch rate.
+  // At 5.485e13 FLOP/s: 6.476350e13 x 1.1247461 / 5.485e13 = 1.328031 s, above the
+  // 8 x 8.2e9 B of weight reads (0.0798 s). Overhead 8 passes x 10 layers x 3.304e-5 s
+  // = 2.6432e-3 s: 1.330674 s.
   const double compute_s = (matmul + attention) * (1.0 + kGemmHalfRows / 512.0) / (100e12 * kLlamaCudaPrefillEfficiency);
   const double prefill_s = compute_s + 8 * kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->prefill_time.total_s, WithinRel(prefill_s, 1e-9));
   CHECK_THAT(sp->prefill_tokens_per_s, WithinRel(4096.0 / prefill_s, 1e-9));
-  // TTFT = prefill + one decode step (1.0363324e-2 s): 1.339886 s.
+  // TTFT = prefill + one decode step (1.0432640e-2 s): 1.341107 s.
   CHECK_THAT(sp->ttft_s, WithinRel(prefill_s + sp->decode_single_time.total_s, 1e-12));
-  CHECK_THAT(sp->ttft_s, WithinRel(1.339886, 1e-5));
+  CHECK_THAT(sp->ttft_s, WithinRel(1.341107, 1e-5));
 }
 
 TEST_CASE("batched decode turns compute-bound", "[speed]") {
@@ -252,22 +259,22 @@ TEST_CASE("batched decode turns compute-bound", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // 1024 sequences: weights once (8.2e9 B) plus 1024 x 1e8 B of KV = 1.106e11 B: 0.131 s.
-  // Compute: 1024 x 1.640894464e10 FLOPs = 1.68028e13 at 5.463e13 FLOP/s: 0.30757 s
+  // Compute: 1024 x 1.640894464e10 FLOPs = 1.68028e13 at 5.485e13 FLOP/s: 0.30634 s
   // (decode rows are not charged the prefill GEMMs' small-row cost).
   const double compute_s = 1024.0 * (2.0 * kMatmulParams + kAttentionFlopsPerToken) / (100e12 * kLlamaCudaPrefillEfficiency);
   const double memory_s = (8.2e9 + 1024.0 * 1e8) / (1000e9 * kCudaBandwidthEfficiency);
   REQUIRE(compute_s > memory_s);
   CHECK_THAT(sp->decode_batch_time.total_s, WithinRel(compute_s + kLayers * kLlamaCudaLayerOverheadS, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(1024.0 / (compute_s + 3.428e-4), 1e-9));
+  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(1024.0 / (compute_s + kLayers * kLlamaCudaLayerOverheadS), 1e-9));
   // Each sequence of the batch gets one token per step: total / 1024.
   CHECK_THAT(sp->decode_tokens_per_s_per_sequence, WithinRel(sp->decode_tokens_per_s_total / 1024.0, 1e-12));
-  // One sequence alone is still the bandwidth-bound 96.49 tokens/s.
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(96.4941, 1e-4));
+  // One sequence alone is still the bandwidth-bound 95.85 tokens/s.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
 }
 
 TEST_CASE("a fixed cost per layer bounds small models", "[speed]") {
-  // 1 MB per layer: the reads take 1.2e7 / 8.283e11 = 1.45e-5 s, the ten layers'
-  // fixed cost 3.428e-4 s, so not the 70,000 tokens/s bandwidth alone would give.
+  // 1 MB per layer: the reads take 1.2e7 / 8.216e11 = 1.46e-5 s, the ten layers'
+  // fixed cost 3.304e-4 s, so not the 70,000 tokens/s bandwidth alone would give.
   const Architecture arch = synthetic_arch(false);
   const Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
   Estimate e = synthetic_estimate(1, 1, 0.0, 20e6);
@@ -278,7 +285,7 @@ TEST_CASE("a fixed cost per layer bounds small models", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   CHECK(sp->decode_tokens_per_s < 1.0 / (kLayers * kLlamaCudaLayerOverheadS));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(1.0 / (1.2e7 / 8.283e11 + 3.428e-4), 1e-6));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(1.0 / (1.2e7 / (1000e9 * kCudaBandwidthEfficiency) + kLayers * kLlamaCudaLayerOverheadS), 1e-6));
 }
 
 TEST_CASE("a real 1B model is held by the per-layer cost, not 600+ tokens/s", "[speed]") {
@@ -289,8 +296,8 @@ TEST_CASE("a real 1B model is held by the per-layer cost, not 600+ tokens/s", "[
   auto e = estimate(test::catalog_arch("llama-3.2-1b"), s);
   REQUIRE(e);
   REQUIRE(e.value().speed);
-  // 16 layers x 3.428e-5 s = 5.48e-4 s of fixed cost caps it at 1823 tokens/s; about
-  // 0.8 GB of weights at 1008e9 x 0.8283 B/s add 1.0 ms: some 660 tokens/s, where a
+  // 16 layers x 3.304e-5 s = 5.29e-4 s of fixed cost caps it at 1892 tokens/s; about
+  // 0.8 GB of weights at 1008e9 x 0.8216 B/s add 1.0 ms: some 660 tokens/s, where a
   // bandwidth-only estimate (1008 GB/s over 0.8 GB) would say 1260.
   CHECK(e.value().speed->decode_tokens_per_s < 1.0 / (16 * kLlamaCudaLayerOverheadS));
   CHECK(e.value().speed->decode_tokens_per_s < 900.0);
@@ -315,8 +322,8 @@ TEST_CASE("llama.cpp layer split: GPUs take turns, bandwidth does not add up", "
 }
 
 TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[speed]") {
-  // Four GPUs: three boundaries, 3 x (5.353e-4 + 3.2768e-7) = 1.606883e-3 s on top of
-  // one GPU's 1.0363324e-2 s: 1.1970207e-2 s, 83.54 tokens/s instead of 96.49. A
+  // Four GPUs: three boundaries, 3 x (5.484e-4 + 3.2768e-7) = 1.646183e-3 s on top of
+  // one GPU's 1.0432640e-2 s: 1.2078823e-2 s, 82.79 tokens/s instead of 95.85. A
   // small model loses a larger share: the cost does not shrink with the model.
   const Architecture arch = synthetic_arch(false);
   const auto one = estimate_speed(arch, synthetic_scenario(InferenceEngine::llama_cpp, 1, 1),
@@ -325,19 +332,19 @@ TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[s
                                    synthetic_estimate(1, 4, 0.0, 8e9));
   REQUIRE(one);
   REQUIRE(four);
-  CHECK_THAT(four->decode_single_time.interconnect_s, WithinRel(3.0 * (5.353e-4 + 3.2768e-7), 1e-12));
-  CHECK_THAT(four->decode_single_time.total_s, WithinRel(1.1970207e-2, 1e-6));
-  CHECK_THAT(four->decode_tokens_per_s, WithinRel(83.5407, 1e-5));
+  CHECK_THAT(four->decode_single_time.interconnect_s, WithinRel(3.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
+  CHECK_THAT(four->decode_single_time.total_s, WithinRel(1.2078823e-2, 1e-6));
+  CHECK_THAT(four->decode_tokens_per_s, WithinRel(82.7895, 1e-5));
 }
 
 TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[speed]") {
   // 4096 tokens, -ub 512: 8 micro-batches in 2 batches of -b 2048. One GPU takes
-  // 8 passes: compute 1.326780 s + overhead 2.7424e-3 s = 1.329523 s. On 2 GPUs each
+  // 8 passes: compute 1.328031 s + overhead 2.6432e-3 s = 1.330674 s. On 2 GPUs each
   // micro-batch spends half a pass on each GPU and the next one follows it in, so
   // each batch of 4 takes (4 + 2 - 1) / 2 = 2.5 passes instead of 4: the whole
-  // prompt (8 + 2 x 1) / (8 x 2) = 0.625 of one GPU's time, 0.8309516 s. The one
-  // boundary adds 8 passes x 5.353e-4 s = 4.2824e-3 s and 4096 x 4096 x 2 B =
-  // 33,554,432 B over PCIe = 1.3421773e-3 s: 0.8365761 s, 4896.1 tokens/s (3080.8 on one).
+  // prompt (8 + 2 x 1) / (8 x 2) = 0.625 of one GPU's time, 0.8316713 s. The one
+  // boundary adds 8 passes x 5.484e-4 s = 4.3872e-3 s and 4096 x 4096 x 2 B =
+  // 33,554,432 B over PCIe = 1.3421773e-3 s: 0.8374007 s, 4891.3 tokens/s (3078.1 on one).
   const Architecture arch = synthetic_arch(false);
   const auto one = estimate_speed(arch, synthetic_scenario(InferenceEngine::llama_cpp, 1, 1),
                                   synthetic_estimate(1, 1, 0.0, 8e9));
@@ -348,25 +355,25 @@ TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[spe
   CHECK(two->prefill_work.pipeline_stages == 2);
   CHECK(two->prefill_work.batches == 2);
   CHECK(two->prefill_work.passes == 8);
-  CHECK_THAT(one->prefill_time.total_s, WithinRel(1.3295225, 1e-6));
+  CHECK_THAT(one->prefill_time.total_s, WithinRel(1.3306742, 1e-6));
   const double expected = 0.625 * one->prefill_time.total_s + 8 * kLayerSplitHopS + 33554432.0 / kPcieBytesPerS;
   CHECK_THAT(two->prefill_time.total_s, WithinRel(expected, 1e-12));
-  CHECK_THAT(two->prefill_time.total_s, WithinRel(0.8365761, 1e-6));
-  CHECK_THAT(two->prefill_tokens_per_s, WithinRel(4896.15, 1e-5));
+  CHECK_THAT(two->prefill_time.total_s, WithinRel(0.8374007, 1e-6));
+  CHECK_THAT(two->prefill_tokens_per_s, WithinRel(4891.33, 1e-5));
   // One micro-batch (a 512-token prompt) has nothing to overlap: no gain.
   Scenario short_prompt = synthetic_scenario(InferenceEngine::llama_cpp, 1, 2);
   short_prompt.prompt_tokens = 512;
   const auto one_pass = estimate_speed(arch, short_prompt, synthetic_estimate(1, 2, 0.0, 8e9));
   REQUIRE(one_pass);
-  CHECK_THAT(one_pass->prefill_time.compute_s, WithinRel(one_pass->prefill_work.flops * (1.0 + kGemmHalfRows / 512.0) / 5.463e13, 1e-12));
+  CHECK_THAT(one_pass->prefill_time.compute_s, WithinRel(one_pass->prefill_work.flops * (1.0 + kGemmHalfRows / 512.0) / (100e12 * kLlamaCudaPrefillEfficiency), 1e-12));
 }
 
 TEST_CASE("quantized against F16 prefill: dequantization cost per weight family", "[speed]") {
   // Prefill is compute-bound here, so its GEMM time scales with 1 / factor. On CUDA
   // (INT8 MMQ for quantized weights, cuBLAS for F16) Q8_0 is the reference (1.0),
-  // F16 1.29, Q4_K_M 0.6698: Q8_0 runs at 1 / 1.29 = 77.5% of F16 (the A100 measured
-  // 6914 against 8668 tokens/s, 79.8%), Q4_K_M at 0.6698 / 1.29 = 51.9%. On Metal
-  // (dequantized F16 tiles) F16 is 1.111.
+  // F16 1.361, Q4_K_M 0.6765: Q8_0 runs at 1 / 1.361 = 73.5% of F16 (the A100 measured
+  // 6914 against 8668 tokens/s, 79.8%), Q4_K_M at 0.6765 / 1.361 = 49.7%. On Metal
+  // (dequantized F16 tiles) F16 is 1.112.
   const Architecture arch = synthetic_arch(false);
   const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
   auto prefill = [&](const char* quant, Backend backend) {
@@ -378,21 +385,21 @@ TEST_CASE("quantized against F16 prefill: dequantization cost per weight family"
     return sp->prefill_time.compute_s;
   };
   const double q8 = prefill("Q8_0", Backend::cuda);
-  CHECK_THAT(q8, WithinRel(1.326780, 1e-6));
+  CHECK_THAT(q8, WithinRel(1.328031, 1e-6));
   CHECK_THAT(prefill("F16", Backend::cuda), WithinRel(q8 / kFloat16PrefillFactorMma, 1e-12));
   CHECK_THAT(prefill("Q4_K_M", Backend::cuda), WithinRel(q8 / kKquantPrefillFactorMma, 1e-12));
-  CHECK_THAT(prefill("F16", Backend::cuda) / prefill("Q4_K_M", Backend::cuda), WithinRel(0.6698 / 1.29, 1e-12));
-  // Metal row (efficiency 0.736): Q8_0 6.476367e13 x 1.1191797 / (1e14 x 0.736) = 0.984812 s, F16 / 1.111.
+  CHECK_THAT(prefill("F16", Backend::cuda) / prefill("Q4_K_M", Backend::cuda), WithinRel(kKquantPrefillFactorMma / kFloat16PrefillFactorMma, 1e-12));
+  // Metal row (efficiency 0.7398): Q8_0 6.476350e13 x 1.1247461 / (1e14 x 0.7398) = 0.984624 s, F16 / 1.112.
   const double q8_metal = prefill("Q8_0", Backend::metal);
-  CHECK_THAT(q8_metal, WithinRel(0.984812, 1e-5));
+  CHECK_THAT(q8_metal, WithinRel(0.984624, 1e-5));
   CHECK_THAT(prefill("F16", Backend::metal), WithinRel(q8_metal / kFloat16PrefillFactor, 1e-12));
 }
 
 TEST_CASE("a Mac near its wired limit decodes slower than its bandwidth says", "[speed]") {
   // An Apple part: 800 GB/s, only an FP32 rate of 20 TFLOPS stated (used for
-  // prefill). Weights and KV 8.3e9 B at 800e9 x 0.9089 = 7.2712e11 B/s: 1.1414897e-2 s.
-  // Below the onset (fill 0.5 < 0.5875) nothing changes; at 99% of the wired limit the
-  // reads take 1 + 0.1394 x (0.99 - 0.5875) / (1 - 0.5875) = 1.136021 times as long.
+  // prefill). Weights and KV 8.3e9 B at 800e9 x 0.9212 = 7.3696e11 B/s: 1.1262484e-2 s.
+  // Below the onset (fill 0.5 < 0.6297) nothing changes; at 99% of the wired limit the
+  // reads take 1 + 0.1518 x (0.99 - 0.6297) / (1 - 0.6297) = 1.147701 times as long.
   const Architecture arch = synthetic_arch(false);
   Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
   s.device->vendor = "apple";
@@ -413,12 +420,12 @@ TEST_CASE("a Mac near its wired limit decodes slower than its bandwidth says", "
   CHECK(relaxed->basis.memory_pressure == 1.0);
   CHECK_THAT(relaxed->decode_single_time.weights_s + relaxed->decode_single_time.kv_s, WithinRel(reads_s, 1e-12));
   const double pressure = 1.0 + kPressureSlowdown * (0.99 - kPressureOnsetFill) / (1.0 - kPressureOnsetFill);
-  CHECK_THAT(pressure, WithinRel(1.136021, 1e-6));
+  CHECK_THAT(pressure, WithinRel(1.147701, 1e-6));
   CHECK_THAT(pressed->basis.memory_pressure, WithinRel(pressure, 1e-12));
   CHECK_THAT(pressed->decode_single_time.weights_s + pressed->decode_single_time.kv_s,
              WithinRel(reads_s * pressure, 1e-12));
   CHECK(pressed->basis.memory_class == "lpddr");
-  // Prefill from the FP32 rate: 20e12 x 0.736, not "unknown".
+  // Prefill from the FP32 rate: 20e12 x 0.7398, not "unknown".
   CHECK(pressed->basis.peak_flops == 20e12);
   CHECK(pressed->prefill_tokens_per_s > 0.0);
 }
@@ -443,21 +450,45 @@ TEST_CASE("tensor parallel splits the bytes and adds two all-reduces per layer",
   REQUIRE(sp);
   const StepWork& w = sp->decode_single_work;
   // Each GPU reads half the weights (4.1e9 B) and half the KV (5e7 B): 4.15e9 B at
-  // 8.283e11 B/s = 5.010262e-3 s.
+  // 8.216e11 B/s = 5.051120e-3 s.
   CHECK(w.tensor_parallel == 2);
   CHECK_THAT(w.gpu_weight_bytes, WithinRel(4.1e9, 1e-12));
   CHECK_THAT(w.gpu_kv_bytes, WithinRel(5e7, 1e-12));
   // 20 all-reduces of 4096 x 2 B = 8192 B; a ring moves 2 x (2 - 1) / 2 of it over
-  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 5.389e-5 s latency each.
+  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 5.049e-5 s latency each.
   CHECK(w.allreduces == 20);
   CHECK_THAT(w.allreduce_bytes, WithinRel(8192.0, 1e-12));
   const double interconnect_s = 20.0 * (8192.0 / 450e9 + kAllreduceLatencyS);
   CHECK_THAT(sp->decode_single_time.interconnect_s, WithinRel(interconnect_s, 1e-9));
-  // Total: 5.010262e-3 + 1.078164e-3 + 10 x 3e-5 = 6.388426e-3 s: 156.53 tokens/s.
+  // Total: 5.051120e-3 + 1.010164e-3 + 10 x 3e-5 = 6.361284e-3 s: 157.20 tokens/s.
   const double total_s = 4.15e9 / (1000e9 * kCudaBandwidthEfficiency) + interconnect_s +
                          kLayers * kServingCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(total_s, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(156.533, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(157.201, 1e-4));
+}
+
+TEST_CASE("hybrid layers all-reduce once: a mixer-only or FFN-only layer has one output to sum", "[speed]") {
+  // Nemotron-H style: layers alternate between a token mixer without FFN and an
+  // FFN without mixer (config_reader's hybrid_override_pattern). Ten such layers
+  // have ten row-parallel outputs, not the twenty of ten attention+FFN layers.
+  Architecture arch = synthetic_arch(false);
+  for (int i = 0; i < kLayers; ++i) {
+    LayerSpec& l = arch.layers[static_cast<std::size_t>(i)];
+    if (i % 2 == 0) l.ffn.kind = FfnKind::none;
+    else l.attn.kind = AttentionKind::none;
+  }
+  const auto sp = estimate_speed(arch, synthetic_scenario(InferenceEngine::vllm, 1, 2),
+                                 synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(sp);
+  CHECK(sp->decode_single_work.allreduces == 10);
+  CHECK_THAT(sp->decode_single_time.interconnect_s, WithinRel(10.0 * (8192.0 / 450e9 + kAllreduceLatencyS), 1e-9));
+  // Prefill: the same ten per pass; 4096 prompt tokens in 2048-token chunks = 2 passes.
+  Scenario s = synthetic_scenario(InferenceEngine::vllm, 1, 2);
+  s.prefill_speed = true;
+  const auto pre = estimate_speed(arch, s, synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(pre);
+  CHECK(pre->prefill_work.passes == 2);
+  CHECK(pre->prefill_work.allreduces == 20);
 }
 
 TEST_CASE("without NVLink the all-reduces cross PCIe", "[speed]") {
@@ -467,7 +498,7 @@ TEST_CASE("without NVLink the all-reduces cross PCIe", "[speed]") {
   const auto sp = estimate_speed(arch, s, synthetic_estimate(64, 4, 0.0, 8e9));
   REQUIRE(sp);
   // 64 sequences: all-reduces of 64 x 4096 x 2 = 524,288 B; a 4-GPU ring moves
-  // 2 x 3 / 4 of it = 786,432 B at 25e9 B/s: 3.1457e-5 s, + 5.389e-5 s, x 20.
+  // 2 x 3 / 4 of it = 786,432 B at 25e9 B/s: 3.1457e-5 s, + 5.049e-5 s, x 20.
   CHECK_THAT(sp->decode_batch_time.interconnect_s, WithinRel(20.0 * (786432.0 / 25e9 + kAllreduceLatencyS), 1e-9));
 }
 
@@ -480,13 +511,13 @@ TEST_CASE("offloaded layers are read from RAM at RAM bandwidth", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // RAM: 4 x (800 MB + 10 MB KV) = 3.24e9 B at 100e9 x 0.8 B/s = 0.0405 s.
-  // GPU: 6 x 800 MB + 200 MB head + 6 x 10 MB KV = 5.06e9 B: 6.108898e-3 s.
+  // GPU: 6 x 800 MB + 200 MB head + 6 x 10 MB KV = 5.06e9 B: 6.158715e-3 s.
   CHECK_THAT(sp->decode_single_work.ram_bytes, WithinRel(3.24e9, 1e-12));
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(5.0e9, 1e-12));
   const double total_s = 3.24e9 / (100e9 * kRamBandwidthEfficiency) + 5.06e9 / (1000e9 * kCudaBandwidthEfficiency) +
                          kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(total_s, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(21.2985, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(21.2815, 1e-4));
   // Prefill: llama.cpp copies the offloaded 3.2e9 B to the GPU for each of the 8
   // passes over PCIe (25e9 B/s): 1.024 s on top of the compute.
   CHECK_THAT(sp->prefill_work.host_to_gpu_bytes, WithinRel(8.0 * 3.2e9, 1e-12));
@@ -528,17 +559,17 @@ TEST_CASE("MoE decode touches k of n experts at batch 1 and nearly all at batch 
   const Estimate e = synthetic_estimate(64, 1, 600e6, 2.6e9);
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
-  // Batch 1: 10 x (200 MB + 37.5 MB) + 200 MB = 2.575e9 B, KV 1e8 B: 3.229506e-3 s.
-  // Fixed cost: ten routed-expert layers at 1.532 dense layers each, 15.32 x 3.428e-5 s
-  // = 5.251696e-4 s: 3.754676e-3 s, 266.33 tokens/s.
+  // Batch 1: 10 x (200 MB + 37.5 MB) + 200 MB = 2.575e9 B, KV 1e8 B: 3.255842e-3 s.
+  // Fixed cost: ten routed-expert layers at 1.537 dense layers each, 15.37 x 3.304e-5 s
+  // = 5.078248e-4 s: 3.763667e-3 s, 265.70 tokens/s.
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(2.575e9, 1e-12));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(266.335, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(265.698, 1e-4));
   // Batch 64: 10 x (200 MB + 600 MB x 0.983919) + 200 MB = 8.10351e9 B, KV 6.4e9 B:
-  // 1.751002e-2 s; compute 64 x (2 x 2.468928e9 + 6.7108864e8) = 3.5897e11 FLOPs at
-  // 5.463e13 FLOP/s = 6.571e-3 s stays under it. 64 / (1.751002e-2 + 5.251696e-4) = 3548.6.
+  // 1.765277e-2 s; compute 64 x (2 x 2.468928e9 + 6.7108864e8) = 3.5897e11 FLOPs at
+  // 5.485e13 FLOP/s = 6.545e-3 s stays under it. 64 / (1.765277e-2 + 5.078248e-4) = 3524.1.
   CHECK_THAT(sp->decode_batch_work.gpu_weight_bytes, WithinRel(2e9 + 6e9 * 0.983919 + 2e8, 1e-5));
   CHECK_THAT(sp->decode_batch_work.flops, WithinRel(64.0 * (2.0 * 2468928000.0 + kAttentionFlopsPerToken), 1e-12));
-  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(3548.62, 2e-4));
+  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(3524.11, 2e-4));
 }
 
 TEST_CASE("no dense throughput figure: decode only, prefill and TTFT unknown", "[speed]") {
@@ -547,7 +578,7 @@ TEST_CASE("no dense throughput figure: decode only, prefill and TTFT unknown", "
   s.device->fp16_flops = 0.0;
   const auto sp = estimate_speed(arch, s, synthetic_estimate(1, 1, 0.0, 8e9));
   REQUIRE(sp);
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(96.4941, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
   CHECK(sp->prefill_tokens_per_s == 0.0);
   CHECK(sp->ttft_s == 0.0);
 }
@@ -672,8 +703,60 @@ TEST_CASE("every catalog device with a bandwidth gets a speed", "[speed]") {
     CHECK(sp.decode_tokens_per_s > 0.0);
     // Never above what the bandwidth alone allows for the weights read.
     CHECK(sp.decode_tokens_per_s < d.bandwidth_bytes_per_s / sp.decode_single_work.gpu_weight_bytes);
-    if (d.fp16_flops > 0.0) CHECK(sp.prefill_tokens_per_s > 0.0);
+    // A sourced dense throughput (FP16, or the FP32 figure of an Apple GPU) gives
+    // prefill and TTFT; scripts/speed/coverage.py lists the devices without one.
+    if (d.fp16_flops > 0.0 || (d.vendor == "apple" && d.fp32_flops > 0.0)) {
+      CHECK(sp.prefill_tokens_per_s > 0.0);
+      CHECK(sp.ttft_s > 0.0);
+    } else {
+      CHECK(sp.prefill_tokens_per_s == 0.0);
+    }
   }
+}
+
+TEST_CASE("a CPU-only machine decodes from its RAM bandwidth; no CPU throughput, no prefill", "[speed][cpu]") {
+  // system_ram.json measured_tokens_per_second: Threadripper 3970X (64 GB RAM),
+  // Llama 3.1 8B Q4_K_M, llama.cpp's CPU backend: tg128 16.78 tokens/s. Its RAM
+  // setup is not stated: quad-channel DDR4-3200 (the HEDT profile of
+  // data/system_ram.json), 4 x 8 B x 3200 MT/s = 102.4 GB/s, as scripts/speed/records_cpu.py maps it.
+  Device d;
+  d.id = "custom";
+  d.vendor = "cpu";
+  d.kind = DeviceKind::cpu;
+  d.backend = Backend::cpu;
+  d.memory_bytes = std::int64_t{64} << 30;
+  d.bandwidth_bytes_per_s = 102.4e9;
+  Scenario s;
+  s.quant = quant_scheme_from_name("Q4_K_M").value();
+  s.device = d;
+  s.context_tokens = 512;
+  s.prefill_speed = true;
+  auto e = estimate(test::catalog_arch("llama-3.1-8b"), s);
+  REQUIRE(e);
+  REQUIRE(e.value().speed);
+  const SpeedEstimate& sp = *e.value().speed;
+  CHECK(sp.basis.runtime == "llama.cpp/cpu");
+  CHECK(sp.basis.memory_class == "ddr");
+  // KV read per token: 32 layers x 8 KV heads x (128 + 128) x 2 B x 512 cells = 67,108,864 B.
+  CHECK(sp.decode_single_work.gpu_kv_bytes == 67108864.0);
+  // Weights read per token: every layer and the output head, not the embedding
+  // (one row of it is looked up): the engine's 4,617,396,224 B for this file type.
+  const double weights = sp.decode_single_work.gpu_weight_bytes;
+  CHECK(weights == 4617396224.0);
+  // Step = weights / (102.4e9 x cpu efficiency x K-quant factor) + KV / (102.4e9 x
+  // cpu efficiency) + 32 layers x the per-layer cost (llama.cpp/cpu borrows CUDA's).
+  const double step_s = weights / (102.4e9 * kCpuBandwidthEfficiency * kKquantBandwidthFactor) +
+                        67108864.0 / (102.4e9 * kCpuBandwidthEfficiency) + 32 * kLlamaCpuLayerOverheadS;
+  CHECK_THAT(sp.decode_tokens_per_s, WithinRel(1.0 / step_s, 1e-9));
+  CHECK_THAT(sp.decode_tokens_per_s, WithinRel(kCpu8bExpectedTokensPerS, 1e-3));
+  // Against the measurement: within 10% of 16.78 tokens/s.
+  CHECK_THAT(sp.decode_tokens_per_s, WithinRel(16.78, 0.10));
+  // No matrix throughput of a CPU is sourced: no prefill, no TTFT, and a warning that says so.
+  CHECK(sp.prefill_tokens_per_s == 0.0);
+  CHECK(sp.ttft_s == 0.0);
+  bool said = false;
+  for (const std::string& w : e.value().warnings) said = said || w.find("no matrix throughput of this CPU") == 0;
+  CHECK(said);
 }
 
 TEST_CASE("measured decode speeds of catalog models (golden)", "[speed]") {

@@ -1,5 +1,6 @@
 #include "llmsizer/device.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -25,6 +26,11 @@ std::int64_t runtime_context_bytes(Backend backend) {
   }
 }
 
+// A CPU-only machine's model shares its RAM with the operating system and the
+// engine's own process. Not a measurement: a stated reserve of 4 GiB (a Linux
+// server idles well below it; a desktop with a browser open comes near it).
+constexpr std::int64_t kCpuOsReserveBytes = std::int64_t{4} << 30;
+
 }  // namespace
 
 Backend backend_from_name(const std::string& name) {
@@ -46,6 +52,12 @@ UsableMemory usable_memory(const Device& device) {
     const std::int64_t ram = device.memory_bytes;
     m.capacity_bytes = ram > 36 * static_cast<std::int64_t>(kGiB) ? ram / 4 * 3 : ram / 3 * 2;
     m.basis = "apple-wired-limit";
+  } else if (device.kind == DeviceKind::cpu) {
+    m.capacity_bytes = device.memory_bytes;
+    m.reserved_bytes = std::min(kCpuOsReserveBytes, device.memory_bytes);
+    m.usable_bytes = m.capacity_bytes - m.reserved_bytes;
+    m.basis = "system-ram-less-os-reserve";
+    return m;
   } else if (device.driver_memory_bytes > 0) {
     m.capacity_bytes = device.driver_memory_bytes;
     m.basis = "driver";

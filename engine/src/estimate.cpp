@@ -211,8 +211,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   const int devices = s.engine == InferenceEngine::mlx ? 1 : n_gpus;
 
   // Offload: layers or experts in system RAM.
-  const OffloadPlan plan = plan_offload(arch, s);
-  if (!llama && s.offload_fraction > 0.0)
+  // A CPU-only machine: model, cache and engine sit in the one system RAM its
+  // memory stands for, and there is nothing to offload to.
+  const bool cpu_only = s.device && s.device->kind == DeviceKind::cpu;
+  const OffloadPlan plan = cpu_only ? OffloadPlan{} : plan_offload(arch, s);
+  if (cpu_only && s.offload_fraction > 0.0)
+    e.warnings.push_back("a CPU-only machine keeps the whole model in its RAM; the offload setting was ignored");
+  else if (!llama && s.offload_fraction > 0.0)
     e.warnings.push_back(std::string(engine_name(s.engine)) +
                          " keeps the model on the GPUs; offload applies to llama.cpp and Ollama");
   const OffloadPlan effective = llama ? plan : OffloadPlan{};
@@ -232,7 +237,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;
   // llama.cpp keeps the input embedding in host memory (its lookup runs on the
   // CPU); with tied embeddings the output head is a copy on the GPU.
-  e.memory.host_bytes = llama ? e.weights.token_embd_bytes : 0;
+  e.memory.host_bytes = llama && !cpu_only ? e.weights.token_embd_bytes : 0;
   e.memory.ram_required_bytes = e.memory.offload_bytes + e.memory.host_bytes;
   e.memory.system_ram_bytes = s.system_ram_bytes;
   e.memory.ram_fits = e.memory.ram_required_bytes <= s.system_ram_bytes;
@@ -241,7 +246,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
                          " GiB cannot hold what this setting keeps there");
   // GGUF metadata is not a GPU tensor.
   const std::int64_t gpu_weight_total = e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
-                                        (llama && arch.tied_embeddings ? e.weights.token_embd_bytes : 0);
+                                        (llama && arch.tied_embeddings && !cpu_only ? e.weights.token_embd_bytes : 0);
   e.memory.weights_bytes = e.weights.total_bytes;
   if (e.weights.file_bytes >= 0) {
     e.memory.weights_bytes = e.weights.tensor_bytes;
@@ -284,7 +289,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
                            "): llama.cpp refuses a draft whose vocabulary does not match");
   }
   e.memory.per_gpu.resize(static_cast<std::size_t>(devices));
-  const std::int64_t context_reserve = usable ? usable->reserved_bytes : 0;
+  // A GPU's runtime context is charged on it; a CPU machine's OS reserve is
+  // already outside its usable bytes (device.cpp), so it is not charged twice.
+  const std::int64_t context_reserve = usable && !cpu_only ? usable->reserved_bytes : 0;
   if (tp) {
     // Tensor parallel: every GPU holds 1/TP of each weight. KV heads split too,
     // until TP exceeds them: then each GPU keeps one head (replicated). MLA's
@@ -338,8 +345,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       if (last) {
         // Output head and norm; MTP layers kept in the file sit with the output.
         share.weights_bytes += e.weights.output_bytes + (s.quant.is_gguf() && !arch.mtp_in_gguf ? 0 : e.weights.mtp_bytes);
-        if (llama && arch.tied_embeddings) share.weights_bytes += e.weights.token_embd_bytes;
-        if (!llama) share.weights_bytes += e.weights.token_embd_bytes;
+        // The embedding: in host RAM under llama.cpp (a GPU copy when tied to
+        // the head); on the device for the others and on a CPU-only machine.
+        if (!llama || cpu_only || arch.tied_embeddings) share.weights_bytes += e.weights.token_embd_bytes;
       }
       rr.holds_output = last;
       const RuntimeBreakdown rt = compute_runtime(arch, rr);
@@ -420,8 +428,10 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
   if (e.speed && s.draft) e.speed->speculative = estimate_speculation(arch, s, e);
   if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
-    e.warnings.push_back("the device has no dense throughput figure: prefill, TTFT and the compute bound of "
-                         "batched decode are not estimated");
+    e.warnings.push_back(cpu_only ? "no matrix throughput of this CPU is sourced: prefill, TTFT and the compute bound "
+                                    "of batched decode are not estimated (decode is from its RAM bandwidth)"
+                                  : "the device has no dense throughput figure: prefill, TTFT and the compute bound of "
+                                    "batched decode are not estimated");
   e.cost = estimate_cost(s, e);
   return e;
 }

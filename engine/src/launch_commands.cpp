@@ -146,7 +146,10 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
                              "-c " + std::to_string((s.context_tokens + e.memory.image_tokens) * s.sequences),
                              "-np " + std::to_string(s.sequences)};
   const int layers_in_ram = e.memory.offloaded_layers;
-  if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
+  if (s.device && s.device->kind == DeviceKind::cpu) {
+    // A CPU-only machine: no layer goes to a GPU (a GPU build on it would try).
+    p.push_back("-ngl 0");
+  } else if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
     p.push_back("-ngl " + std::to_string(model.arch().decoder_layer_count() - layers_in_ram));
     out.note += std::string(out.note.empty() ? "" : " ") + "-ngl keeps the first " + std::to_string(layers_in_ram) +
                 " layers (and the output layer) in RAM.";

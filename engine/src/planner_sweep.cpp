@@ -2,6 +2,7 @@
 // context. One device-less estimate per model and quantization; per device only
 // the reserve and the usable bytes differ (as in estimate(), one GPU).
 #include <string>
+#include <vector>
 
 #include "llmsizer/planner.hpp"
 
@@ -29,7 +30,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
   for (const Device& d : catalog.devices) {
     const UsableMemory u = usable_memory(d);
     sweep.devices.push_back(d.id);
-    reserve.push_back(pool ? 0 : u.reserved_bytes);
+    reserve.push_back(pool || d.kind == DeviceKind::cpu ? 0 : u.reserved_bytes);  // as estimate() charges it
     usable.push_back(usable_bytes_per_gpu(u, base));
   }
 
@@ -43,17 +44,23 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
     model.label = catalog.models[i].id;
     sweep.models.push_back(model.label);
     const std::size_t first_required = sweep.required_bytes.size();
+    // On a CPU-only machine llama.cpp's embedding is not in a separate host RAM
+    // but in the same memory (once, whether or not tied to the head).
+    std::vector<std::int64_t> cpu_extra;
     for (const QuantScheme& quant : schemes) {
       Scenario s = base;
       s.quant = quant;
       ++sweep.estimates;
       auto e = sizer.estimate(model, s);
       sweep.required_bytes.push_back(e ? e.value().memory.required_bytes : -1);
+      cpu_extra.push_back(e && !arch.value().tied_embeddings ? e.value().memory.host_bytes : 0);
     }
     for (std::size_t d = 0; d < n_devices; ++d) {
       int best = -1;
+      const bool cpu = catalog.devices[d].kind == DeviceKind::cpu;
       for (std::size_t q = 0; q < schemes.size() && best < 0; ++q) {
-        const std::int64_t required = sweep.required_bytes[first_required + q];
+        std::int64_t required = sweep.required_bytes[first_required + q];
+        if (required >= 0 && cpu) required += cpu_extra[q];
         if (required >= 0 && required + reserve[d] <= usable[d]) best = static_cast<int>(q);
       }
       sweep.best_quant.push_back(best);

@@ -30,7 +30,7 @@ Result<Device> custom_device(const CustomDevice& c) {
   else if (c.vendor == "cpu") d.backend = Backend::cpu;
   else return bad_value("custom GPU vendor must be nvidia, amd, apple, intel or cpu");
   d.unified_memory = c.vendor == "apple";
-  d.kind = d.unified_memory ? DeviceKind::unified : DeviceKind::consumer;
+  d.kind = d.unified_memory ? DeviceKind::unified : c.vendor == "cpu" ? DeviceKind::cpu : DeviceKind::consumer;
   d.memory_bytes = static_cast<std::int64_t>(c.memory_gib * static_cast<double>(kGiB));
   d.bandwidth_bytes_per_s = c.bandwidth_gb_per_s * kGB;
   d.fp16_flops = c.fp16_tflops * 1e12;

@@ -134,6 +134,7 @@ const char* weight_family_name(WeightFamily family) {
 // From the catalog's memory_type ("HBM3", "GDDR6X", "LPDDR unified memory");
 // without one, unified-memory parts are LPDDR and the rest GDDR.
 MemoryClass memory_class(const Device& d) {
+  if (d.kind == DeviceKind::cpu) return MemoryClass::ddr;  // a CPU-only machine's system RAM
   const std::string& t = d.memory_type;
   if (t.find("HBM") != std::string::npos) return MemoryClass::hbm;
   if (t.find("LPDDR") != std::string::npos) return MemoryClass::lpddr;
@@ -148,6 +149,7 @@ const char* memory_class_name(MemoryClass c) {
     case MemoryClass::gddr: return "gddr";
     case MemoryClass::hbm: return "hbm";
     case MemoryClass::lpddr: return "lpddr";
+    case MemoryClass::ddr: return "ddr";
   }
   return "gddr";
 }

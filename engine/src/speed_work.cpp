@@ -54,6 +54,20 @@ double attended_tokens_sum(const AttentionSpec& a, double prompt) {
   return w * (w + 1.0) / 2.0 + (prompt - w) * w;
 }
 
+// Row-parallel outputs summed across GPUs under tensor parallelism: one after
+// the token mixer (attention, or a recurrent mixer) and one after the FFN, in
+// each layer that has them. Hybrid stacks such as Nemotron-H give each layer
+// only one of the two, so they all-reduce once per layer, not twice.
+int allreduces_per_pass(const Architecture& arch) {
+  int n = 0;
+  for (int i = 0; i < arch.decoder_layer_count(); ++i) {
+    const LayerSpec& l = arch.layers[static_cast<std::size_t>(i)];
+    if (l.attn.kind != AttentionKind::none) ++n;
+    if (l.ffn.kind != FfnKind::none) ++n;
+  }
+  return n;
+}
+
 int moe_layer_count(const Architecture& arch) {
   int n = 0;
   for (int i = 0; i < arch.decoder_layer_count(); ++i)
@@ -188,8 +202,7 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus;
     w.gpu_kv_bytes = kv_gpu * kv_share;
     w.flops = flops / n_gpus;
-    // Attention output and FFN output are summed across GPUs: two per layer.
-    w.allreduces = 2 * n_layers;
+    w.allreduces = allreduces_per_pass(arch);
     w.allreduce_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
   } else {
     w.gpu_weight_bytes = reads.gpu_bytes;
@@ -245,7 +258,7 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus * passes;
     w.flops = flops / n_gpus;
     w.expert_flops /= n_gpus;
-    w.allreduces = 2 * n_layers * w.passes;
+    w.allreduces = allreduces_per_pass(arch) * w.passes;
     w.allreduce_bytes = static_cast<double>(chunk) * static_cast<double>(arch.hidden_size) * kActivationBytes;
   } else {
     w.gpu_weight_bytes = reads.gpu_bytes * passes;

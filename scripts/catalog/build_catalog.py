@@ -994,6 +994,61 @@ def build_devices(ref, cur_dev, cur_apple):
     return [{k: d[k] for k in DEVICE_KEYS} for d in devices]
 
 
+# ----------------------------------------------------------------------------- CPU-only machines
+
+def build_cpu_machines(ref, cur):
+    """curated_cpu_machines.json -> devices of kind cpu: memory = the machine's RAM, bandwidth =
+    channels x 8 bytes x MT/s / 1000 (system_ram.json's formula), checked against the platform's own
+    figure where it states one. No price, TDP or matrix throughput is sourced: they stay null."""
+    src = load_json(ref / "system_ram.json")
+    platforms = {p["id"]: p for p in src["platforms"]}
+    systems = [r.get("system") for r in src["measured_tokens_per_second"] + src["measured_bandwidth"]]
+    out = []
+    for m in cur["machines"]:
+        plat = platforms.get(m["platform"])
+        if plat is None:
+            raise BuildError(f"cpu machine {m['id']}: platform {m['platform']!r} not in system_ram.json")
+        if m.get("system") and m["system"] not in systems:
+            raise BuildError(f"cpu machine {m['id']}: system {m['system']!r} not in system_ram.json")
+        bw = clean_number(m["channels"] * 8 * m["speed_mt_s"] / 1000)
+        stated = plat.get("gbs_theoretical") or plat.get("gbs_theoretical_per_socket") or plat.get(
+            "gbs_theoretical_total")
+        same_memory = (plat.get("memory") or "").startswith(f"{m['memory_type']}-{m['speed_mt_s']}")
+        if stated and same_memory and plat.get("channels") == m["channels"] and abs(stated - bw) > 1.0:
+            raise BuildError(f"cpu machine {m['id']}: {bw} GB/s disagrees with the platform's {stated}")
+        d = device_skeleton()
+        sources = as_list(plat.get("sources"))
+        for row in src["measured_tokens_per_second"] + src["measured_bandwidth"]:
+            if m.get("system") and row.get("system") == m["system"]:
+                sources += as_list(row.get("source"))
+        notes = [f"CPU-only machine: memory is its system RAM ({m['ram_from']}); bandwidth "
+                 f"{m['channels']} channels x 8 bytes x {m['speed_mt_s']} MT/s = {bw} GB/s theoretical "
+                 f"(channels: {m['channels_from']}). No price, TDP or CPU matrix throughput is sourced."]
+        if m.get("measured_note"):
+            notes.append(m["measured_note"])
+        if m.get("two_sockets"):
+            notes.append("Two sockets: each reads its own 12 channels; a model spread over both NUMA nodes "
+                         "reads part of its weights across the socket link.")
+        d.update({
+            "id": m["id"], "name": m["name"], "vendor": cur_vendor(m["vendor"]), "kind": "cpu", "backend": "cpu",
+            "aliases": [], "memory_gb_marketed": m["memory_gb"], "memory_type": m["memory_type"],
+            "bandwidth_gb_per_s": bw, "year": m.get("year"), "unified_memory": False,
+            "sources": dedupe(sources), "estimated_fields": [], "notes": join_notes(notes),
+        })
+        if m.get("measured_gb_per_s"):
+            d["alt_values"] = {"bandwidth_gb_per_s": {"measured (system_ram.json measured_bandwidth)":
+                                                      m["measured_gb_per_s"]}}
+        out.append(d)
+    return out
+
+
+def cur_vendor(name):
+    vendors = {"AMD": "amd", "Intel": "intel"}
+    if name not in vendors:
+        raise BuildError(f"cpu machine vendor {name!r} unknown")
+    return vendors[name]
+
+
 # ----------------------------------------------------------------------------- system RAM
 
 def parse_mem(type_str):
@@ -1274,6 +1329,9 @@ def main(argv=None):
 
         models, excluded = build_models(ref, dict(cur_models, _seed_gaps=seed_gaps["seed_models"]))
         devices = build_devices(ref, cur_dev, cur_apple)
+        devices += build_cpu_machines(ref, load_json(SCRIPT_DIR / "curated_cpu_machines.json"))
+        if len({d["id"] for d in devices}) != len(devices):
+            raise BuildError("a CPU machine id repeats a device id")
         device_ids = {d["id"] for d in devices}
         outputs = {
             "models.json": {"schema_version": SCHEMA_VERSION, "models": models},

@@ -27,7 +27,7 @@ FILES = ["models.json", "models_excluded.json", "devices.json", "system_ram.json
 
 VENDORS = {"nvidia", "amd", "apple", "intel", "huawei", "cambricon", "hygon", "metax", "kunlunxin", "moore-threads",
            "iluvatar", "alibaba"}
-KINDS = {"datacenter", "workstation", "consumer", "unified", "apu"}
+KINDS = {"datacenter", "workstation", "consumer", "unified", "apu", "cpu"}
 BACKENDS = {"cuda", "rocm", "metal", "sycl", "cann", "vulkan", "musa", "other", "cpu"}
 DTYPES = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "nvfp4", "int4", "fp4", None}
 BILLING = {"on-demand", "spot", "reserved", "marketplace", "capacity-block"}

@@ -45,6 +45,11 @@ BORROW = {
     ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
 }
 
+# Borrowed even where records move them: the CPU-only runs (a handful, all of
+# them long decode steps) cannot tell a fixed cost per layer from a lower
+# bandwidth efficiency, so only the efficiency is fitted on them.
+ALWAYS_BORROWED = {("runtimes", "llama.cpp/cpu", "layer_overhead_s")}
+
 # Constants set from physics or documentation, not fitted (the data cannot pin them).
 ASSUMED = {
     "ram_bandwidth_efficiency": (0.8, "CPU decode from DDR in llama.cpp: about 0.8 of the theoretical bandwidth in "
@@ -176,6 +181,8 @@ def objective(feats, cal):
     """Mean |log(predicted / measured)| (robust to the few records that disagree
     with their own neighbours: older builds, odd flags), each setup weighted
     once however many lengths it was swept over."""
+    for dst in ALWAYS_BORROWED:  # follow their source while it is fitted
+        put(cal, dst, get(cal, BORROW[dst]))
     key = id(feats)
     if key not in _WEIGHTS:
         _WEIGHTS[key] = weights_of(feats)
@@ -254,7 +261,8 @@ def fit(feats, cal, sweeps=8, min_records=3):
     # The all-reduce latency moves only tensor-parallel records, of which the fit
     # set has few: fitted on one or more.
     space = [(p, lo, hi) for p, lo, hi in parameter_space()
-             if influential(feats, cal, p) >= (1 if p == ("constants", "allreduce_latency_s") else min_records)]
+             if p not in ALWAYS_BORROWED and
+             influential(feats, cal, p) >= (1 if p == ("constants", "allreduce_latency_s") else min_records)]
     for sweep in range(sweeps):
         before = objective(feats, cal)
         for path, lo, hi in space:
@@ -478,6 +486,21 @@ def load_calibration(path=CALIBRATION_JSON):
     }
 
 
+def warm_start(path):
+    """A calibration JSON's values as a starting point; parameters it lacks keep the fixed start."""
+    start = starting_calibration()
+    old = load_calibration(path)
+    for table in ("backends", "runtimes", "weights"):
+        for key, row in start[table].items():
+            for name in row:
+                if isinstance(old[table].get(key, {}).get(name), (int, float)):
+                    row[name] = float(old[table][key][name])
+    for name in start["constants"]:
+        if name in old["constants"] and name not in ASSUMED:
+            start["constants"][name] = float(old["constants"][name])
+    return start
+
+
 def collect(binary):
     mapped = records.map_all()
     cases = [m for m in mapped if isinstance(m, records.Case)]
@@ -489,11 +512,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--binary", default=DEFAULT_BINARY)
     ap.add_argument("--write", action="store_true", help="write data/speed_calibration.json and the generated C++")
+    ap.add_argument("--start", help="start the search from this calibration JSON (e.g. the last fit) instead of "
+                                    "the fixed starting values; the fit is deterministic for a given start")
     args = ap.parse_args()
     feats, _ = collect(args.binary)
     fit_set = [f for f in feats if not f["held_out"]]
     held = [f for f in feats if f["held_out"]]
-    cal, counts = fit(fit_set, starting_calibration())
+    cal, counts = fit(fit_set, starting_calibration() if not args.start else warm_start(args.start))
+    print("fit objective (mean |log(predicted/measured)|, fit records): %.5f" % objective(fit_set, cal))
     summarize(fit_set, cal, "fit")
     summarize(held, cal, "held-out")
     print(json.dumps(rounded(cal), indent=1))

@@ -417,8 +417,8 @@ FACT_INDEX_BASE = 10000  # speed_facts.json record i is case 10000 + i
 
 
 def map_all():
-    """Cases and skips for measured_speeds.json (indices 0..) and speed_facts.json
-    (indices 10000..)."""
+    """Cases and skips for measured_speeds.json (indices 0..), speed_facts.json
+    (indices 10000..) and system_ram.json's measured_tokens_per_second (20000..)."""
     devices = load_devices()
     out = []
     for i, r in enumerate(load_records()):
@@ -436,6 +436,8 @@ def map_all():
             out.append(map_fact(FACT_INDEX_BASE + i, r, devices))
         except KeyError as e:
             out.append(Skip(FACT_INDEX_BASE + i, r, "mapping error %s" % e))
+    import records_cpu  # system_ram.json's CPU-only runs (cases 20000..)
+    out += records_cpu.map_all()
     return out
 
 
@@ -444,8 +446,9 @@ def map_all():
 # Ids: "measured_speeds.json|<index>" and, for speed_facts.json, its file name
 # with model, quant, engine, device, GPU count and test. Fixed by the data, not
 # by the fit; fit.py never reads a held-out record.
-HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>' or "
-                 "'speed_facts.json|model|quant|engine|device|n_gpu|test'")
+HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>', "
+                 "'speed_facts.json|model|quant|engine|device|n_gpu|test' or "
+                 "'system_ram.json|<index in measured_tokens_per_second>'")
 
 
 def held_out(case):
@@ -642,6 +645,14 @@ def map_fact(index, r, devices):
     if engine == "llama.cpp" and sm in ("row", "tensor_parallel"):
         return Skip(index, r, "llama.cpp row or tensor split not modelled")
     low = r["model"].lower()
+    if "deepseek-v3-awq" in low and engine == "vllm" and (r.get("batch") or 1) == 1:
+        # The one single-stream DeepSeek V3 serving figure (~33 tok/s on 8x H100,
+        # read from a chart's text): vLLM 0.7.3's AWQ MoE kernels, about 3x
+        # slower than the model's per-layer and all-reduce costs say, which the
+        # later vLLM/SGLang records do not show. Fitted, this one record sets the
+        # all-reduce latency of every tensor-parallel estimate; docs/accuracy.md
+        # compares it with the estimate instead.
+        return Skip(index, r, "vLLM 0.7.3 AWQ MoE build: compared in docs/accuracy.md, not fitted")
     model = None
     for pattern, target in FACT_MODEL_RULES:
         if re.search(pattern, low):

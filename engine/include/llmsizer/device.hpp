@@ -18,7 +18,8 @@ struct Device {
   std::string vendor;  // lowercase: nvidia, amd, apple, intel, ...
   Backend backend = Backend::cuda;
   DeviceKind kind = DeviceKind::consumer;
-  std::int64_t memory_bytes = 0;         // as marketed; "80 GB" of HBM is 80 GiB of DRAM
+  std::int64_t memory_bytes = 0;         // as marketed; "80 GB" of HBM is 80 GiB of DRAM; a CPU
+                                         // machine (kind cpu): its system RAM
   std::int64_t driver_memory_bytes = 0;  // as the driver reports it, 0 when unknown
   double bandwidth_bytes_per_s = 0.0;
   double fp16_flops = 0.0;  // dense
@@ -53,7 +54,8 @@ const char* backend_name(Backend backend);
 // the CUDA/ROCm context (Ollama reserves at least 457 MiB per CUDA GPU and
 // 512 MiB on Metal; reference README). Apple: by default the GPU may wire about
 // 75% of RAM above 36 GB and two thirds below (recommendedMaxWorkingSetSize:
-// 21,845 MB of 32 GB, 73,728 MB of 96 GB).
+// 21,845 MB of 32 GB, 73,728 MB of 96 GB). A CPU-only machine (kind cpu):
+// its system RAM less a stated 4 GiB reserve for the operating system.
 UsableMemory usable_memory(const Device& device);
 
 }  // namespace llmsizer

@@ -75,7 +75,7 @@ struct SpeedConstants {
 };
 
 // Memory families whose achievable bandwidth differs for the same runtime.
-enum class MemoryClass { gddr, hbm, lpddr };
+enum class MemoryClass { gddr, hbm, lpddr, ddr };  // ddr: a CPU-only machine's DIMMs
 MemoryClass memory_class(const Device& device);
 const char* memory_class_name(MemoryClass c);
 

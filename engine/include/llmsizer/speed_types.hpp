@@ -39,7 +39,7 @@ struct StepWork {
   int pipeline_stages = 1;         // prefill under llama.cpp's layer split: GPUs micro-batches flow through
   double boundary_bytes = 0.0;     // layer split: activations handed across each GPU boundary
   int batches = 1;                 // prefill: llama_decode calls (-b tokens each); the pipeline drains after each
-  int allreduces = 0;              // tensor parallel: two per layer and pass
+  int allreduces = 0;              // tensor parallel: one per mixer and per FFN, per pass
   double allreduce_bytes = 0.0;    // size of each all-reduce
 };
 
