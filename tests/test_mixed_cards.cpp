@@ -31,8 +31,8 @@ constexpr std::int64_t kOutputBytes = 558'170'112 + 16'384;
 // and on the card with the output the logits (128256) too.
 constexpr std::int64_t kComputeBytes = 512 * (14336 + 4096) * 4;                // 36 MiB
 constexpr std::int64_t kComputeWithLogitsBytes = 512 * (14336 + 4096 + 128256) * 4;  // 286.5 MiB
-constexpr std::int64_t kCudaContextBytes = 457 * MiB;
-// Usable: driver MiB (nvidia-smi) - 457 MiB context - 1024 MiB --fit-target.
+// Usable: driver MiB (nvidia-smi) - 457 MiB CUDA context - 1024 MiB
+// --fit-target. The context is charged there only, not again in the buffers.
 constexpr std::int64_t kUsable3090 = (24576 - 457 - 1024) * MiB;  // 23095 MiB
 constexpr std::int64_t kUsable3060 = (12288 - 457 - 1024) * MiB;  // 10807 MiB
 
@@ -83,11 +83,11 @@ TEST_CASE("2 x RTX 3090 + RTX 3060: per-card layers, weights, KV and fit", "[mix
   REQUIRE(e);
   const auto& g = e.value().memory.per_gpu;
   REQUIRE(g.size() == 3);
-  // Free per card = usable - compute buffer - CUDA context:
-  //   3090: 23095 - 36 - 457 = 22602 MiB (twice); 3060: 10807 - 286.5 - 457 = 10063.5 MiB.
-  // Cumulative shares 22602 / 55267.5 = 0.40896, 0.81792, 1. Over 32 + 1 layers,
-  // layer r is on card 0 while r / 33 < 0.40896 (r <= 13), on card 1 while
-  // r / 33 < 0.81792 (r <= 26), then on the 3060 with the output.
+  // Free per card = usable - compute buffer:
+  //   3090: 23095 - 36 = 23059 MiB (twice); 3060: 10807 - 286.5 = 10520.5 MiB.
+  // Cumulative shares 23059 / 56638.5 = 0.40713, 0.81425, 1. Over 32 + 1 layers,
+  // layer r is on card 0 while r / 33 < 0.40713 (r <= 13), on card 1 while
+  // r / 33 < 0.81425 (r <= 26), then on the 3060 with the output.
   CHECK(g[0].first_layer == 0);
   CHECK(g[0].last_layer == 14);
   CHECK(g[1].first_layer == 14);
@@ -100,13 +100,12 @@ TEST_CASE("2 x RTX 3090 + RTX 3060: per-card layers, weights, KV and fit", "[mix
   CHECK(g[0].kv_cache_bytes == 14 * kLayerKvBytes);                    // 469,762,048
   CHECK(g[1].kv_cache_bytes == 13 * kLayerKvBytes);
   CHECK(g[2].kv_cache_bytes == 5 * kLayerKvBytes);                     // 167,772,160
-  CHECK(g[0].runtime_bytes == kComputeBytes + kCudaContextBytes);            // 516,947,968
-  CHECK(g[2].runtime_bytes == kComputeWithLogitsBytes + kCudaContextBytes);  // 779,616,256
+  CHECK(g[0].runtime_bytes == kComputeBytes);            // 37,748,736
+  CHECK(g[2].runtime_bytes == kComputeWithLogitsBytes);  // 300,417,024
   CHECK(g[0].usable_bytes == kUsable3090);
   CHECK(g[2].usable_bytes == kUsable3060);
-  // 3090: 4,231,462,912 of 24,216,862,720; 3060: 2,664,415,232 of 11,331,960,832.
-  CHECK(g[2].required_bytes == 5 * kLayerWeightBytes + kOutputBytes + 5 * kLayerKvBytes + kComputeWithLogitsBytes +
-                                   kCudaContextBytes);
+  // 3090: 3,752,263,680 of 24,216,862,720; 3060: 2,185,216,000 of 11,331,960,832.
+  CHECK(g[2].required_bytes == 5 * kLayerWeightBytes + kOutputBytes + 5 * kLayerKvBytes + kComputeWithLogitsBytes);
   for (const GpuShare& share : g) CHECK(share.fits);
   CHECK(e.value().memory.fits == true);
   CHECK(*e.value().memory.usable_bytes == 2 * kUsable3090 + kUsable3060);
@@ -196,10 +195,10 @@ TEST_CASE("mixed cards: cost, engines and launch command", "[mixed]") {
   model.architecture = &arch;
   model.label = "llama-3.1-8b";
   const auto commands = launch_commands(model, s, e.value());
-  // Free MiB per card as the split used them: 23095 - 36 - 457 = 22602 twice,
-  // 10807 - 286.5 - 457 = 10063.5, printed rounded to 10064.
+  // Free MiB per card as the split used them: 23095 - 36 = 23059 twice,
+  // 10807 - 286.5 = 10520.5, printed rounded to 10521.
   const std::string& llama = commands[0].steps.at(0);
-  CHECK(llama.find("--tensor-split 22602,22602,10064") != std::string::npos);
+  CHECK(llama.find("--tensor-split 23059,23059,10521") != std::string::npos);
   CHECK(llama.find("-ngl 999") != std::string::npos);
   CHECK(commands[2].steps.empty());  // vllm
   CHECK(commands[2].note.find("needs equal cards") != std::string::npos);
@@ -219,7 +218,7 @@ TEST_CASE("mixed cards through the JSON request and the planner's what-fits", "[
   CHECK(answer["memory"]["per_gpu"][2]["gpu"] == "rtx-3060-12gb");
   CHECK(answer["memory"]["per_gpu"][2]["first_layer"] == 27);
   CHECK(answer["memory"]["per_gpu"][2]["decode_s"].is_number());
-  CHECK(answer["commands"]["llama.cpp"]["steps"][0].get<std::string>().find("--tensor-split 22602,22602,10064") !=
+  CHECK(answer["commands"]["llama.cpp"]["steps"][0].get<std::string>().find("--tensor-split 23059,23059,10521") !=
         std::string::npos);
 
   const auto wrong_count = nlohmann::json::parse(

@@ -223,7 +223,7 @@ TEST_CASE("recommend: several consumer cards stop at four in one desktop unless 
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   Scenario s = llama_scenario();
   s.quant = quant_scheme_from_name("Q8_0").value();
-  s.context_tokens = 65536;  // ~8 GB of weights + 8 GiB of KV: more than four 6 GiB cards offer
+  s.context_tokens = 81920;  // ~8 GB of weights + 10 GiB of KV: more than four 6 GiB cards offer (4 x 4.55 GiB usable)
   auto practical = recommend(sizer, m, s, {});
   REQUIRE(practical.ok());
   REQUIRE(practical.value().value);

@@ -106,10 +106,6 @@ void add_vision(const VisionEncoder& v, const Scenario& s, KvRequest& kv_request
 }
 
 // The runtime context card g of a mixed list keeps (its backend's).
-std::int64_t card_reserve_bytes(const Scenario& s, int g) {
-  return usable_memory(s.cards[static_cast<std::size_t>(g)]).reserved_bytes;
-}
-
 // Mixed cards: llama.cpp splits the GPU layers by each card's free memory,
 // the usable bytes it offers the model less its own buffers (compute buffer,
 // logits on the last card, runtime context), so that weights and KV land in
@@ -121,7 +117,7 @@ std::vector<std::pair<int, int>> mixed_card_layers(const Architecture& arch, con
   for (std::size_t g = 0; g < s.cards.size(); ++g) {
     rr.holds_output = g + 1 == s.cards.size();
     const UsableMemory u = usable_memory(s.cards[g]);
-    const std::int64_t buffers = compute_runtime(arch, rr).total_bytes + u.reserved_bytes + (g == 0 ? first_card_bytes : 0);
+    const std::int64_t buffers = compute_runtime(arch, rr).total_bytes + (g == 0 ? first_card_bytes : 0);
     free_bytes.push_back(static_cast<double>(usable_bytes_per_gpu(u, s) - buffers));
   }
   return layer_split_by_free_memory(free_bytes, first_layer, gpu_layers);
@@ -291,7 +287,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   e.memory.per_gpu.resize(static_cast<std::size_t>(devices));
   // A GPU's runtime context is charged on it; a CPU machine's OS reserve is
   // already outside its usable bytes (device.cpp), so it is not charged twice.
-  const std::int64_t context_reserve = usable && !cpu_only ? usable->reserved_bytes : 0;
+  // The runtime's context (CUDA/ROCm/Metal) is charged once: usable_memory()
+  // takes it out of what a device offers, so the buffers here do not hold it
+  // again (they did, 457 MiB per CUDA GPU counted twice).
   if (tp) {
     // Tensor parallel: every GPU holds 1/TP of each weight. KV heads split too,
     // until TP exceeds them: then each GPU keeps one head (replicated). MLA's
@@ -315,7 +313,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       g.projector_bytes = e.memory.projector_bytes / n_gpus;  // the tower's matrices split like the model's
       g.weights_bytes = gpu_weight_total / n_gpus;
       g.kv_cache_bytes = kv_per_gpu;
-      g.runtime_bytes = rt.total_bytes + context_reserve;
+      g.runtime_bytes = rt.total_bytes;
       g.first_layer = 0;
       g.last_layer = n_layers;
     }
@@ -351,7 +349,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       }
       rr.holds_output = last;
       const RuntimeBreakdown rt = compute_runtime(arch, rr);
-      share.runtime_bytes = rt.total_bytes + (has_mixed_cards(s) ? card_reserve_bytes(s, g) : context_reserve);
+      share.runtime_bytes = rt.total_bytes;
       if (last) e.runtime = rt;
     }
     // Parameters stored outside the layer model sit on the first GPU; so does
@@ -389,15 +387,6 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   if (usable) {
     const bool pool = engine_uses_kv_pool(s.engine);
     const std::int64_t per_gpu_usable = usable_bytes_per_gpu(*usable, s);
-    if (pool) {
-      // The context reserve is inside the fraction: it is not a separate charge.
-      for (auto& g : e.memory.per_gpu) {
-        g.runtime_bytes -= context_reserve;
-        g.required_bytes -= context_reserve;
-      }
-      e.memory.required_bytes -= context_reserve * devices;
-      e.memory.runtime_bytes -= context_reserve * devices;
-    }
     bool all_fit = true;
     std::int64_t usable_sum = 0;
     for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {

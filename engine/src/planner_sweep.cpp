@@ -1,6 +1,6 @@
 // The catalog sweep: every model x device x standard quantization at one
 // context. One device-less estimate per model and quantization; per device only
-// the reserve and the usable bytes differ (as in estimate(), one GPU).
+// the usable bytes differ (as in estimate(), one GPU).
 #include <string>
 #include <vector>
 
@@ -23,14 +23,12 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
   base.kv_type = engine_uses_kv_pool(request.engine) ? KvType::bf16 : KvType::f16;  // as Sizer::scenario_for
   base.context_tokens = request.context_tokens;
 
-  // Per device: the reserve charged on one GPU and what it offers.
+  // Per device: what one GPU offers (the runtime context already out of it).
   const Catalog& catalog = sizer.catalog();
-  const bool pool = engine_uses_kv_pool(request.engine);
-  std::vector<std::int64_t> reserve, usable;
+  std::vector<std::int64_t> usable;
   for (const Device& d : catalog.devices) {
     const UsableMemory u = usable_memory(d);
     sweep.devices.push_back(d.id);
-    reserve.push_back(pool || d.kind == DeviceKind::cpu ? 0 : u.reserved_bytes);  // as estimate() charges it
     usable.push_back(usable_bytes_per_gpu(u, base));
   }
 
@@ -61,7 +59,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       for (std::size_t q = 0; q < schemes.size() && best < 0; ++q) {
         std::int64_t required = sweep.required_bytes[first_required + q];
         if (required >= 0 && cpu) required += cpu_extra[q];
-        if (required >= 0 && required + reserve[d] <= usable[d]) best = static_cast<int>(q);
+        if (required >= 0 && required <= usable[d]) best = static_cast<int>(q);
       }
       sweep.best_quant.push_back(best);
     }
