@@ -171,6 +171,8 @@ std::optional<ModelFacts> parse_facts(const Json& e) {
   f.mla = flag("mla");
   f.swa = flag("swa");
   f.hybrid = flag("hybrid");
+  f.vision = flag("vision");
+  f.mtp = flag("mtp");
   return f;
 }
 

@@ -271,6 +271,8 @@ void append_model_facts(Json& j, const ModelFacts& f) {
     j["mla"] = f.mla;
     j["swa"] = f.swa;
     j["hybrid"] = f.hybrid;
+    j["vision"] = f.vision;
+    j["mtp"] = f.mtp;
     j["max_context_tokens"] = f.max_context_tokens;
   } else {
     j["error"] = f.error;

@@ -29,11 +29,14 @@ struct ModelFacts {
   bool hybrid = false;  // linear-attention or Mamba layers
   bool estimated = false;  // estimated fields, a derived config, or approximations
   std::int64_t max_context_tokens = 0;
+  bool vision = false;  // a vision section the engine sizes (request "vision")
+  bool mtp = false;     // multi-token-prediction layers (request "draft": "mtp")
 
   bool operator==(const ModelFacts& o) const {
     return sizable == o.sizable && error == o.error && params_total == o.params_total &&
            params_active == o.params_active && moe == o.moe && mla == o.mla && swa == o.swa &&
-           hybrid == o.hybrid && estimated == o.estimated && max_context_tokens == o.max_context_tokens;
+           hybrid == o.hybrid && estimated == o.estimated && max_context_tokens == o.max_context_tokens &&
+           vision == o.vision && mtp == o.mtp;
   }
 };
 
