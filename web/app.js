@@ -2,7 +2,7 @@
 // for the headline figures, then the notes, commands, matrix and chart on the
 // next frame, and the URL when the input rests.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
-import { parseHash, toHash } from './js/state.js';
+import { MAX_CARDS, parseHash, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
@@ -41,11 +41,11 @@ class App {
     const prerendered = own != null && toHash(state) === toHash(this.base);
     controls.fillModels(this.catalog, '', state.model);
     controls.fillDevices(this.catalog, '', state.gpu);
-    controls.writeControls(state, this.models.get(state.model));
+    this.writeControls();
     this.bind();
     this.planner = new PlannerPanels(this.engine, {
       state: () => this.state, request: (o) => this.request(o), custom: () => this.custom, matrixQuants: () => this.matrixQuants(),
-      result: () => this.result, model: () => (this.custom ? null : this.models.get(this.state.model)),
+      result: () => this.result, model: () => (this.custom ? null : this.models.get(this.state.model)), machine: () => this.machine(),
     }, { prerendered });
     // Without a hash the address stays the page's own (a model page's URL);
     // the first change writes the scenario into it.
@@ -58,8 +58,42 @@ class App {
     this.planner.start();
   }
 
+  // Every control from the state; the draft list and the card rows depend on
+  // the model and the machine, and a choice the new model lacks is dropped.
+  writeControls() {
+    const model = this.models.get(this.state.model);
+    const draft = controls.fillDrafts(this.catalog, model, this.state.draft);
+    const vision = model?.vision ? this.state.vision : 0;
+    if (draft !== this.state.draft || vision !== this.state.vision) this.state = { ...this.state, draft, vision };
+    controls.writeControls(this.state, model);
+    controls.fillCards(this.catalog, this.state);
+  }
+
+  // Mixed cards: the list replaces "N x device" (its first card is the device
+  // above); one card left is a single device again.
+  setCards(cards) {
+    const next = { ...this.state };
+    if (cards.length <= 1) Object.assign(next, { cards: null, gpu: cards[0] ?? next.gpu, gpus: 1 });
+    else Object.assign(next, { cards, gpu: cards[0], gpus: cards.length });
+    this.state = next;
+    this.writeControls();
+    this.update({});
+  }
+
   bind() {
     const form = $('controls');
+    $('add-card').addEventListener('click', () => {
+      const s = this.state;
+      const cards = s.cards ?? Array(s.gpus).fill(s.gpu);
+      if (cards.length < MAX_CARDS) this.setCards([...cards, s.gpu]);
+      $(`card-${cards.length}`)?.focus();
+    });
+    $('cards').addEventListener('click', (event) => {
+      const index = Number(event.target.dataset?.remove);
+      if (!index || !this.state.cards) return;
+      this.setCards(this.state.cards.filter((_, i) => i !== index));
+      $('add-card').focus();
+    });
     form.addEventListener('submit', (e) => e.preventDefault());
     // While a slider moves, each input event recomputes and replaces the URL;
     // the change event that ends the move adds one history entry.
@@ -79,7 +113,7 @@ class App {
       this.state = state;
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
-      controls.writeControls(state, this.models.get(state.model));
+      this.writeControls();
       this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
@@ -173,6 +207,12 @@ class App {
       this.update({});
       return;
     }
+    if (name === 'card') {
+      const cards = [...this.state.cards];
+      cards[Number(event.target.dataset.index)] = event.target.value;
+      this.setCards(cards);
+      return;
+    }
     const model = this.models.get(this.state.model);
     const next = controls.readControl(name, this.state, model);
     if (name === 'model' && this.custom) {
@@ -185,6 +225,10 @@ class App {
       controls.setContextRange(chosen?.max_context_tokens);
       if (chosen?.max_context_tokens && next.ctx > chosen.max_context_tokens) next.ctx = chosen.max_context_tokens;
       $('ctx').value = String(Math.round(Math.log2(next.ctx)));
+      this.state = next;
+      this.writeControls();  // its drafts, its vision encoder or none
+      this.update({ replaceHash });
+      return;
     }
     const unchanged = toHash(next) === toHash(this.state);
     this.state = next;
@@ -213,8 +257,12 @@ class App {
     const s = this.state;
     const request = {
       model: s.model, quant: s.quant, ctx: s.ctx, batch: s.batch, kv: s.kv, engine: s.engine,
-      gpu: s.gpu, gpus: s.gpus, offload: s.offload, prompt: s.prompt, ram_gib: s.ram, ...overrides,
+      gpu: s.cards ? s.cards.join(',') : s.gpu, gpus: s.cards ? s.cards.length : s.gpus,
+      offload: s.offload, prompt: s.prompt, ram_gib: s.ram, ...overrides,
     };
+    // Only when set: the matrix's fast path takes the plain fields alone.
+    if (s.vision === 1 && !('vision' in overrides)) request.vision = true;
+    if (s.draft && !('draft' in overrides)) request.draft = s.draft;
     if (s.offload_mode !== 'auto' && s.offload > 0) request.offload_mode = s.offload_mode;
     if (this.price != null) request.hourly_price_usd = this.price;
     if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
@@ -258,7 +306,7 @@ class App {
     const catalogModel = this.models.get(this.state.model);
     const model = this.custom ? { name: this.custom.kind === 'gguf' ? this.custom.name : this.custom.name, max_context_tokens: catalogModel?.max_context_tokens }
       : catalogModel;
-    const device = this.devices.get(this.state.gpu);
+    const device = this.machine();
     if (this.factsFor !== catalogModel) {
       this.factsFor = catalogModel;
       $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
@@ -302,9 +350,24 @@ class App {
     render.renderVerdict(result, this.state, model, device);
     render.renderPageMeta(result, this.state, model, device);
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
-    render.renderMemory(result);
+    render.renderMemory(result, (id) => this.devices.get(id)?.name ?? id);
     render.renderSpeedAndCost(result, this.state);
     if (result.memory.fits !== false) $('suggestions-box').hidden = true;
+  }
+
+  // The device the verdict names: the catalog's, or for mixed cards the
+  // machine, "2 × RTX 3090 + RTX 3060 12GB" (the count is in the name).
+  machine() {
+    const s = this.state;
+    if (!s.cards) return this.devices.get(s.gpu);
+    const runs = [];
+    for (const id of s.cards) {
+      const last = runs[runs.length - 1];
+      if (last && last.id === id) last.count += 1;
+      else runs.push({ id, count: 1 });
+    }
+    const name = runs.map((r) => `${r.count > 1 ? `${r.count} × ` : ''}${this.devices.get(r.id)?.name ?? r.id}`).join(' + ');
+    return { id: s.cards.join(','), name, mixed: true };
   }
 
   // A suggestion's change in words, with the flag it becomes.
@@ -332,7 +395,7 @@ class App {
       next.offload_mode = change.offload_mode ?? 'auto';
     }
     this.state = next;
-    controls.writeControls(next, this.models.get(next.model));
+    this.writeControls();
     this.update({});
     $('verdict').focus?.();
   }

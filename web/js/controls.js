@@ -71,11 +71,65 @@ export function fillModels(catalog, query, selected) {
 }
 
 export function fillDevices(catalog, query, selected, selectId = 'gpu') {
+  return fillDeviceSelect($(selectId), catalog, query, selected);
+}
+
+function fillDeviceSelect(select, catalog, query, selected) {
   const devices = catalog.devices
     .filter((d) => !query || matches(`${d.id} ${d.name} ${d.vendor} ${(d.aliases ?? []).join(' ')} ${d.machine ?? ''}`.replace(/-/g, ' '), query))
     .sort((a, b) => byName(a.vendor, b.vendor) || a.memory_bytes - b.memory_bytes);
-  groupedOptions($(selectId), devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
+  groupedOptions(select, devices, (d) => VENDOR_NAMES[d.vendor] || d.vendor || 'Other', deviceLabel, selected);
   return devices.length;
+}
+
+// Mixed cards: a row per card after the first (the device list above is the
+// first), each with its own list and a remove button; rebuilt only when the
+// number of cards changes. The count slider follows the list.
+export function fillCards(catalog, state) {
+  const box = $('cards');
+  const cards = state.cards ?? [];
+  $('gpus').disabled = cards.length > 0;
+  // The same number of cards: the lists keep their nodes (and the focus).
+  if (box.children.length === Math.max(0, cards.length - 1) && box.dataset.count === String(cards.length)) {
+    cards.slice(1).forEach((id, i) => { box.children[i].querySelector('select').value = id; });
+    return;
+  }
+  box.dataset.count = String(cards.length);
+  box.replaceChildren(...cards.slice(1).map((id, i) => {
+    const row = document.createElement('div');
+    row.className = 'card-row';
+    const label = document.createElement('label');
+    label.htmlFor = `card-${i + 1}`;
+    label.textContent = `Card ${i + 2}`;
+    const select = document.createElement('select');
+    select.id = `card-${i + 1}`;
+    select.name = 'card';
+    select.dataset.index = String(i + 1);
+    fillDeviceSelect(select, catalog, '', id);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'small-button';
+    remove.dataset.remove = String(i + 1);
+    remove.textContent = 'Remove';
+    remove.setAttribute('aria-label', `Remove card ${i + 2}`);
+    row.append(label, select, remove);
+    return row;
+  }));
+}
+
+// Speculative decoding: the model's own MTP layers where it has them, and the
+// smaller models of its family (a quarter of its size or less) as drafts.
+export function fillDrafts(catalog, model, selected) {
+  const drafts = model ? catalog.models
+    .filter((m) => m.sizable && m.id !== model.id && m.family === model.family && m.params_total * 4 <= model.params_total)
+    .sort((a, b) => a.params_total - b.params_total) : [];
+  const options = [option('', 'none')];
+  if (model?.mtp) options.push(option('mtp', 'its own MTP layers'));
+  for (const m of drafts) options.push(option(m.id, `draft: ${modelLabel(m)}`));
+  const select = $('draft');
+  select.replaceChildren(...options);
+  select.value = options.some((o) => o.value === selected) ? selected : '';
+  return select.value;
 }
 
 export function fillStatic(catalog) {
@@ -106,6 +160,9 @@ export function writeControls(state, model) {
   $('kv').value = state.kv;
   $('engine').value = state.engine;
   $('gpu').value = state.gpu;
+  $('vision-row').hidden = !model?.vision;
+  $('vision').checked = state.vision === 1;
+  $('draft').value = state.draft;
   setContextRange(model?.max_context_tokens);
   $('ctx').value = String(Math.round(log2(state.ctx)));
   $('prompt').value = String(Math.round(log2(state.prompt)));
@@ -156,6 +213,11 @@ export function readControl(name, state, model) {
       break;
     }
     case 'price': next.price = el.value === '' ? null : Number(el.value); break;
+    case 'vision': next.vision = el.checked ? 1 : 0; break;
+    case 'gpu':
+      next.gpu = el.value;
+      if (state.cards) next.cards = [el.value, ...state.cards.slice(1)];
+      break;
     default: next[name] = el.value;
   }
   return next;

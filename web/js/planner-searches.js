@@ -57,9 +57,10 @@ function wireFitChoices(p) {
 export function whatFits(p) {
   wireFitChoices(p);
   const state = p.workbench.state();
+  const gpu = $('fit-gpu').value;
   const request = {
-    gpu: $('fit-gpu').value, gpus: number('fit-gpus'), ram_gib: number('fit-ram'), ctx: Number($('fit-ctx').value), engine: state.engine,
-    rank: $('fit-rank').value,
+    gpu, gpus: gpu.includes(',') ? gpu.split(',').length : number('fit-gpus'), ram_gib: number('fit-ram'), ctx: Number($('fit-ctx').value),
+    engine: state.engine, rank: $('fit-rank').value,
   };
   if ($('fit-use').value) request.use = $('fit-use').value;
   $('fit-note').textContent = 'Sizing every catalog model…';
@@ -124,7 +125,8 @@ export function renderFit(p) {
     tr.append(el('th', { scope: 'row' }, p.models.get(r.model)?.name ?? r.model));
     const link = el('a', {
       href: toHash({
-        ...state, model: r.model, quant: r.quant, gpu: request.gpu, gpus: request.gpus, ctx: request.ctx, batch: 1, kv,
+        ...state, model: r.model, quant: r.quant, gpu: request.gpu.split(',')[0], gpus: request.gpus, ctx: request.ctx, batch: 1, kv,
+        cards: request.gpu.includes(',') ? request.gpu.split(',') : null, vision: 0, draft: '',
         // The offload slider moves in steps of 0.05: round up, since more
         // experts in RAM only frees GPU memory, so the opened scenario still fits.
         prompt: Math.min(state.prompt, request.ctx), offload: Math.ceil(r.offload_fraction * 20) / 20,

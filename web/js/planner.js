@@ -133,6 +133,7 @@ export class PlannerPanels {
   // The workbench's scenario moved: fine-tuning follows the model at once (one
   // engine call); the offers table (one estimate per offer) once the input rests.
   scenarioChanged() {
+    this.offerMachine();
     const request = this.workbench.request();
     const key = `${request.model}\u0000${request.config ?? ''}\u0000${this.workbench.custom()?.kind ?? ''}\u0000${request.gpu}`;
     if (key !== this.finetuneKey) {
@@ -142,6 +143,24 @@ export class PlannerPanels {
     clearTimeout(this.offersTimer);
     this.offersTimer = setTimeout(() => this.renderOffers(), 150);
     this.scheduleRecommendation();
+  }
+
+  // "What can I run" offers the workbench's mixed cards as one choice, first.
+  offerMachine() {
+    const machine = this.workbench.machine();
+    const select = $('fit-gpu');
+    let mine = select.querySelector('option[data-machine]');
+    if (!machine?.mixed) {
+      mine?.remove();
+      return;
+    }
+    if (!mine) {
+      mine = option('', '');
+      mine.dataset.machine = 'cards';
+      select.prepend(mine);
+    }
+    mine.value = machine.id;
+    mine.textContent = `This machine: ${machine.name}`;
   }
 
   // Hardware that fits comes without a click, after the headline figures: the
@@ -204,7 +223,7 @@ export class PlannerPanels {
     const state = this.workbench.state();
     const quantFits = this.workbench.matrixQuants().map((quant) => ({ quant, result: this.engine.figures(this.workbench.request({ quant })) }));
     drawQuestions({
-      model, state, result, recommend: r, deviceName: (id) => this.deviceName(id), quantFits,
+      model, state, result, recommend: r, deviceName: (id) => this.deviceName(id), quantFits, machine: this.workbench.machine(),
       figuresOn: (id) => (this.devices.has(id) ? this.engine.figures(this.workbench.request({ gpu: id, gpus: 1 })) : null),
     });
   }

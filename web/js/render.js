@@ -111,7 +111,8 @@ function setList(list, texts) {
   list.replaceChildren(...texts.map((t) => el('li', {}, t)));
 }
 
-export function renderMemory(r) {
+// nameOf(id): a device's name, for the rows of mixed cards.
+export function renderMemory(r, nameOf = (id) => id) {
   const m = r.memory;
   setField('memory.weights_bytes', m.weights_bytes, bytesText(m.weights_bytes));
   setField('memory.kv_cache_bytes', m.kv_cache_bytes, bytesText(m.kv_cache_bytes));
@@ -123,10 +124,19 @@ export function renderMemory(r) {
   setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
   const onDevice = m.per_gpu.reduce((s, g) => s + g.weights_bytes, 0);
   const kvOnDevice = m.per_gpu.reduce((s, g) => s + g.kv_cache_bytes, 0);
+  const projector = m.projector_bytes ?? 0;
+  const draft = m.per_gpu.reduce((s, g) => s + (g.draft_bytes ?? 0), 0);
+  $('projector-item').hidden = projector === 0;
+  $('draft-item').hidden = draft === 0;
+  setField('memory.projector_bytes', projector, bytesText(projector));
+  setField('memory.draft_weights_bytes', m.draft_weights_bytes ?? 0,
+    `${fmt.gib(draft)} (weights ${fmt.gib(m.draft_weights_bytes ?? 0)}, KV ${fmt.gib(m.draft_kv_cache_bytes ?? 0)})`);
   renderBar($('memory-bar'), [
     { kind: 'weights', label: 'weights on device', bytes: onDevice },
     { kind: 'kv', label: 'KV cache', bytes: kvOnDevice },
     { kind: 'runtime', label: 'runtime buffers', bytes: m.runtime_bytes },
+    { kind: 'projector', label: 'vision encoder', bytes: projector },
+    { kind: 'draft', label: 'draft model', bytes: draft },
     { kind: 'offload', label: 'in system RAM', bytes: m.offload_bytes },
   ], m.usable_bytes, `Required ${fmt.gib(m.required_bytes)}${m.usable_bytes ? ` of ${fmt.gib(m.usable_bytes)} usable` : ''}`);
 
@@ -137,14 +147,18 @@ export function renderMemory(r) {
   }
   const rows = m.per_gpu.map((g, i) => {
     const row = el('div', { class: 'gpu-row' });
+    const who = r.scenario?.mixed_cards && g.gpu ? `${i + 1}. ${nameOf(g.gpu)}` : `Device ${i + 1}`;
+    const layers = g.last_layer > g.first_layer ? `, layers ${g.first_layer}–${g.last_layer - 1}` : '';
     const label = el('span', { class: 'gpu-label' },
-      `Device ${i + 1}: ${fmt.gib(g.required_bytes)}${g.usable_bytes ? ` / ${fmt.gib(g.usable_bytes)}` : ''}`);
+      `${who}: ${fmt.gib(g.required_bytes)}${g.usable_bytes ? ` / ${fmt.gib(g.usable_bytes)}` : ''}${layers}${g.fits === false ? ' — does not fit' : ''}`);
     const bar = el('div', { class: 'bar small', role: 'img' });
     renderBar(bar, [
       { kind: 'weights', label: 'weights', bytes: g.weights_bytes },
       { kind: 'kv', label: 'KV cache', bytes: g.kv_cache_bytes },
       { kind: 'runtime', label: 'runtime', bytes: g.runtime_bytes },
-    ], g.usable_bytes, `Device ${i + 1} needs ${fmt.gib(g.required_bytes)}`);
+      { kind: 'projector', label: 'vision encoder', bytes: g.projector_bytes ?? 0 },
+      { kind: 'draft', label: 'draft model', bytes: g.draft_bytes ?? 0 },
+    ], g.usable_bytes, `${who} needs ${fmt.gib(g.required_bytes)}`);
     row.append(label, bar);
     return row;
   });
@@ -163,19 +177,25 @@ export function renderSpeedAndCost(r, state) {
   setField('speed.decode_tokens_per_s_per_sequence', s?.decode_tokens_per_s_per_sequence, s ? fmt.rate(s.decode_tokens_per_s_per_sequence) : none);
   setField('speed.prefill_tokens_per_s', prefillUnknown ? null : s?.prefill_tokens_per_s, s ? (prefillUnknown ? 'unknown' : fmt.rate(s.prefill_tokens_per_s)) : none);
   setField('speed.ttft_s', prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none);
+  const spec = s?.speculative;
+  $('speculative-row').hidden = !spec;
+  setField('speed.speculative.decode_tokens_per_s_low', spec?.decode_tokens_per_s_low,
+    spec ? `${fmt.rate(spec.decode_tokens_per_s_low)} – ${fmt.rate(spec.decode_tokens_per_s_high)}` : '—');
   setField('cost.usd_per_million_tokens', c?.usd_per_million_tokens, c ? fmt.usd(c.usd_per_million_tokens) : none);
   setField('cost.usd_per_million_tokens_batch', c?.usd_per_million_tokens_batch, c ? fmt.usd(c.usd_per_million_tokens_batch) : none);
   setField('cost.usd_per_hour', c?.usd_per_hour, c ? fmt.usd(c.usd_per_hour) : none);
   writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
     : `Decode with ${fmt.tokens(state.ctx)} tokens cached${state.batch > 1 ? `; per sequence while all ${state.batch} run together, and their total` : ''}. ` +
-      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt.`));
+      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt.`) +
+      (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
     : c.usd_per_million_tokens == null
       ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'
       : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? 'owning it: price over 3 years plus power' : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
 }
 
-const whereText = (state, device) => (device ? `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}` : 'the chosen device');
+const whereText = (state, device) => (!device ? 'the chosen device'
+  : device.mixed ? device.name : `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}`);
 
 function verdictText(m) {
   return m.fits == null ? 'No device chosen'
@@ -241,6 +261,7 @@ export function clearFigures() {
   }
   $('memory-bar').replaceChildren();
   $('per-gpu').replaceChildren();
+  for (const id of ['projector-item', 'draft-item', 'speculative-row']) $(id).hidden = true;
   $('suggestions-box').hidden = true;
   $('suggestions').replaceChildren();
   setList($('warnings'), []);

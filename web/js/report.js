@@ -32,8 +32,9 @@ const count = (h) => (h.count > 1 ? `${h.count} × ` : '');
 
 // answers: {model, state, result (the headline estimate), recommend (its
 // answer), deviceName(id), figuresOn(id) (the scenario on one such device),
-// quantFits: [{quant, result}] (the matrix's rows on the chosen device)}.
-export function renderQuestions({ model, state, result, recommend: r, deviceName, figuresOn, quantFits }) {
+// quantFits: [{quant, result}] (the matrix's rows on the chosen device),
+// machine (the chosen device, or mixed cards as one named machine)}.
+export function renderQuestions({ model, state, result, recommend: r, deviceName, figuresOn, quantFits, machine }) {
   const list = $('questions');
   const panel = list.closest('section');
   if (!model || !result || result.error || !r) {
@@ -85,7 +86,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
       ' A smaller quantization or a shorter context may.']));
 
   const best = quantFits.find((q) => !q.result.error && q.result.memory.fits === true);
-  const where = `${state.gpus > 1 ? `${state.gpus} × ` : ''}${deviceName(state.gpu)}`;
+  const where = machine?.mixed ? machine.name : `${state.gpus > 1 ? `${state.gpus} × ` : ''}${deviceName(state.gpu)}`;
   qa(items, `Which quantization should I use for ${model.name}?`, ...(best
     ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization of the table that fits is `,
       figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +

@@ -5,7 +5,9 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'users', 'tps', 'hours', 'kwh'];
+  'ram', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft'];
+// Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
+export const MAX_CARDS = 16;
 
 export const DEFAULTS = {
   model: 'glm-4.5',
@@ -24,6 +26,9 @@ export const DEFAULTS = {
   tps: 20,      // tokens/s each of them needs
   hours: 24,    // hours a day the hardware runs (rent per month, power)
   kwh: 0.15,    // USD per kWh
+  vision: 0,    // 1: the model's vision encoder and one image (where it has one)
+  draft: '',    // speculative decoding: a catalog model's id, 'mtp', or none
+  cards: null,  // mixed cards: every card's id in order (gpu is the first), else null
 };
 
 // Kept as decimals; the rest are whole numbers.
@@ -40,6 +45,7 @@ const LIMITS = {
   tps: [0.1, 10000],
   hours: [1, 24],
   kwh: [0, 10],
+  vision: [0, 1],
 };
 
 // base: the state keys absent from the hash take (a prerendered page's own
@@ -56,11 +62,24 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
     engine: new Set(catalog.engines),
     offload_mode: new Set(['auto', 'layers', 'experts']),
   };
+  ids.draft = new Set(['', 'mtp', ...ids.model]);
   for (const key of KEYS) {
     if (!params.has(key)) continue;
     const raw = params.get(key);
+    if (key === 'gpu' && raw.includes(',')) {
+      const cards = raw.split(',');
+      const unknown = cards.find((id) => !ids.gpu.has(id));
+      if (unknown !== undefined) problems.push(`unknown gpu “${unknown.slice(0, 60)}”`);
+      else if (cards.length > MAX_CARDS) problems.push(`more than ${MAX_CARDS} cards`);
+      else Object.assign(state, { gpu: cards[0], gpus: cards.length, cards });
+      continue;
+    }
+    if (key === 'gpus' && state.cards) continue;  // the list says how many
     if (key in ids) {
-      if (ids[key].has(raw)) state[key] = raw;
+      if (ids[key].has(raw)) {
+        state[key] = raw;
+        if (key === 'gpu') state.cards = null;
+      }
       else problems.push(`unknown ${key} “${raw.slice(0, 60)}”`);
     } else {
       const value = Number(raw);
@@ -77,6 +96,6 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
 
 export function toHash(state) {
   const params = new URLSearchParams();
-  for (const key of KEYS) params.set(key, String(state[key]));
-  return `#${params.toString()}`;
+  for (const key of KEYS) params.set(key, key === 'gpu' && state.cards ? state.cards.join(',') : String(state[key]));
+  return `#${params.toString().replace(/%2C/g, ',')}`;  // commas read better and are valid in a fragment
 }

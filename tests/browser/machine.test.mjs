@@ -1,0 +1,103 @@
+// Beyond the anchors on the page (issue 23): mixed cards in one machine, a
+// vision encoder, a draft model and a CPU-only machine, each against what the
+// native engine answers for the same request.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+
+import { nativeResponses } from '../wasm/load.mjs';
+import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const native = (request) => JSON.parse(nativeResponses([{ batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ram_gib: 64, ...request }])[0]);
+
+test('mixed cards from the link: one row per card, its layers, and --tensor-split', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q8_0&ctx=8192&gpu=rtx-3090,rtx-3090,rtx-3060-12gb`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'Q8_0', ctx: 8192, gpu: 'rtx-3090,rtx-3090,rtx-3060-12gb' });
+  assert.equal(expected.ok, true);
+  assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
+  assert.equal(await fieldValue(page, 'memory.fits'), String(expected.memory.fits));
+  const rows = await page.$$eval('#per-gpu .gpu-label', (ls) => ls.map((l) => l.textContent));
+  assert.equal(rows.length, 3);
+  // Layers 27-31 on the 3060 (tests/test_mixed_cards.cpp works the split out by hand).
+  assert.match(rows[2], /^3\. NVIDIA GeForce RTX 3060 12GB: .*layers 27–31/);
+  assert.equal(await page.$eval('#gpus', (e) => e.disabled), true, 'the list says how many');
+  assert.equal((await page.$$('#cards .card-row')).length, 2);
+  await page.waitForSelector('#commands pre');
+  assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /--tensor-split 23059,23059,10521/);
+  await page.screenshot({ path: join(artifacts, 'mixed-cards-1280.png') });
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('adding and removing a card changes the machine and the link', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=rtx-3090`);
+  await page.click('#add-card');
+  await page.selectOption('#card-1', 'rtx-3060-12gb');
+  await page.waitForFunction(() => location.hash.includes('gpu=rtx-3090,rtx-3060-12gb'));
+  const expected = native({ model: 'llama-3.1-70b', quant: 'Q4_K_M', ctx: 8192, gpu: 'rtx-3090,rtx-3060-12gb' });
+  assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
+  assert.equal((await page.$$('#per-gpu .gpu-row')).length, 2);
+  await page.click('#cards [data-remove="1"]');
+  await page.waitForFunction(() => /gpu=rtx-3090&gpus=1&/.test(location.hash));
+  assert.equal((await page.$$('#cards .card-row')).length, 0);
+  assert.equal(await page.$eval('#gpus', (e) => e.disabled), false);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a vision encoder where the model has one: its bytes, in the link; none offered where it has none', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=gemma-3-27b-it&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
+  assert.equal(await page.isVisible('#vision'), true);
+  await page.check('#vision');
+  await page.waitForFunction(() => location.hash.includes('vision=1'));
+  const expected = native({ model: 'gemma-3-27b-it', quant: 'Q4_K_M', ctx: 8192, gpu: 'rtx-4090', vision: true });
+  // 423,060,336 parameters at F16 (tests/test_vision.cpp, from the config's vision_config).
+  assert.equal(expected.memory.projector_bytes, 846120672);
+  assert.equal(Number(await fieldValue(page, 'memory.projector_bytes')), expected.memory.projector_bytes);
+  assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
+  assert.equal(await page.isVisible('#projector-item'), true);
+  await page.selectOption('#model', 'llama-3.1-8b');
+  await page.waitForFunction(() => location.hash.includes('model=llama-3.1-8b'));
+  assert.equal(await page.isVisible('#vision'), false);
+  assert.match(await page.evaluate(() => location.hash), /vision=0/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a draft model: its memory, and decode as a range with its assumption', async () => {
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=h100-sxm&draft=llama-3.2-1b`);
+  const expected = native({ model: 'llama-3.1-70b', quant: 'Q4_K_M', ctx: 8192, gpu: 'h100-sxm', draft: 'llama-3.2-1b' });
+  assert.equal(await page.$eval('#draft', (e) => e.value), 'llama-3.2-1b');
+  assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
+  const low = Number(await fieldValue(page, 'speed.speculative.decode_tokens_per_s_low'));
+  assert.ok(Math.abs(low / expected.speed.speculative.decode_tokens_per_s_low - 1) < 1e-9);
+  assert.equal(await page.isVisible('#speculative-row'), true);
+  assert.match(await page.textContent('#speed-note'), /assumed 0\.6 to 0\.8/);
+  assert.match(await page.evaluate(() => location.hash), /draft=llama-3\.2-1b/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a CPU-only machine: decode from RAM bandwidth, no prefill where no throughput is sourced, -ngl 0', async () => {
+  const gpu = 'epyc-9004-genoa-384gb-ddr5-4800';
+  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
+  assert.equal(await fieldValue(page, 'memory.fits'), 'true');
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / expected.speed.decode_tokens_per_s - 1) < 1e-9);
+  assert.equal(await page.textContent('[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
+  await page.waitForSelector('#commands pre');
+  assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /-ngl 0\b/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
