@@ -328,6 +328,10 @@ class App {
       if (!result.error) {
         const full = result.memory.fits === false ? this.estimateCurrent() : result;
         if (full.error) return;
+        // The tab's title and the description follow with the panels: a title
+        // change costs Chromium milliseconds in the browser process, not to be
+        // paid on every input event of a drag.
+        render.renderPageMeta(result, this.state, model, device);
         render.renderSuggestions(full, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
         this.renderSecondary(model, full);
       }
@@ -348,7 +352,6 @@ class App {
     // The headline figures now, in the same task as the input event.
     this.result = result;
     render.renderVerdict(result, this.state, model, device);
-    render.renderPageMeta(result, this.state, model, device);
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result, (id) => this.devices.get(id)?.name ?? id);
     render.renderSpeedAndCost(result, this.state);
