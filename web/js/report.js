@@ -90,7 +90,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
   qa(items, `Which quantization should I use for ${model.name}?`, ...(best
     ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization of the table that fits is `,
       figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +
-      'Fewer bits per weight leave room for a longer context or more sequences, at a cost in quality that grows below 4 bits.']
+      'Fewer bits per weight leave room for a longer context or more sequences (the table below gives each one\'s memory).']
     : ['None of the table\'s quantizations fits ', where, ` with ${fmt.tokens(state.ctx)} tokens; `,
       figure(single ? `${single.name || deviceName(single.gpu)} holds ${state.quant}` : 'see the smallest hardware per quantization in the table',
         'quant.best', null), '.']));
