@@ -118,15 +118,19 @@ function rebase(html, path) {
 // let the page skip redrawing a chart or the commands go, so that taking over
 // it draws them again with their handlers.
 function snapshot({ scenario, canonical, groups, lede }) {
-  // A list shows its choice; the script fills in the other options as it starts
-  // (the model and device lists are most of a page's bytes otherwise).
+  // The workbench's lists keep all their options: the page fetches its engine
+  // when the reader first reaches for it, and the model, quantization or
+  // device list may be the first thing a reader opens, before the engine is
+  // there. Other long lists (the planner's devices, further down: reaching
+  // them by scroll, wheel or touch has fetched the engine) show their
+  // choice; the script refills them (~4 KB gzipped a page otherwise).
   for (const select of document.querySelectorAll('select')) {
-    const long = select.options.length > 40;
+    const trim = select.options.length > 40 && !select.closest('#controls');
     for (const o of [...select.options]) {
       o.toggleAttribute('selected', o.selected);
-      if (long && !o.selected) o.remove();
+      if (trim && !o.selected) o.remove();
     }
-    if (long) for (const group of [...select.querySelectorAll('optgroup')]) if (!group.children.length) group.remove();
+    if (trim) for (const group of [...select.querySelectorAll('optgroup')]) if (!group.children.length) group.remove();
   }
   for (const input of document.querySelectorAll('input')) {
     if (input.type === 'checkbox') input.toggleAttribute('checked', input.checked);

@@ -490,7 +490,67 @@ class App {
   }
 }
 
-loadEngine().then(
-  (engine) => new App(engine).start(),
-  (error) => { $('status').textContent = `The sizing engine could not start: ${error.message}`; },
-);
+// What the reader did on a prerendered page before its engine arrived: the
+// controls they moved (with the value they left) and the buttons they
+// pressed, done again once the page is live, so that nothing is lost.
+class EarlyInput {
+  constructor() {
+    this.controls = new Map();
+    this.clicks = [];
+    this.onInput = (e) => { if (e.target?.name) this.controls.set(e.target, e.target.type === 'checkbox' ? e.target.checked : e.target.value); };
+    this.onClick = (e) => {
+      const button = e.target?.closest?.('button');
+      if (button && !this.clicks.includes(button)) this.clicks.push(button);
+    };
+    document.addEventListener('input', this.onInput, true);
+    document.addEventListener('change', this.onInput, true);
+    document.addEventListener('click', this.onClick, true);
+  }
+
+  replay() {
+    document.removeEventListener('input', this.onInput, true);
+    document.removeEventListener('change', this.onInput, true);
+    document.removeEventListener('click', this.onClick, true);
+    for (const [target, value] of this.controls) {
+      if (!target.isConnected) continue;
+      if (target.type === 'checkbox') target.checked = value;
+      else target.value = value;
+      target.dispatchEvent(new Event('input', { bubbles: true }));
+      target.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    for (const button of this.clicks) if (button.isConnected && !button.disabled) button.click();
+  }
+}
+
+function startApp(early) {
+  return loadEngine().then(
+    (engine) => {
+      new App(engine).start();
+      early?.replay();
+    },
+    (error) => {
+      $('status').textContent = `The sizing engine could not start: ${error.message}`;
+      $('status').hidden = false;
+    },
+  );
+}
+
+// A prerendered page opened without a hash already shows its answers, and the
+// engine is most of what the page would download (scripts/bench.sh: bytes at
+// start, and once live). It is fetched when the reader first reaches for the
+// page: a pointer that moves or presses, a touch, a key, a focus, a wheel, a
+// new hash. A page whose hash names another scenario needs it at once.
+const ENGAGING = ['pointermove', 'pointerdown', 'touchstart', 'keydown', 'focusin', 'wheel'];
+if (document.documentElement.dataset.scenario != null && !location.hash) {
+  const early = new EarlyInput();
+  const engage = () => {
+    for (const type of ENGAGING) removeEventListener(type, engage, true);
+    removeEventListener('hashchange', engage);
+    performance.mark('llm-sizer:engaged');
+    startApp(early);
+  };
+  for (const type of ENGAGING) addEventListener(type, engage, { capture: true, passive: true });
+  addEventListener('hashchange', engage);
+} else {
+  startApp(null);
+}

@@ -1,8 +1,13 @@
 // The page in headless Chromium: navigation to the engine's first figures,
-// the prerendered figures painted against the static floor, and one `input`
+// the prerendered figures painted against the static floor, what the page
+// fetches before and after the reader first reaches for it, and one `input`
 // event on the context slider to updated figures (p50/p95 over three drags of
 // 100 moves, measured inside the page).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { figure, percentile } from './report.mjs';
+import { siteDir } from '../../tests/browser/harness.mjs';
 import { openPage, startBrowser, startServer } from '../../tests/browser/harness.mjs';
 
 const server = await startServer();
@@ -73,6 +78,32 @@ try {
   figure('page.static_floor', floorMs, 'ms');
   figure('page.first_figures_painted', paintedMs, 'ms', floorMs * 1.15);
   figure('page.first_figures_painted_over_floor', paintedMs / floorMs, 'x', 1.15);
+
+  // What the prerendered home page fetches while the reader only reads (3 s
+  // after its load event, nothing touched), then once the pointer moves: the
+  // engine, and the full module the recommendations ask for. Gzipped sizes
+  // of the files as served (the static server does not compress).
+  const fetchedKiB = (paths) => paths.reduce((sum, p) => sum + gzipSync(readFileSync(join(siteDir, p === '/' ? 'index.html' : p))).length, 0) / 1024;
+  const reader = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const fetched = [];
+  reader.on('requestfinished', (r) => { if (r.url().startsWith(server.url)) fetched.push(new URL(r.url()).pathname); });
+  await reader.goto(server.url, { waitUntil: 'load' });
+  await reader.waitForTimeout(3000);
+  const atStart = [...fetched];
+  figure('bytes.fetched_at_start.gzip', fetchedKiB(atStart), 'KiB', 128 * 1000 / 1024);
+  if (atStart.some((p) => /llmsizer/.test(p))) throw new Error(`the engine was fetched before the reader reached for the page: ${atStart.join(' ')}`);
+  await reader.mouse.move(10, 10);
+  await reader.waitForFunction(() => performance.getEntriesByName('llm-sizer:answered').length > 0, null, { timeout: 30000 });
+  const live = await reader.evaluate(() => ({
+    engaged: performance.getEntriesByName('llm-sizer:engaged')[0].startTime,
+    figures: performance.getEntriesByName('llm-sizer:first-figures')[0].startTime,
+    answered: performance.getEntriesByName('llm-sizer:answered')[0].startTime,
+  }));
+  figure('page.engaged_to_live', live.figures - live.engaged, 'ms');
+  figure('page.engaged_to_recommendations', live.answered - live.engaged, 'ms');
+  await reader.waitForTimeout(1000);
+  figure('bytes.fetched_once_live.gzip', fetchedKiB([...new Set(fetched)]), 'KiB');
+  await reader.close();
 
   const { page } = await openPage(browser, `${server.url}#model=glm-4.5&quant=Q4_K_M&ctx=8192&gpu=mi300x`);
   // A person starts dragging a moment after the figures appear: by then the

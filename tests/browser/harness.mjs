@@ -48,8 +48,11 @@ export async function openPage(browser, url, viewport = { width: 1280, height: 9
 }
 
 // The prerendered HTML has figures before the script runs: wait for the
-// script's own (its first figures, for the hash's scenario).
+// script's own (its first figures, for the hash's scenario). A prerendered
+// page without a hash fetches its engine when the reader first reaches for
+// it: the pointer moves, as a reader's would.
 export async function waitForApp(page) {
+  await page.mouse.move(2, 2);
   await page.waitForFunction(() => performance.getEntriesByName('llm-sizer:first-figures').length > 0, null, { timeout: 20000 });
   await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
 }

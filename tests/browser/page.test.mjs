@@ -99,7 +99,7 @@ test('the page compiles its wasm while it is parsed, and the engine uses that mo
   assert.equal(await page.$$eval('script[type="module"][async]', (s) => s.length), 0);
   assert.deepEqual(await page.evaluate(async () => [
     (await self.llmSizerWasm) instanceof WebAssembly.Module,
-    (await import('./js/wasm-module.js')).compiledWasm === self.llmSizerWasm,
+    (await import('./js/wasm-module.js')).compiledWasm() === self.llmSizerWasm,
     performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/llmsizer.wasm')).length,
   ]), [true, true, 1]);
   assert.deepEqual(log.errors, []);
@@ -121,7 +121,7 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' }]);
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), JSON.parse(native).memory.required_bytes);
   // The early compile did give up, so the figures came through the fallback.
-  assert.equal(await page.evaluate(async () => (await (await import('./js/wasm-module.js')).compiledWasm) === null), true);
+  assert.equal(await page.evaluate(async () => (await (await import('./js/wasm-module.js')).compiledWasm()) === null), true);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -91,3 +91,34 @@ test('a phone reads a pair page without JavaScript: verdict first, links to the 
   await page.screenshot({ path: join(artifacts, 'prerender-pair-nojs-360.png') });
   await page.close();
 });
+
+test('a prerendered page fetches its engine when the reader reaches for it, and keeps what was changed before it came', async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const engine = [];
+  page.on('request', (r) => { if (/llmsizer/.test(new URL(r.url()).pathname)) engine.push(new URL(r.url()).pathname); });
+  let release;
+  const held = new Promise((done) => { release = done; });
+  await page.route('**/llmsizer.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(`${server.url}models/qwen3-32b/`, { waitUntil: 'load' });
+  await page.waitForTimeout(1500);
+  assert.deepEqual(engine, [], 'nothing of the engine while the page is only read');
+  // The lists are whole before the engine is there (a reader may open them first).
+  assert.ok(await page.$$eval('#model option', (o) => o.length) > 100);
+  assert.ok(await page.$$eval('#gpu option', (o) => o.length) > 100);
+  const prerendered = await fieldValue(page, 'memory.required_bytes');
+  // The pointer moves: the engine is asked for; a list changed while it is
+  // still on its way is applied once it is here.
+  await page.mouse.move(5, 5);
+  await page.waitForFunction(() => performance.getEntriesByName('llm-sizer:engaged').length > 0);
+  await page.selectOption('#quant', 'Q8_0');
+  release();
+  await waitForApp(page);
+  await page.waitForFunction(() => location.hash.includes('quant=Q8_0'));
+  assert.equal(await page.$eval('#quant', (e) => e.value), 'Q8_0');
+  assert.notEqual(await fieldValue(page, 'memory.required_bytes'), prerendered, 'the figures are Q8_0\'s');
+  assert.ok(engine.includes('/llmsizer.wasm') && engine.includes('/llmsizer.mjs'), engine.join(' '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

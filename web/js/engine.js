@@ -1,8 +1,8 @@
 // The page's only door to the sizing engine: loads the WebAssembly module once
 // (and the full one, with the planner's searches and the file readers, when
 // first needed) and turns its JSON answers into objects. Nothing here computes
-// a figure.
-import createLlmSizer from '../llmsizer.mjs';
+// a figure. The engine's glue is imported with the engine, not with this
+// module: a prerendered page loads it only when the reader reaches for it.
 import { compiledWasm } from './wasm-module.js';
 
 export class SizerError extends Error {
@@ -113,7 +113,7 @@ export async function readSafetensorsHeaders(engine, files, request) {
 
 // The Emscripten module, from the module wasm-module.js compiled early when
 // there is one.
-function instantiate(compiled) {
+function instantiate([{ default: createLlmSizer }, compiled]) {
   if (!compiled) return createLlmSizer();
   return new Promise((resolve, reject) => {
     createLlmSizer({
@@ -148,7 +148,7 @@ function loadFullSizer() {
 export function loadEngine() {
   if (!loading) {
     performance.mark('llm-sizer:module-create');
-    loading = compiledWasm.then(instantiate).then((module) => {
+    loading = Promise.all([import('../llmsizer.mjs'), compiledWasm()]).then(instantiate).then((module) => {
       performance.mark('llm-sizer:module-ready');
       const sizer = new module.Sizer();
       const loadError = sizer.loadError();

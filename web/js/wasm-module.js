@@ -1,8 +1,13 @@
 // The engine's compiled WebAssembly, as early as this page can have it: from
-// wasm-start.js when index.html ran it during parsing, else compiled from
-// here, as soon as the page names this module. Resolves to the compiled
-// module, or null (no streaming compile, a server without application/wasm):
-// the loader then fetches the file itself.
-export const compiledWasm = self.llmSizerWasm ?? (typeof WebAssembly?.compileStreaming === 'function'
-  ? WebAssembly.compileStreaming(fetch(new URL('../llmsizer.wasm', import.meta.url))).catch(() => null)
-  : Promise.resolve(null));
+// wasm-start.js when index.html started it during parsing, else compiled from
+// here when the engine is first asked for (not when this module is imported:
+// a prerendered page may never need it). Resolves to the compiled module, or
+// null (no streaming compile, a server without application/wasm): the loader
+// then fetches the file itself.
+let compiled = null;
+export function compiledWasm() {
+  compiled ??= self.llmSizerWasm ?? (typeof WebAssembly?.compileStreaming === 'function'
+    ? WebAssembly.compileStreaming(fetch(new URL('../llmsizer.wasm', import.meta.url))).catch(() => null)
+    : Promise.resolve(null));
+  return compiled;
+}
