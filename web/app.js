@@ -523,7 +523,7 @@ class EarlyInput {
 }
 
 function startApp(early) {
-  return loadEngine().then(
+  return loadEngine({ full: true }).then(
     (engine) => {
       new App(engine).start();
       early?.replay();

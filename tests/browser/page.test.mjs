@@ -98,10 +98,12 @@ test('the page compiles its wasm while it is parsed, and the engine uses that mo
   // caught it fetched twice).
   assert.equal(await page.$$eval('script[type="module"][async]', (s) => s.length), 0);
   assert.deepEqual(await page.evaluate(async () => [
-    (await self.llmSizerWasm) instanceof WebAssembly.Module,
-    (await import('./js/wasm-module.js')).compiledWasm() === self.llmSizerWasm,
-    performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/llmsizer.wasm')).length,
-  ]), [true, true, 1]);
+    (await self.llmSizerWasm['llmsizer-full.wasm']) instanceof WebAssembly.Module,
+    (await import('./js/wasm-module.js')).compiledWasm('llmsizer-full.wasm') === self.llmSizerWasm['llmsizer-full.wasm'],
+    performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/llmsizer-full.wasm')).length,
+    // One module: the page's engine is the full one (no core module beside it).
+    performance.getEntriesByType('resource').filter((r) => /\/llmsizer\.(wasm|mjs)$/.test(r.name)).length,
+  ]), [true, true, 1, 0]);
   assert.deepEqual(log.errors, []);
   await page.close();
 });
@@ -112,7 +114,7 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.route('**/llmsizer.wasm', async (route) => {
+  await page.route('**/llmsizer-full.wasm', async (route) => {
     const response = await route.fetch();
     await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
   });
@@ -121,7 +123,7 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' }]);
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), JSON.parse(native).memory.required_bytes);
   // The early compile did give up, so the figures came through the fallback.
-  assert.equal(await page.evaluate(async () => (await (await import('./js/wasm-module.js')).compiledWasm()) === null), true);
+  assert.equal(await page.evaluate(async () => (await (await import('./js/wasm-module.js')).compiledWasm('llmsizer-full.wasm')) === null), true);
   assert.deepEqual(errors, []);
   await page.close();
 });

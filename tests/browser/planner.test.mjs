@@ -227,63 +227,39 @@ test('fine-tuning: QLoRA, LoRA and full side by side, each with the device that 
   await page.close();
 });
 
-test('the planner module comes once, after the first figures, and answers recommendations, offers and fine-tuning', async () => {
+test('the page fetches one engine module, once, and it answers recommendations, offers and fine-tuning', async () => {
   const page = await browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   const fetched = [];
-  page.on('request', (r) => { if (r.url().includes('llmsizer-full')) fetched.push(new URL(r.url()).pathname); });
+  page.on('request', (r) => { if (/\/llmsizer/.test(new URL(r.url()).pathname)) fetched.push(new URL(r.url()).pathname); });
   await page.goto(server.url + LLAMA);
   await waitForApp(page);
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
-  // Not on the start path: its fetch begins after the first figures are shown.
-  const order = await page.evaluate(() => {
-    const figures = performance.getEntriesByName('llm-sizer:first-figures')[0].startTime;
-    const full = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/llmsizer-full.wasm'));
-    return full.startTime > figures;
-  });
-  assert.equal(order, true);
   await page.locator('#offers').scrollIntoViewIfNeeded();
   await page.waitForSelector('#offers tbody tr', { timeout: 20000 });
   await page.waitForFunction(() => Number(document.querySelector('[data-field="finetune.lora.total_bytes"]')?.dataset.value) > 0);
   // The CLI's default fine-tuning (LoRA, 2048 tokens, micro-batch 1) for this model.
   const expected = native(['finetune', '--model', 'llama-3.1-8b', '--gpu', 'rtx-4090']);
   assert.equal(Number(await page.$eval('[data-field="finetune.lora.total_bytes"]', (e) => e.dataset.value)), expected.total_bytes);
+  // The full module alone: the recommendations follow the first figures, so a
+  // second (core) module would be fetched and its catalog read for nothing.
   assert.deepEqual(fetched.sort(), ['/llmsizer-full.mjs', '/llmsizer-full.wasm']);
   assert.deepEqual(errors, []);
   await page.close();
 });
 
-test('a planner module that fails to load is named in its panels and fetched again on the next search', async () => {
+test('an engine that fails to load is named, and a prerendered page keeps its figures', async () => {
   const page = await browser.newPage();
-  const fetched = [];
-  page.on('request', (r) => { if (r.url().includes('llmsizer-full')) fetched.push(new URL(r.url()).pathname); });
-  // The first try fails as on a broken network: the panel says so, and the next click loads it.
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
   await page.route('**/llmsizer-full.wasm', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
-  await page.goto(server.url + LLAMA);
-  await waitForApp(page);
-  // The recommendations ask for it after the first figures: the failure is named there.
-  await page.waitForSelector('[data-field="recommend.error"]', { timeout: 20000 });
-  assert.match(await page.textContent('#recommendations'), /did not load/);
-
-  await page.click('#serve');
-  await page.waitForSelector('[data-field="target.error"]');
-  assert.match(await page.textContent('#serve-results'), /did not load/);
-  // The offers and fine-tuning panels, which the same module answers, say so too.
-  assert.match(await page.textContent('#offers-note'), /did not load/);
-  assert.match(await page.textContent('#ft-note'), /did not load/);
-
-  await page.unroute('**/llmsizer-full.wasm');
-  const failedTries = fetched.length;
-  await page.click('#serve');
-  await page.waitForSelector('[data-field="target.buy.gpu"]', { timeout: 20000 });
-  // Its arrival draws them.
-  await page.waitForSelector('#offers tbody tr');
-  assert.ok(Number(await page.$eval('[data-field="finetune.lora.total_bytes"]', (e) => e.dataset.value)) > 0);
-  // The recommendations that failed are searched again once it is here.
-  await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 20000 });
-  // The wasm fetched once more after the failed try (the glue stays imported);
-  // every later answer reuses the module.
-  assert.deepEqual(fetched.slice(failedTries), ['/llmsizer-full.wasm']);
+  await page.goto(`${server.url}models/llama-3.1-8b/`, { waitUntil: 'load' });
+  const prerendered = await page.$eval('[data-field="memory.required_bytes"]', (e) => e.dataset.value);
+  await page.mouse.move(5, 5);
+  await page.waitForFunction(() => /could not start/.test(document.getElementById('status').textContent));
+  assert.equal(await page.$eval('#status', (e) => e.hidden), false);
+  assert.equal(await page.$eval('[data-field="memory.required_bytes"]', (e) => e.dataset.value), prerendered);
+  assert.deepEqual(errors, []);
   await page.close();
 });

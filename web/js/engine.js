@@ -1,6 +1,7 @@
-// The page's only door to the sizing engine: loads the WebAssembly module once
-// (and the full one, with the planner's searches and the file readers, when
-// first needed) and turns its JSON answers into objects. Nothing here computes
+// The page's and the widget's only door to the sizing engine: loads the
+// WebAssembly module once (the widget the core one, and the full one, with the
+// planner's searches and the file readers, when first needed; the page the
+// full one from the start) and turns its JSON answers into objects. Nothing here computes
 // a figure. The engine's glue is imported with the engine, not with this
 // module: a prerendered page loads it only when the reader reaches for it.
 import { compiledWasm } from './wasm-module.js';
@@ -144,11 +145,18 @@ function loadFullSizer() {
   return fullLoading;
 }
 
-// One module and one Sizer per page, however many callers ask.
-export function loadEngine() {
+// The engine's glue module: the core one (estimates: the widget's), or the
+// full one (the page's: it answers its recommendations right after its first
+// figures, so one module is fetched and its catalog read once, not two).
+const importGlue = (full) => (full ? import('../llmsizer-full.mjs') : import('../llmsizer.mjs'));
+
+// One module and one Sizer per page, however many callers ask. full: load the
+// full module from the start (loadFull() then has nothing to fetch).
+export function loadEngine({ full: startFull = false } = {}) {
   if (!loading) {
     performance.mark('llm-sizer:module-create');
-    loading = Promise.all([import('../llmsizer.mjs'), compiledWasm()]).then(instantiate).then((module) => {
+    const wasm = startFull ? 'llmsizer-full.wasm' : 'llmsizer.wasm';
+    loading = Promise.all([importGlue(startFull), compiledWasm(wasm)]).then(instantiate).then((module) => {
       performance.mark('llm-sizer:module-ready');
       const sizer = new module.Sizer();
       const loadError = sizer.loadError();
@@ -156,7 +164,7 @@ export function loadEngine() {
       const catalog = JSON.parse(new TextDecoder().decode(sizer.catalogBytes()));
       performance.mark('llm-sizer:catalog-ready');
       let view = sizer.figuresView();
-      let full = null;
+      let full = startFull ? sizer : null;
       const needFull = () => {
         if (!full) throw new SizerError('engine.loading', 'the planner module is not loaded yet (await loadFull())');
         return full;

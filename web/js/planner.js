@@ -46,9 +46,8 @@ export class PlannerPanels {
     $('fit-ctx').value = String(FIT_CONTEXTS.includes(state.ctx) ? state.ctx : 8192);
     $('ft-seq').replaceChildren(...FINETUNE_SEQUENCES.map((n) => option(n, `${fmt.tokens(n)} tokens`)));
     $('ft-seq').value = '2048';
-    // The searches' code comes with their first click, as the engine's full
-    // module that answers them does (not part of the page's start); once
-    // here, they run in the event's own task.
+    // The searches' code comes with their first click; once here, they run
+    // in the event's own task.
     const search = (name, fail) => () => {
       if (this.searches) return this.searches[name](this);
       return import('./planner-searches.js').then((searches) => {
@@ -78,26 +77,7 @@ export class PlannerPanels {
       this.renderWaiting();
       renderRecommendationText('Trying every device and offer once the first figures are shown…', 'recommend.loading');
     }
-    this.watchFullPanels();
     // The workbench calls scenarioChanged() with its first panels.
-  }
-
-  // Cloud offers and fine-tuning are answered by the engine's full module,
-  // which is not part of the page's start (scripts/bench.sh: what the page
-  // loads): it is fetched when either panel comes within a screen's reach,
-  // or when another panel asks for it first.
-  watchFullPanels() {
-    const sections = ['offers-title', 'finetune-title'].map((id) => $(id).closest('section'));
-    if (typeof IntersectionObserver !== 'function') {
-      this.ensureFull().catch(() => {});
-      return;
-    }
-    const observer = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      observer.disconnect();
-      this.ensureFull().catch(() => {});
-    }, { rootMargin: '300px 0px' });
-    for (const section of sections) observer.observe(section);
   }
 
   // The full module, once for every panel; offers and fine-tuning are drawn
@@ -164,7 +144,7 @@ export class PlannerPanels {
   }
 
   // Hardware that fits comes without a click, after the headline figures: the
-  // full module is fetched then (not on the page's start path), and the search
+  // search
   // (an estimate per candidate it rejects) runs when the input has rested and
   // the browser is idle, so a drag stays fast. A later scenario drops the answer
   // of an earlier one.

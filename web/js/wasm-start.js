@@ -12,7 +12,10 @@
 (function () {
   var answered = document.documentElement.hasAttribute('data-scenario') && !location.hash;
   if (answered) return;
-  self.llmSizerWasm = typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
-    ? WebAssembly.compileStreaming(fetch(new URL('../llmsizer.wasm', document.currentScript.src))).catch(function () { return null; })
-    : null;
+  // The page's engine is the full module (app.js: loadEngine({full: true})).
+  self.llmSizerWasm = {
+    'llmsizer-full.wasm': typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
+      ? WebAssembly.compileStreaming(fetch(new URL('../llmsizer-full.wasm', document.currentScript.src))).catch(function () { return null; })
+      : null,
+  };
 })();
