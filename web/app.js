@@ -326,14 +326,38 @@ class App {
       const start = performance.now();
       if (this.planner.started) this.planner.scenarioChanged();
       if (!result.error) {
-        const full = result.memory.fits === false ? this.estimateCurrent() : result;
+        // Where it does not fit, what would make it fit (a dozen estimates
+        // more) is searched once a slider rests, not on every input event of
+        // a drag; the commands and notes are the headline estimate's.
+        const dragging = replaceHash && !settled;
+        const suggest = result.memory.fits === false && !dragging;
+        const full = suggest ? this.estimateCurrent() : result;
         if (full.error) return;
-        // The tab's title and the description follow with the panels: a title
-        // change costs Chromium milliseconds in the browser process, not to be
-        // paid on every input event of a drag.
-        render.renderPageMeta(result, this.state, model, device);
-        render.renderSuggestions(full, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
-        this.renderSecondary(model, full);
+        // The commands of a scenario that does not fit start its first
+        // suggestion: they wait with them.
+        clearTimeout(this.suggestTimer);
+        const waiting = result.memory.fits === false && dragging;
+        if (waiting) {
+          render.markSuggestionsStale();
+          this.suggestTimer = setTimeout(() => {
+            if (ticket !== this.pending) return;
+            const withSuggestions = this.estimateCurrent();
+            if (withSuggestions.error) return;
+            this.renderSuggestions(withSuggestions);
+            this.renderCommands(withSuggestions);
+          }, 250);
+        } else {
+          this.renderSuggestions(full);
+        }
+        // The tab's title and the description follow once the input rests, as
+        // the URL does: a title change costs Chromium ~4 ms (a profile of a
+        // context drag here), not to be paid on every input event of a drag.
+        clearTimeout(this.metaTimer);
+        const state = this.state;
+        const meta = () => render.renderPageMeta(result, state, model, device);
+        if (replaceHash && !settled) this.metaTimer = setTimeout(meta, 250);
+        else meta();
+        this.renderSecondary(model, full, { commands: !waiting });
       }
       // The cost of this frame's panels, for the bench (one entry, replaced).
       performance.clearMeasures('llm-sizer:panels');
@@ -436,10 +460,18 @@ class App {
     }
   }
 
-  renderSecondary(model, result) {
+  renderSuggestions(result) {
+    render.renderSuggestions(result, (c, x) => this.describeChange(c, x), (c) => this.applyChange(c));
+  }
+
+  renderCommands(result) {
+    render.renderCommands(result, this.state, (text, button) => this.copy(text, button), (c, x) => this.describeChange(c, x));
+  }
+
+  renderSecondary(model, result, { commands = true } = {}) {
     const s = this.state;
     render.renderKvNotes(result, s);
-    render.renderCommands(result, s, (text, button) => this.copy(text, button), (c, x) => this.describeChange(c, x));
+    if (commands) this.renderCommands(result);
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       render.renderMatrix([{ quant: result.scenario.quant, current: true, result }]);
       if (this.chartUnchanged()) return render.moveContextMarker(s.ctx);

@@ -151,8 +151,12 @@ export function fillMatrixHardware() {
     const q = perQuant.get(tr.dataset.quant);
     const text = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}`
       : 'nothing in the catalog';
-    td.dataset.field = `recommend.per_quant.${tr.dataset.quant}.gpu`;
-    td.dataset.value = q?.gpu ?? '';
+    // Attributes written only when they change: a context drag clears this
+    // column on every input event.
+    const field = `recommend.per_quant.${tr.dataset.quant}.gpu`;
+    const value = q?.gpu ?? '';
+    if (td.dataset.field !== field) td.dataset.field = field;
+    if (td.dataset.value !== value) td.dataset.value = value;
     if (td.textContent !== text) td.textContent = text;
   }
 }

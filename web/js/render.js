@@ -287,6 +287,7 @@ export function clearFigures() {
 export function renderSuggestions(r, describe, onApply) {
   const box = $('suggestions-box');
   const list = $('suggestions');
+  list.removeAttribute('aria-busy');
   const items = r.suggestions ?? [];
   box.hidden = items.length === 0 && r.memory.fits !== false;
   if (r.memory.fits === false && items.length === 0) {
@@ -305,6 +306,14 @@ export function renderSuggestions(r, describe, onApply) {
     li.append(what, facts, speed, ' ', button);
     return li;
   }));
+}
+
+// While a slider moves a scenario that does not fit, the suggestions (a dozen
+// estimates) wait until it rests: the list shown is the last one, marked as
+// being searched again, and its figures are not the new scenario's.
+export function markSuggestionsStale() {
+  $('suggestions').setAttribute('aria-busy', 'true');
+  $('commands').setAttribute('aria-busy', 'true');  // they start the first suggestion
 }
 
 function setCell(td, text, value) {
@@ -471,6 +480,7 @@ export function renderKvNotes(r, state) {
 // The blocks are rebuilt when their shape changes; a context move only
 // rewrites the text, and Copy copies whatever the block shows.
 export function renderCommands(r, state, onCopy, describe) {
+  $('commands').removeAttribute('aria-busy');
   const first = !r.commands && r.suggestions?.length ? r.suggestions[0] : null;
   const commands = r.commands ?? first?.commands ?? {};
   writeText($('commands-note'), r.commands ? ''
