@@ -264,8 +264,27 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "chip; the model has no notion of software version.",
         "- AMD Vulkan/ROCm prefill on Strix Halo varies by driver (AMDVLK, RADV), flags (hipBLASLt, "
         "rocWMMA) and model size far beyond what one efficiency can follow.",
-        "- Records taken end-to-end (llmfit, Ollama eval rates) include prompt time or runtime overhead "
-        "the model attributes to decode.",
+        "- llmfit's community bench rates (\"end-to-end generation tok/s ... includes prompt time\", records "
+        "361-421) are not mapped: the prompt's length and time are not stated, so the decode rate is not what "
+        "they measured. Ollama eval rates (decode only) are mapped, at Ollama's default quantization where the "
+        "record does not state one; some of them ran on llama.cpp's Vulkan backend (a README footnote) without "
+        "saying which.",
+        "- K-quant types: the fit set's K-quant decode records are Q4_K_M and UD-Q4_K_XL but for the L40S Q5_K_M runs, "
+        "one UD-Q3_K_XL and the two Tesla P40 Q2_K/Q3_K_S runs, so a dequantization cost "
+        "per type (Q2_K/Q3_K against Q4_K against Q5_K/Q6_K) cannot be fitted; the large held-out K-quant errors "
+        "come from setups (DeepSeek-V3 on 8 GPUs, experts offloaded to the CPU, Llama 3.1 405B on an M3 Ultra), "
+        "not from the type.",
+        "- HBM: the held-out Q4_0 7B records on A100 PCIe, H100 and MI100 are 14-21% over; the fit set's HBM "
+        "records pull both ways (V100 Q4_0 under, A100 F16 on the mark, MI210, Qwen3-Next and DeepSeek-V3 over), "
+        "so the one factor settles near 0.69. Layer split: 4x L40S (Qwen3-8B) costs about 45 us per boundary and "
+        "3x P40 about 0.2 ms, but the fitted 0.55 ms is held up by DeepSeek-V3 on 8x MI300X, which is slow for "
+        "reasons the model does not have (8x H100, a January 2025 build, is twice as slow as predicted).",
+        "- Apple Ultra parts (two Max dies joined by UltraFusion): the M1 Ultra fit records are 15-36% over "
+        "and the M2/M3 Ultra scoreboard records 3-12% over, while the M2 Ultra bench files are 2-18% under. A "
+        "two-die bandwidth factor would need the die count of the custom (binned-core) devices the records map "
+        "to, which the CLI's custom device does not take; not added.",
+        "- Designs evaluated on the held-out split in the second pass of issue 19 (decode): 1 (not mapping "
+        "llmfit's end-to-end rates; refit from the previous constants). Designs were chosen by the fit records.",
         "",
         "## Checks against figures the fit does not use",
         "",
