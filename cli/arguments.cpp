@@ -38,7 +38,7 @@ const char* usage_text() {
          "                     [--batch 1] [--kv-type f16|bf16|fp8|q8_0|q4_0|q4_1|q5_0|q5_1]\n"
          "                     [--engine llama.cpp|ollama|vllm|sglang|mlx|tensorrt-llm]\n"
          "                     [--gpu ID | --gpu-memory-gib X --gpu-bandwidth-gbs X --gpu-tflops X\n"
-         "                      --gpu-vendor nvidia|amd|apple|intel|cpu] [--gpus N]\n"
+         "                      --gpu-vendor nvidia|amd|apple|intel|cpu [--gpu-dies 1|2]] [--gpus N]\n"
          "                     (mixed cards: --gpu once per card, --gpu rtx-3090 --gpu rtx-3060-12gb)\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
          "                     [--prompt 4096] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
@@ -109,6 +109,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--gpu-bandwidth-gbs", number(c.gpu_bandwidth_gbs, "--gpu-bandwidth-gbs")},
       {"--gpu-tflops", number(c.gpu_tflops, "--gpu-tflops")},
       {"--gpu-vendor", text(c.gpu_vendor)},
+      {"--gpu-dies", integer(c.gpu_dies, "--gpu-dies")},
       {"--gpus", integer(c.gpus, "--gpus")},
       {"--offload", number(c.offload, "--offload")},
       {"--offload-mode", text(c.offload_mode)},
@@ -199,7 +200,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
                       (c.safetensors_path ? 1 : 0);
   if (sources != 1)
     return bad("give exactly one of --model ID, --config FILE, --gguf FILE or --safetensors FILE (with --config)");
-  const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor;
+  const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor || c.gpu_dies;
   if (custom && c.gpu_id) return bad("give either --gpu ID or the --gpu-* flags of a custom device, not both");
   if (custom && !c.gpu_memory_gib) return bad("a custom device needs --gpu-memory-gib");
   return c;

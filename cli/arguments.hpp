@@ -30,6 +30,7 @@ struct Command {
   std::optional<double> gpu_bandwidth_gbs;
   std::optional<double> gpu_tflops;
   std::optional<std::string> gpu_vendor;
+  std::optional<long long> gpu_dies;  // custom device: dies its memory is attached to (Apple Ultra: 2)
   std::optional<long long> gpus;
   std::optional<double> offload;
   std::optional<std::string> offload_mode;

@@ -213,6 +213,9 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
       return Error{"cli.bad_argument", "--gpu-bandwidth-gbs and --gpu-tflops must be non-negative and below 1e6"};
     d.bandwidth_bytes_per_s = gbs * kGB;
     d.fp16_flops = tflops * 1e12;
+    const long long dies = c.gpu_dies.value_or(1);
+    if (dies < 1 || dies > 8) return Error{"cli.bad_argument", "--gpu-dies must be between 1 and 8"};
+    d.memory_dies = static_cast<int>(dies);
     s.device = d;
   }
   if (auto error = apply_speed_and_cost_flags(c, s)) return *error;

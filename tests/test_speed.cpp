@@ -9,6 +9,7 @@
 #include "llmsizer/speed.hpp"
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
+#include "speed_rates.hpp"
 #include "test_support.hpp"
 
 using Catch::Matchers::WithinAbs;
@@ -19,27 +20,29 @@ namespace {
 
 // The fitted constants the hand computations use, copied from
 // data/speed_calibration.json. A refit changes them: the first test says so.
-constexpr double kCudaBandwidthEfficiency = 0.8216;  // backends: cuda
-constexpr double kLlamaCudaLayerOverheadS = 3.304e-05;  // runtimes: llama.cpp/cuda
-constexpr double kLlamaCudaPrefillEfficiency = 0.5485;
+constexpr double kCudaBandwidthEfficiency = 0.8081;  // backends: cuda
+constexpr double kLlamaCudaLayerOverheadS = 3.011e-05;  // runtimes: llama.cpp/cuda
+constexpr double kLlamaCudaPrefillEfficiency = 0.5493;
 constexpr double kServingCudaLayerOverheadS = 3e-05;  // runtimes: serving/cuda (assumed)
 constexpr double kRamBandwidthEfficiency = 0.8;       // constants (assumed)
-constexpr double kAllreduceLatencyS = 5.049e-05;  // fitted (one tensor-parallel record)
-constexpr double kLayerSplitHopS = 5.484e-4;  // fitted on layer-split decode
+constexpr double kAllreduceLatencyS = 4.797e-05;  // fitted (one tensor-parallel record)
+constexpr double kLayerSplitHopS = 0.0005461;  // fitted on layer-split decode
 constexpr double kPcieBytesPerS = 25e9;      // constants (assumed)
-constexpr double kMetalBandwidthEfficiency = 0.9212;
-constexpr double kLlamaMetalPrefillEfficiency = 0.7398;
-constexpr double kPressureOnsetFill = 0.6297;
-constexpr double kPressureSlowdown = 0.1518;
-constexpr double kFloat16PrefillFactorMma = 1.361;  // weights: float16 on CUDA/ROCm
-constexpr double kKquantPrefillFactorMma = 0.6765;
-constexpr double kFloat16PrefillFactor = 1.112;
-constexpr double kGemmHalfRows = 63.87;  // prefill GEMMs: time x (1 + 63.87 / rows)
-constexpr double kMoeLayerOverheadFactor = 1.537;      // float16 elsewhere (Metal)
-constexpr double kCpuBandwidthEfficiency = 0.8283;  // backends: cpu (fitted on system_ram.json's CPU-only runs)
-constexpr double kKquantBandwidthFactor = 0.9378;  // weights: kquant
-constexpr double kLlamaCpuLayerOverheadS = 3.304e-05;  // runtimes: llama.cpp/cpu (borrows llama.cpp/cuda)
-constexpr double kCpu8bExpectedTokensPerS = 16.70;  // the step below worked out with these constants
+constexpr double kMetalBandwidthEfficiency = 0.921;
+constexpr double kLlamaMetalPrefillEfficiency = 0.7424;
+constexpr double kLlamaMetalLayerOverheadS = 0.0001448;  // runtimes: llama.cpp/metal
+constexpr double kPressureOnsetFill = 0.5445;
+constexpr double kMultiDieBandwidthFactor = 0.8895;  // fitted on Apple Ultra records
+constexpr double kPressureSlowdown = 0.06087;
+constexpr double kFloat16PrefillFactorMma = 1.34;  // weights: float16 on CUDA/ROCm
+constexpr double kKquantPrefillFactorMma = 0.6784;
+constexpr double kFloat16PrefillFactor = 1.114;
+constexpr double kGemmHalfRows = 66.17;  // prefill GEMMs: time x (1 + 66.17 / rows)
+constexpr double kMoeLayerOverheadFactor = 1.478;      // float16 elsewhere (Metal)
+constexpr double kCpuBandwidthEfficiency = 0.8217;  // backends: cpu (fitted on system_ram.json's CPU-only runs)
+constexpr double kKquantBandwidthFactor = 0.9387;  // weights: kquant
+constexpr double kLlamaCpuLayerOverheadS = 3.011e-05;  // runtimes: llama.cpp/cpu (borrows llama.cpp/cuda)
+constexpr double kCpu8bExpectedTokensPerS = 16.61;  // the step below worked out with these constants
 
 constexpr int kLayers = 10;
 constexpr double kLayerBytes = 800e6;   // every layer's weights
@@ -146,9 +149,12 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(speed_constants().pcie_bytes_per_s == kPcieBytesPerS);
   CHECK(speed_constants().pressure_onset_fill == kPressureOnsetFill);
   CHECK(speed_constants().pressure_slowdown == kPressureSlowdown);
+  CHECK(speed_constants().multi_die_bandwidth_factor == kMultiDieBandwidthFactor);
   CHECK(backend_calibration(Backend::metal, "apple").bandwidth_efficiency == kMetalBandwidthEfficiency);
   CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::metal, "apple").prefill_efficiency ==
         kLlamaMetalPrefillEfficiency);
+  CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::metal, "apple").layer_overhead_s ==
+        kLlamaMetalLayerOverheadS);
   CHECK(weight_calibration(WeightFamily::float16).prefill_factor_mma == kFloat16PrefillFactorMma);
   CHECK(weight_calibration(WeightFamily::kquant).prefill_factor_mma == kKquantPrefillFactorMma);
   CHECK(weight_calibration(WeightFamily::float16).prefill_factor == kFloat16PrefillFactor);
@@ -202,6 +208,7 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
   CHECK_THAT(k["pcie_bytes_per_s"].get<double>(), WithinRel(t.constants->pcie_bytes_per_s, 1e-15));
   CHECK_THAT(k["allreduce_latency_s"].get<double>(), WithinRel(t.constants->allreduce_latency_s, 1e-15));
   CHECK_THAT(k["layer_split_hop_s"].get<double>(), WithinRel(t.constants->layer_split_hop_s, 1e-15));
+  CHECK_THAT(k["multi_die_bandwidth_factor"].get<double>(), WithinRel(t.constants->multi_die_bandwidth_factor, 1e-15));
 }
 
 TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
@@ -211,18 +218,18 @@ TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // Reads: 10 x 800 MB + 200 MB head = 8.2e9 B of weights, 10 x 10 MB = 1e8 B of KV,
-  // at 1000e9 x 0.8216 = 8.216e11 B/s: 8.3e9 / 8.216e11 = 1.0102240e-2 s.
-  // Compute: 2 x 7.868928e9 + 6.7108864e8 = 1.6409e10 FLOPs at 1e14 x 0.5485 = 5.485e13
-  // FLOP/s: 2.99e-4 s, under the memory time. Overhead: 10 x 3.304e-5 = 3.304e-4 s.
+  // at 1000e9 x 0.8081 = 8.081e11 B/s: 8.3e9 / 8.081e11 = 1.0271006e-2 s.
+  // Compute: 2 x 7.868928e9 + 6.7108864e8 = 1.6409e10 FLOPs at 1e14 x 0.5493 = 5.493e13
+  // FLOP/s: 2.99e-4 s, under the memory time. Overhead: 10 x 3.011e-5 = 3.011e-4 s.
   const double memory_s = 8.3e9 / (1000e9 * kCudaBandwidthEfficiency);
   const double overhead_s = kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(8.2e9, 1e-12));
   CHECK_THAT(sp->decode_single_work.gpu_kv_bytes, WithinRel(1e8, 1e-12));
   CHECK_THAT(sp->decode_single_work.flops, WithinRel(2.0 * kMatmulParams + kAttentionFlopsPerToken, 1e-12));
-  CHECK_THAT(sp->decode_single_time.compute_s, WithinRel(1.6408944640e10 / 5.485e13, 1e-6));
+  CHECK_THAT(sp->decode_single_time.compute_s, WithinRel(1.6408944640e10 / 5.493e13, 1e-6));
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(memory_s + overhead_s, 1e-9));
-  // 1 / (1.0102240e-2 + 3.304e-4) = 95.85 tokens/s.
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
+  // 1 / (1.0271006e-2 + 3.011e-4) = 94.59 tokens/s.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(94.5885, 1e-4));
 }
 
 TEST_CASE("compute-bound prefill and TTFT", "[speed]") {
@@ -239,17 +246,17 @@ TEST_CASE("compute-bound prefill and TTFT", "[speed]") {
   const double attention = 10.0 * 2.0 * 32.0 * 256.0 * (4096.0 * 4097.0 / 2.0);
   CHECK(sp->prefill_work.passes == 8);
   CHECK_THAT(sp->prefill_work.flops, WithinRel(matmul + attention, 1e-12));
-  // 512-row GEMMs run at 1 / (1 + 63.87 / 512) = 1 / 1.1247461 of the large-batch rate.
-  // At 5.485e13 FLOP/s: 6.476350e13 x 1.1247461 / 5.485e13 = 1.328031 s, above the
-  // 8 x 8.2e9 B of weight reads (0.0798 s). Overhead 8 passes x 10 layers x 3.304e-5 s
-  // = 2.6432e-3 s: 1.330674 s.
+  // 512-row GEMMs run at 1 / (1 + 66.17 / 512) = 1 / 1.1292383 of the large-batch rate.
+  // At 5.493e13 FLOP/s: 6.476350e13 x 1.1292383 / 5.493e13 = 1.331393 s, above the
+  // 8 x 8.2e9 B of weight reads (0.0800 s). Overhead 8 passes x 10 layers x 3.011e-5 s
+  // = 2.4088e-3 s: 1.333802 s.
   const double compute_s = (matmul + attention) * (1.0 + kGemmHalfRows / 512.0) / (100e12 * kLlamaCudaPrefillEfficiency);
   const double prefill_s = compute_s + 8 * kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->prefill_time.total_s, WithinRel(prefill_s, 1e-9));
   CHECK_THAT(sp->prefill_tokens_per_s, WithinRel(4096.0 / prefill_s, 1e-9));
-  // TTFT = prefill + one decode step (1.0432640e-2 s): 1.341107 s.
+  // TTFT = prefill + one decode step (1.0572106e-2 s): 1.344374 s.
   CHECK_THAT(sp->ttft_s, WithinRel(prefill_s + sp->decode_single_time.total_s, 1e-12));
-  CHECK_THAT(sp->ttft_s, WithinRel(1.341107, 1e-5));
+  CHECK_THAT(sp->ttft_s, WithinRel(1.344374, 1e-5));
 }
 
 TEST_CASE("batched decode turns compute-bound", "[speed]") {
@@ -259,7 +266,7 @@ TEST_CASE("batched decode turns compute-bound", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // 1024 sequences: weights once (8.2e9 B) plus 1024 x 1e8 B of KV = 1.106e11 B: 0.131 s.
-  // Compute: 1024 x 1.640894464e10 FLOPs = 1.68028e13 at 5.485e13 FLOP/s: 0.30634 s
+  // Compute: 1024 x 1.640894464e10 FLOPs = 1.68028e13 at 5.493e13 FLOP/s: 0.30589 s
   // (decode rows are not charged the prefill GEMMs' small-row cost).
   const double compute_s = 1024.0 * (2.0 * kMatmulParams + kAttentionFlopsPerToken) / (100e12 * kLlamaCudaPrefillEfficiency);
   const double memory_s = (8.2e9 + 1024.0 * 1e8) / (1000e9 * kCudaBandwidthEfficiency);
@@ -268,13 +275,13 @@ TEST_CASE("batched decode turns compute-bound", "[speed]") {
   CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(1024.0 / (compute_s + kLayers * kLlamaCudaLayerOverheadS), 1e-9));
   // Each sequence of the batch gets one token per step: total / 1024.
   CHECK_THAT(sp->decode_tokens_per_s_per_sequence, WithinRel(sp->decode_tokens_per_s_total / 1024.0, 1e-12));
-  // One sequence alone is still the bandwidth-bound 95.85 tokens/s.
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
+  // One sequence alone is still the bandwidth-bound 94.59 tokens/s.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(94.5885, 1e-4));
 }
 
 TEST_CASE("a fixed cost per layer bounds small models", "[speed]") {
-  // 1 MB per layer: the reads take 1.2e7 / 8.216e11 = 1.46e-5 s, the ten layers'
-  // fixed cost 3.304e-4 s, so not the 70,000 tokens/s bandwidth alone would give.
+  // 1 MB per layer: the reads take 1.2e7 / 8.081e11 = 1.48e-5 s, the ten layers'
+  // fixed cost 3.011e-4 s, so not the 70,000 tokens/s bandwidth alone would give.
   const Architecture arch = synthetic_arch(false);
   const Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
   Estimate e = synthetic_estimate(1, 1, 0.0, 20e6);
@@ -296,8 +303,8 @@ TEST_CASE("a real 1B model is held by the per-layer cost, not 600+ tokens/s", "[
   auto e = estimate(test::catalog_arch("llama-3.2-1b"), s);
   REQUIRE(e);
   REQUIRE(e.value().speed);
-  // 16 layers x 3.304e-5 s = 5.29e-4 s of fixed cost caps it at 1892 tokens/s; about
-  // 0.8 GB of weights at 1008e9 x 0.8216 B/s add 1.0 ms: some 660 tokens/s, where a
+  // 16 layers x 3.011e-5 s = 4.82e-4 s of fixed cost caps it at 2076 tokens/s; about
+  // 0.8 GB of weights at 1008e9 x 0.8081 B/s add 1.0 ms: some 660 tokens/s, where a
   // bandwidth-only estimate (1008 GB/s over 0.8 GB) would say 1260.
   CHECK(e.value().speed->decode_tokens_per_s < 1.0 / (16 * kLlamaCudaLayerOverheadS));
   CHECK(e.value().speed->decode_tokens_per_s < 900.0);
@@ -322,8 +329,8 @@ TEST_CASE("llama.cpp layer split: GPUs take turns, bandwidth does not add up", "
 }
 
 TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[speed]") {
-  // Four GPUs: three boundaries, 3 x (5.484e-4 + 3.2768e-7) = 1.646183e-3 s on top of
-  // one GPU's 1.0432640e-2 s: 1.2078823e-2 s, 82.79 tokens/s instead of 95.85. A
+  // Four GPUs: three boundaries, 3 x (5.461e-4 + 3.2768e-7) = 1.639283e-3 s on top of
+  // one GPU's 1.0572106e-2 s: 1.2211389e-2 s, 81.89 tokens/s instead of 94.59. A
   // small model loses a larger share: the cost does not shrink with the model.
   const Architecture arch = synthetic_arch(false);
   const auto one = estimate_speed(arch, synthetic_scenario(InferenceEngine::llama_cpp, 1, 1),
@@ -333,18 +340,18 @@ TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[s
   REQUIRE(one);
   REQUIRE(four);
   CHECK_THAT(four->decode_single_time.interconnect_s, WithinRel(3.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
-  CHECK_THAT(four->decode_single_time.total_s, WithinRel(1.2078823e-2, 1e-6));
-  CHECK_THAT(four->decode_tokens_per_s, WithinRel(82.7895, 1e-5));
+  CHECK_THAT(four->decode_single_time.total_s, WithinRel(1.2211389e-2, 1e-6));
+  CHECK_THAT(four->decode_tokens_per_s, WithinRel(81.8908, 1e-5));
 }
 
 TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[speed]") {
   // 4096 tokens, -ub 512: 8 micro-batches in 2 batches of -b 2048. One GPU takes
-  // 8 passes: compute 1.328031 s + overhead 2.6432e-3 s = 1.330674 s. On 2 GPUs each
+  // 8 passes: compute 1.331393 s + overhead 2.4088e-3 s = 1.333802 s. On 2 GPUs each
   // micro-batch spends half a pass on each GPU and the next one follows it in, so
   // each batch of 4 takes (4 + 2 - 1) / 2 = 2.5 passes instead of 4: the whole
-  // prompt (8 + 2 x 1) / (8 x 2) = 0.625 of one GPU's time, 0.8316713 s. The one
-  // boundary adds 8 passes x 5.484e-4 s = 4.3872e-3 s and 4096 x 4096 x 2 B =
-  // 33,554,432 B over PCIe = 1.3421773e-3 s: 0.8374007 s, 4891.3 tokens/s (3078.1 on one).
+  // prompt (8 + 2 x 1) / (8 x 2) = 0.625 of one GPU's time, 0.8336262 s. The one
+  // boundary adds 8 passes x 5.461e-4 s = 4.3688e-3 s and 4096 x 4096 x 2 B =
+  // 33,554,432 B over PCIe = 1.3421773e-3 s: 0.8393372 s, 4880.0 tokens/s (3070.9 on one).
   const Architecture arch = synthetic_arch(false);
   const auto one = estimate_speed(arch, synthetic_scenario(InferenceEngine::llama_cpp, 1, 1),
                                   synthetic_estimate(1, 1, 0.0, 8e9));
@@ -355,11 +362,11 @@ TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[spe
   CHECK(two->prefill_work.pipeline_stages == 2);
   CHECK(two->prefill_work.batches == 2);
   CHECK(two->prefill_work.passes == 8);
-  CHECK_THAT(one->prefill_time.total_s, WithinRel(1.3306742, 1e-6));
+  CHECK_THAT(one->prefill_time.total_s, WithinRel(1.3338020, 1e-6));
   const double expected = 0.625 * one->prefill_time.total_s + 8 * kLayerSplitHopS + 33554432.0 / kPcieBytesPerS;
   CHECK_THAT(two->prefill_time.total_s, WithinRel(expected, 1e-12));
-  CHECK_THAT(two->prefill_time.total_s, WithinRel(0.8374007, 1e-6));
-  CHECK_THAT(two->prefill_tokens_per_s, WithinRel(4891.33, 1e-5));
+  CHECK_THAT(two->prefill_time.total_s, WithinRel(0.8393372, 1e-6));
+  CHECK_THAT(two->prefill_tokens_per_s, WithinRel(4880.04, 1e-5));
   // One micro-batch (a 512-token prompt) has nothing to overlap: no gain.
   Scenario short_prompt = synthetic_scenario(InferenceEngine::llama_cpp, 1, 2);
   short_prompt.prompt_tokens = 512;
@@ -371,9 +378,9 @@ TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[spe
 TEST_CASE("quantized against F16 prefill: dequantization cost per weight family", "[speed]") {
   // Prefill is compute-bound here, so its GEMM time scales with 1 / factor. On CUDA
   // (INT8 MMQ for quantized weights, cuBLAS for F16) Q8_0 is the reference (1.0),
-  // F16 1.361, Q4_K_M 0.6765: Q8_0 runs at 1 / 1.361 = 73.5% of F16 (the A100 measured
-  // 6914 against 8668 tokens/s, 79.8%), Q4_K_M at 0.6765 / 1.361 = 49.7%. On Metal
-  // (dequantized F16 tiles) F16 is 1.112.
+  // F16 1.34, Q4_K_M 0.6784: Q8_0 runs at 1 / 1.34 = 74.6% of F16 (the A100 measured
+  // 6914 against 8668 tokens/s, 79.8%), Q4_K_M at 0.6784 / 1.34 = 50.6%. On Metal
+  // (dequantized F16 tiles) F16 is 1.114.
   const Architecture arch = synthetic_arch(false);
   const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
   auto prefill = [&](const char* quant, Backend backend) {
@@ -385,21 +392,21 @@ TEST_CASE("quantized against F16 prefill: dequantization cost per weight family"
     return sp->prefill_time.compute_s;
   };
   const double q8 = prefill("Q8_0", Backend::cuda);
-  CHECK_THAT(q8, WithinRel(1.328031, 1e-6));
+  CHECK_THAT(q8, WithinRel(1.331393, 1e-6));
   CHECK_THAT(prefill("F16", Backend::cuda), WithinRel(q8 / kFloat16PrefillFactorMma, 1e-12));
   CHECK_THAT(prefill("Q4_K_M", Backend::cuda), WithinRel(q8 / kKquantPrefillFactorMma, 1e-12));
   CHECK_THAT(prefill("F16", Backend::cuda) / prefill("Q4_K_M", Backend::cuda), WithinRel(kKquantPrefillFactorMma / kFloat16PrefillFactorMma, 1e-12));
-  // Metal row (efficiency 0.7398): Q8_0 6.476350e13 x 1.1247461 / (1e14 x 0.7398) = 0.984624 s, F16 / 1.112.
+  // Metal row (efficiency 0.7424): Q8_0 6.476350e13 x 1.1292383 / (1e14 x 0.7424) = 0.985095 s, F16 / 1.114.
   const double q8_metal = prefill("Q8_0", Backend::metal);
-  CHECK_THAT(q8_metal, WithinRel(0.984624, 1e-5));
+  CHECK_THAT(q8_metal, WithinRel(0.985095, 1e-5));
   CHECK_THAT(prefill("F16", Backend::metal), WithinRel(q8_metal / kFloat16PrefillFactor, 1e-12));
 }
 
 TEST_CASE("a Mac near its wired limit decodes slower than its bandwidth says", "[speed]") {
   // An Apple part: 800 GB/s, only an FP32 rate of 20 TFLOPS stated (used for
-  // prefill). Weights and KV 8.3e9 B at 800e9 x 0.9212 = 7.3696e11 B/s: 1.1262484e-2 s.
-  // Below the onset (fill 0.5 < 0.6297) nothing changes; at 99% of the wired limit the
-  // reads take 1 + 0.1518 x (0.99 - 0.6297) / (1 - 0.6297) = 1.147701 times as long.
+  // prefill). Weights and KV 8.3e9 B at 800e9 x 0.921 = 7.3680e11 B/s: 1.1264929e-2 s.
+  // Below the onset (fill 0.5 < 0.5445) nothing changes; at 99% of the wired limit the
+  // reads take 1 + 0.06087 x (0.99 - 0.5445) / (1 - 0.5445) = 1.059534 times as long.
   const Architecture arch = synthetic_arch(false);
   Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
   s.device->vendor = "apple";
@@ -420,14 +427,49 @@ TEST_CASE("a Mac near its wired limit decodes slower than its bandwidth says", "
   CHECK(relaxed->basis.memory_pressure == 1.0);
   CHECK_THAT(relaxed->decode_single_time.weights_s + relaxed->decode_single_time.kv_s, WithinRel(reads_s, 1e-12));
   const double pressure = 1.0 + kPressureSlowdown * (0.99 - kPressureOnsetFill) / (1.0 - kPressureOnsetFill);
-  CHECK_THAT(pressure, WithinRel(1.147701, 1e-6));
+  CHECK_THAT(pressure, WithinRel(1.059534, 1e-6));
   CHECK_THAT(pressed->basis.memory_pressure, WithinRel(pressure, 1e-12));
   CHECK_THAT(pressed->decode_single_time.weights_s + pressed->decode_single_time.kv_s,
              WithinRel(reads_s * pressure, 1e-12));
   CHECK(pressed->basis.memory_class == "lpddr");
-  // Prefill from the FP32 rate: 20e12 x 0.7398, not "unknown".
+  // Prefill from the FP32 rate: 20e12 x 0.7424, not "unknown".
   CHECK(pressed->basis.peak_flops == 20e12);
   CHECK(pressed->prefill_tokens_per_s > 0.0);
+}
+
+TEST_CASE("an Apple Ultra (two Max dies) reads at a smaller share of its summed bandwidth", "[speed]") {
+  // The same 800 GB/s Apple part with its memory on one die and on two. One die:
+  // 8.3e9 B at 800e9 x 0.921 = 7.3680e11 B/s: 1.1264929e-2 s, plus 10 layers x
+  // the Metal per-layer cost. Two dies: the reads take 1 / 0.8895 times as long,
+  // 1.2664339e-2 s, so decode runs at 1 / (1.2664339e-2 + 10 x 1.448e-4) = 70.86 tokens/s.
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  s.device->vendor = "apple";
+  s.device->backend = Backend::metal;
+  s.device->kind = DeviceKind::unified;
+  s.device->unified_memory = true;
+  s.device->bandwidth_bytes_per_s = 800e9;
+  const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
+  const auto one = estimate_speed(arch, s, e);
+  s.device->memory_dies = 2;
+  const auto two = estimate_speed(arch, s, e);
+  REQUIRE(one);
+  REQUIRE(two);
+  CHECK(one->basis.memory_dies == 1);
+  CHECK(two->basis.memory_dies == 2);
+  const double one_die_s = 8.3e9 / (800e9 * kMetalBandwidthEfficiency);
+  CHECK_THAT(one->decode_single_time.weights_s + one->decode_single_time.kv_s, WithinRel(one_die_s, 1e-12));
+  CHECK_THAT(two->decode_single_time.weights_s + two->decode_single_time.kv_s,
+             WithinRel(one_die_s / kMultiDieBandwidthFactor, 1e-12));
+  CHECK_THAT(two->decode_single_time.weights_s + two->decode_single_time.kv_s, WithinRel(1.2664339e-2, 1e-6));
+  CHECK_THAT(two->decode_single_time.total_s,
+             WithinRel(one_die_s / kMultiDieBandwidthFactor + kLayers * kLlamaMetalLayerOverheadS, 1e-9));
+  CHECK_THAT(two->decode_tokens_per_s, WithinRel(70.8600, 1e-5));
+  // Catalog Ultras are two dies by their name; a Max is one.
+  CHECK(memory_dies(test::device_of("mac-m2-ultra-192gb")) == 2);
+  CHECK(memory_dies(test::device_of("mac-m1-ultra-64gb")) == 2);
+  CHECK(memory_dies(test::device_of("mac-m2-max-96gb")) == 1);
+  CHECK(memory_dies(test::device_of("rtx-4090")) == 1);
 }
 
 TEST_CASE("memory class from the catalog's memory type, not the datacenter label", "[speed]") {
@@ -450,21 +492,21 @@ TEST_CASE("tensor parallel splits the bytes and adds two all-reduces per layer",
   REQUIRE(sp);
   const StepWork& w = sp->decode_single_work;
   // Each GPU reads half the weights (4.1e9 B) and half the KV (5e7 B): 4.15e9 B at
-  // 8.216e11 B/s = 5.051120e-3 s.
+  // 8.081e11 B/s = 5.135503e-3 s.
   CHECK(w.tensor_parallel == 2);
   CHECK_THAT(w.gpu_weight_bytes, WithinRel(4.1e9, 1e-12));
   CHECK_THAT(w.gpu_kv_bytes, WithinRel(5e7, 1e-12));
   // 20 all-reduces of 4096 x 2 B = 8192 B; a ring moves 2 x (2 - 1) / 2 of it over
-  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 5.049e-5 s latency each.
+  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 4.797e-5 s latency each.
   CHECK(w.allreduces == 20);
   CHECK_THAT(w.allreduce_bytes, WithinRel(8192.0, 1e-12));
   const double interconnect_s = 20.0 * (8192.0 / 450e9 + kAllreduceLatencyS);
   CHECK_THAT(sp->decode_single_time.interconnect_s, WithinRel(interconnect_s, 1e-9));
-  // Total: 5.051120e-3 + 1.010164e-3 + 10 x 3e-5 = 6.361284e-3 s: 157.20 tokens/s.
+  // Total: 5.135503e-3 + 9.597641e-4 + 10 x 3e-5 = 6.395267e-3 s: 156.37 tokens/s.
   const double total_s = 4.15e9 / (1000e9 * kCudaBandwidthEfficiency) + interconnect_s +
                          kLayers * kServingCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(total_s, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(157.201, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(156.366, 1e-4));
 }
 
 TEST_CASE("hybrid layers all-reduce once: a mixer-only or FFN-only layer has one output to sum", "[speed]") {
@@ -498,7 +540,7 @@ TEST_CASE("without NVLink the all-reduces cross PCIe", "[speed]") {
   const auto sp = estimate_speed(arch, s, synthetic_estimate(64, 4, 0.0, 8e9));
   REQUIRE(sp);
   // 64 sequences: all-reduces of 64 x 4096 x 2 = 524,288 B; a 4-GPU ring moves
-  // 2 x 3 / 4 of it = 786,432 B at 25e9 B/s: 3.1457e-5 s, + 5.049e-5 s, x 20.
+  // 2 x 3 / 4 of it = 786,432 B at 25e9 B/s: 3.1457e-5 s, + 4.797e-5 s, x 20.
   CHECK_THAT(sp->decode_batch_time.interconnect_s, WithinRel(20.0 * (786432.0 / 25e9 + kAllreduceLatencyS), 1e-9));
 }
 
@@ -511,13 +553,13 @@ TEST_CASE("offloaded layers are read from RAM at RAM bandwidth", "[speed]") {
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
   // RAM: 4 x (800 MB + 10 MB KV) = 3.24e9 B at 100e9 x 0.8 B/s = 0.0405 s.
-  // GPU: 6 x 800 MB + 200 MB head + 6 x 10 MB KV = 5.06e9 B: 6.158715e-3 s.
+  // GPU: 6 x 800 MB + 200 MB head + 6 x 10 MB KV = 5.06e9 B: 6.261601e-3 s.
   CHECK_THAT(sp->decode_single_work.ram_bytes, WithinRel(3.24e9, 1e-12));
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(5.0e9, 1e-12));
   const double total_s = 3.24e9 / (100e9 * kRamBandwidthEfficiency) + 5.06e9 / (1000e9 * kCudaBandwidthEfficiency) +
                          kLayers * kLlamaCudaLayerOverheadS;
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(total_s, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(21.2815, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(21.2482, 1e-4));
   // Prefill: llama.cpp copies the offloaded 3.2e9 B to the GPU for each of the 8
   // passes over PCIe (25e9 B/s): 1.024 s on top of the compute.
   CHECK_THAT(sp->prefill_work.host_to_gpu_bytes, WithinRel(8.0 * 3.2e9, 1e-12));
@@ -559,17 +601,17 @@ TEST_CASE("MoE decode touches k of n experts at batch 1 and nearly all at batch 
   const Estimate e = synthetic_estimate(64, 1, 600e6, 2.6e9);
   const auto sp = estimate_speed(arch, s, e);
   REQUIRE(sp);
-  // Batch 1: 10 x (200 MB + 37.5 MB) + 200 MB = 2.575e9 B, KV 1e8 B: 3.255842e-3 s.
-  // Fixed cost: ten routed-expert layers at 1.537 dense layers each, 15.37 x 3.304e-5 s
-  // = 5.078248e-4 s: 3.763667e-3 s, 265.70 tokens/s.
+  // Batch 1: 10 x (200 MB + 37.5 MB) + 200 MB = 2.575e9 B, KV 1e8 B: 3.310234e-3 s.
+  // Fixed cost: ten routed-expert layers at 1.478 dense layers each, 14.78 x 3.011e-5 s
+  // = 4.450258e-4 s: 3.755260e-3 s, 266.29 tokens/s.
   CHECK_THAT(sp->decode_single_work.gpu_weight_bytes, WithinRel(2.575e9, 1e-12));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(265.698, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(266.293, 1e-4));
   // Batch 64: 10 x (200 MB + 600 MB x 0.983919) + 200 MB = 8.10351e9 B, KV 6.4e9 B:
-  // 1.765277e-2 s; compute 64 x (2 x 2.468928e9 + 6.7108864e8) = 3.5897e11 FLOPs at
-  // 5.485e13 FLOP/s = 6.545e-3 s stays under it. 64 / (1.765277e-2 + 5.078248e-4) = 3524.1.
+  // 1.794771e-2 s; compute 64 x (2 x 2.468928e9 + 6.7108864e8) = 3.5897e11 FLOPs at
+  // 5.493e13 FLOP/s = 6.535e-3 s stays under it. 64 / (1.794771e-2 + 4.450258e-4) = 3479.6.
   CHECK_THAT(sp->decode_batch_work.gpu_weight_bytes, WithinRel(2e9 + 6e9 * 0.983919 + 2e8, 1e-5));
   CHECK_THAT(sp->decode_batch_work.flops, WithinRel(64.0 * (2.0 * 2468928000.0 + kAttentionFlopsPerToken), 1e-12));
-  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(3524.11, 2e-4));
+  CHECK_THAT(sp->decode_tokens_per_s_total, WithinRel(3479.63, 2e-4));
 }
 
 TEST_CASE("no dense throughput figure: decode only, prefill and TTFT unknown", "[speed]") {
@@ -578,7 +620,7 @@ TEST_CASE("no dense throughput figure: decode only, prefill and TTFT unknown", "
   s.device->fp16_flops = 0.0;
   const auto sp = estimate_speed(arch, s, synthetic_estimate(1, 1, 0.0, 8e9));
   REQUIRE(sp);
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(95.8530, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(94.5885, 1e-4));
   CHECK(sp->prefill_tokens_per_s == 0.0);
   CHECK(sp->ttft_s == 0.0);
 }

@@ -55,6 +55,14 @@ bool shares_memory_with_cpu(const Device& d) {
 
 }  // namespace
 
+// Apple's Ultra parts are two Max dies joined by UltraFusion, whatever the
+// catalog states; other parts say so in memory_dies (a custom device: --gpu-dies).
+int memory_dies(const Device& d) {
+  if (d.memory_dies > 1) return d.memory_dies;
+  if (d.vendor == "apple" && d.name.find("Ultra") != std::string::npos) return 2;
+  return 1;
+}
+
 EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights) {
   const Device& d = *s.device;
   const SpeedConstants& k = speed_constants();
@@ -76,7 +84,12 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
   r.basis.memory_class = memory_class_name(memory);
   r.basis.memory_pressure = memory_pressure(d, e);
-  r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? k.hbm_bandwidth_factor : 1.0);
+  r.basis.memory_dies = memory_dies(d);
+  // Memory on two dies (Apple Ultra): half of every read crosses the die-to-die
+  // link, and the GPU reaches a smaller share of the summed bandwidth.
+  const double dies_factor = r.basis.memory_dies > 1 ? k.multi_die_bandwidth_factor : 1.0;
+  r.kv_bytes_per_s =
+      d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? k.hbm_bandwidth_factor : 1.0) * dies_factor;
   r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
   r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
   r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);

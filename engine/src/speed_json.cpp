@@ -51,7 +51,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(8);
+    Json basis = json_object(9);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -60,6 +60,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
     basis["memory_class"] = b.memory_class;
     basis["memory_pressure"] = b.memory_pressure;
+    basis["memory_dies"] = b.memory_dies;
     j["basis"] = std::move(basis);
     Json breakdown = json_object(3);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

@@ -28,4 +28,7 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
 // Whether llama.cpp's quantized INT8 GEMMs (MMQ) run on this device.
 bool quantized_mma(const Device& d, EngineFamily engine);
 
+// Dies the device's memory is attached to (Apple Ultra: 2; see Device::memory_dies).
+int memory_dies(const Device& d);
+
 }  // namespace llmsizer

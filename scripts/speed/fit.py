@@ -62,7 +62,15 @@ ASSUMED = {
 FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0.1, 3.0),
                     "layer_split_hop_s": (1e-6, 3e-3), "pressure_onset_fill": (0.3, 0.99),
                     "pressure_slowdown": (0.01, 20.0), "gemm_half_rows": (0.5, 2000.0),
-                    "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0)}
+                    "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0),
+                    "multi_die_bandwidth_factor": (0.5, 1.2)}
+# What the fitted constants stand for and which records set them (written to the JSON).
+CONSTANT_NOTES = {
+    "multi_die_bandwidth_factor": "Apple Ultra parts, two Max dies joined by UltraFusion (catalog Ultras by "
+                                  "name, records.py's custom stand-ins by --gpu-dies 2): the share of one die's "
+                                  "bandwidth efficiency the GPU reaches; fitted on the fit records measured on "
+                                  "M1, M2 and M3 Ultras (llama.cpp and MLX decode)",
+}
 # Rows the reference has no measurements for, set by assumption (stated in the JSON).
 ASSUMED_ROWS = {
     ("runtimes", "serving/cuda", "layer_overhead_s"): (
@@ -88,6 +96,7 @@ def starting_calibration():
             "gemm_half_rows": 16.0,
             "moe_layer_overhead_factor": 1.0,
             "allreduce_latency_s": 8e-6,
+            "multi_die_bandwidth_factor": 1.0,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -396,6 +405,7 @@ def write(cal, feats, counts):
                     for w in WEIGHT_FAMILIES],
         "constants": cal["constants"],
         "assumed_constants": {k: v[1] for k, v in ASSUMED.items()},
+        "fitted_constant_notes": CONSTANT_NOTES,
         "assumed_rows": {"/".join(p): v[1] for p, v in ASSUMED_ROWS.items() if p not in fitted},
         "borrowed": borrowed,
         "not_fitted_defaults": unfitted,
@@ -411,7 +421,7 @@ def write(cal, feats, counts):
 # SpeedConstants' fields in declaration order (speed_calibration.hpp).
 CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefill_factor", "pcie_bytes_per_s",
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
-                  "moe_layer_overhead_factor", "gemm_half_rows"]
+                  "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

@@ -45,7 +45,8 @@ def ratio(num, rate):
 def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0):
     hbm = basis["hbm_llama"]
     kv_rate = basis["peak_bandwidth_bytes_per_s"] * hw["bandwidth_efficiency"] * (
-        k["hbm_bandwidth_factor"] if hbm else 1.0)
+        k["hbm_bandwidth_factor"] if hbm else 1.0) * (
+        k["multi_die_bandwidth_factor"] if basis.get("memory_dies", 1) > 1 else 1.0)
     weight_rate = kv_rate * weight_factor
     ram_rate = basis["ram_bandwidth_bytes_per_s"] * k["ram_bandwidth_efficiency"]
     matrix = (basis["peak_flops"] or 0.0) * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0)

@@ -244,6 +244,12 @@ def quant_of(record, model, engine):
     return None
 
 
+def ultra_dies(catalog_id):
+    """An Ultra is two Max dies (UltraFusion): a custom stand-in for one says so;
+    catalog Ultras are recognised by their name in the engine."""
+    return ["--gpu-dies", "2"] if "ultra" in catalog_id else []
+
+
 def apple_device(name):
     """(catalog id, custom flags or None) for an Apple scoreboard chip string."""
     m = re.match(r"Apple (M\d)( Pro| Max| Ultra)? \((\d+)-core GPU(?:, (\d+) GB/s)?", name)
@@ -277,13 +283,14 @@ def device_args(record, devices, notes):
         notes.append("custom device: %s with %d of %d GPU cores: %.2f TFLOPS, %g GB/s" %
                      (sibling, cores, full_cores, tflops, bw))
         return ["--gpu-memory-gib", str(d["memory_gb_marketed"]), "--gpu-bandwidth-gbs", "%g" % bw,
-                "--gpu-tflops", "%.4f" % tflops, "--gpu-vendor", "apple"], "%s-%dc" % (sibling, cores)
+                "--gpu-tflops", "%.4f" % tflops, "--gpu-vendor", "apple"] + ultra_dies(sibling), \
+            "%s-%dc" % (sibling, cores)
     if low.startswith("apple m2 ultra") or low.startswith("apple m2 ultra (mac studio)"):
         # llama.cpp's benches/mac-m2-ultra: the 76-core M2 Ultra, 192 GB.
         d = devices["mac-m2-ultra-192gb"]
         notes.append("custom device: M2 Ultra 76-core, two M2 Max dies: 27.2 TFLOPS")
         return ["--gpu-memory-gib", "192", "--gpu-bandwidth-gbs", "%g" % d["bandwidth_gb_per_s"],
-                "--gpu-tflops", "27.2", "--gpu-vendor", "apple"], "mac-m2-ultra-192gb"
+                "--gpu-tflops", "27.2", "--gpu-vendor", "apple", "--gpu-dies", "2"], "mac-m2-ultra-192gb"
     if "m4 max section" in low:
         return ["--gpu", "mac-m4-max-128gb"], "mac-m4-max-128gb"
     for needle, target in DEVICE_RULES:
@@ -328,6 +335,12 @@ def parse_test(test):
         return "decode_tokens_per_s", 2048 + 256, 1, None
     if "~3000-token prompt" in t:
         return "decode_tokens_per_s", 3000 + 128, 1, None
+    if "includes prompt time" in t:
+        # llmfit's community bench files: "end-to-end generation tok/s (avgTps over
+        # 3 runs; ~300 output tokens; includes prompt time per llmfit PR #755)". The
+        # prompt's length and time are not stated, so the decode rate is not what
+        # was measured and the prompt cannot be added back.
+        return "end-to-end rate including an unstated prompt's time (llmfit avgTps)"
     if any(k in t for k in ("tg (eval rate)", "decode tok/s", "generation tok/s", "server-measured generation",
                             "end-to-end generation")):
         return "decode_tokens_per_s", 512, 1, None
@@ -576,7 +589,8 @@ def fact_apple(r, devices, notes):
                 return ["--gpu", target], target
             notes.append("custom device: %s with device_specs.json FP32 %.4g TFLOPS" % (target, tf))
             return ["--gpu-memory-gib", str(d["memory_gb_marketed"]), "--gpu-bandwidth-gbs",
-                    "%g" % d["bandwidth_gb_per_s"], "--gpu-tflops", "%g" % tf, "--gpu-vendor", "apple"], target
+                    "%g" % d["bandwidth_gb_per_s"], "--gpu-tflops", "%g" % tf, "--gpu-vendor", "apple"] + \
+                ultra_dies(target), target
     return "Apple part not stated"
 
 

@@ -45,6 +45,12 @@ json_check "fit with a catalog GPU" "j['memory']['fits'] is True and 0 < j['memo
 # usable: 48 GiB less the 457 MiB CUDA context and llama.cpp's 1024 MiB --fit-target.
 json_check "custom device flags" "j['memory']['usable_bytes'] == 48 * 2**30 - 457 * 2**20 - 1024 * 2**20 and j['speed']['decode_tokens_per_s'] > 0" \
   estimate --model llama-3.1-8b --gpu-memory-gib 48 --gpu-bandwidth-gbs 1000 --gpu-tflops 100 --gpu-vendor nvidia
+# --gpu-dies: a custom stand-in for an Apple Ultra (two Max dies) says so; the speed basis reports it.
+json_check "custom device dies" "j['speed']['basis']['memory_dies'] == 2" \
+  estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-tflops 15.9 --gpu-vendor apple --gpu-dies 2
+json_check "catalog Ultra is two dies" "j['speed']['basis']['memory_dies'] == 2" \
+  estimate --model llama-3.1-8b --gpu mac-m2-ultra-192gb
+expect_error "gpu dies out of range" estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-vendor apple --gpu-dies 0
 json_check "two GPUs, per-GPU array" "len(j['memory']['per_gpu']) == 2" \
   estimate --model llama-3.1-70b --gpu rtx-4090 --gpus 2
 json_check "params contract" "j['total'] == 8030261248 and j['active'] == 8030261248 and j['embedding'] == 525336576" \

@@ -38,6 +38,10 @@ struct Device {
   std::optional<double> price_low_usd, price_high_usd;  // the spread sources quote
   std::string price_machine;  // what the price buys when not the device alone (a Mac's configuration)
   bool unified_memory = false;
+  // Dies the GPU's memory is attached to: Apple's Ultra parts are two Max dies
+  // joined by UltraFusion (1 when not stated; the speed model also reads "Ultra"
+  // in an Apple part's name as 2).
+  int memory_dies = 1;
 };
 
 struct UsableMemory {

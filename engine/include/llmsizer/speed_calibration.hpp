@@ -72,6 +72,8 @@ struct SpeedConstants {
   double moe_layer_overhead_factor;  // a routed-expert layer's fixed cost, in dense layers'
   double gemm_half_rows;            // a GEMM of this many token rows runs at half its large-batch
                                     // rate (tiles part empty): time x (1 + this / rows)
+  double multi_die_bandwidth_factor;  // a GPU reading memory attached to two dies (Apple Ultra:
+                                      // two Max dies over UltraFusion): share of one die's efficiency
 };
 
 // Memory families whose achievable bandwidth differs for the same runtime.

@@ -17,6 +17,7 @@ struct SpeedBasis {
   double ram_bandwidth_bytes_per_s = 0.0;
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
+  int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
