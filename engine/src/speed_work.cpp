@@ -60,7 +60,9 @@ double attended_tokens_sum(const AttentionSpec& a, double prompt) {
 // only one of the two, so they all-reduce once per layer, not twice.
 int allreduces_per_pass(const Architecture& arch) {
   int n = 0;
-  for (int i = 0; i < arch.decoder_layer_count(); ++i) {
+  // decoder_layer_count() walks the layers: once, not in the loop's test.
+  const int n_layers = arch.decoder_layer_count();
+  for (int i = 0; i < n_layers; ++i) {
     const LayerSpec& l = arch.layers[static_cast<std::size_t>(i)];
     if (l.attn.kind != AttentionKind::none) ++n;
     if (l.ffn.kind != FfnKind::none) ++n;
@@ -70,7 +72,8 @@ int allreduces_per_pass(const Architecture& arch) {
 
 int moe_layer_count(const Architecture& arch) {
   int n = 0;
-  for (int i = 0; i < arch.decoder_layer_count(); ++i)
+  const int n_layers = arch.decoder_layer_count();
+  for (int i = 0; i < n_layers; ++i)
     if (arch.layers[static_cast<std::size_t>(i)].ffn.n_experts > 0) ++n;
   return n;
 }
