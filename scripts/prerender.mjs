@@ -177,7 +177,12 @@ function snapshot({ scenario, canonical, groups, lede }) {
 }
 
 // The shell (the built index.html) is served under another name while the
-// pages are made from it, and removed after.
+// pages are made from it, and removed after. A page made already is not a
+// shell: its scenario and links would be saved into every page again.
+if (/<html[^>]*\sdata-scenario=/.test(readFileSync(join(site, 'index.html'), 'utf8'))) {
+  console.error(`prerender: ${site}/index.html is a prerendered page, not the built shell; run scripts/build-web.sh`);
+  process.exit(1);
+}
 renameSync(join(site, 'index.html'), join(site, '_shell.html'));
 const server = spawn(process.execPath, [join(root, 'scripts/static-server.mjs'), site, '--port', '0', '--cache'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const base = await new Promise((done, fail) => {
