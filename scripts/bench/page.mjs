@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { figure, percentile } from './report.mjs';
-import { siteDir } from '../../tests/browser/harness.mjs';
-import { openPage, startBrowser, startServer } from '../../tests/browser/harness.mjs';
+import { openPage, siteDir, startBrowser, startServer } from '../../tests/browser/harness.mjs';
 
 const server = await startServer();
 const browser = await startBrowser();

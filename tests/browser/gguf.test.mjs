@@ -1,12 +1,12 @@
 // Issue 7 in the browser: a local multi-GB GGUF (sparse, made here) is sized
 // from its header alone, read with Blob.slice; nothing else is read or sent.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, statSync, ftruncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+import { fieldValue, openPage, useBrowser } from './harness.mjs';
 
 // A GGUF v3 of Llama-3.1-8B at Q8_0 (norms F32): the header written, the tensor
 // data left as a hole, so the file is 8.5 GB on paper and a few MB on disk.
@@ -48,16 +48,7 @@ function writeLlamaGguf(path) {
   return { headerBytes: header.length, fileBytes: header.length + offset };
 }
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 test('a local multi-GB GGUF is sized from its header; only the header is read', async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'llmsizer-gguf-')), 'Sparse-Llama-Q8_0.gguf');
@@ -65,7 +56,7 @@ test('a local multi-GB GGUF is sized from its header; only the header is read', 
   assert.equal(statSync(path).size, fileBytes);
   assert.ok(fileBytes > 8e9, `${fileBytes} bytes`);
 
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=8192`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=8192`);
   // The full module (the GGUF reader is in it) comes after the first figures,
   // for the recommendations: once they are drawn it is here.
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
@@ -100,7 +91,7 @@ test('a local multi-GB GGUF is sized from its header; only the header is read', 
 });
 
 test('a pasted config.json is sized through the same engine path', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=glm-4.5&gpu=rtx-4090&ctx=8192&quant=Q8_0`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=glm-4.5&gpu=rtx-4090&ctx=8192&quant=Q8_0`);
   const config = JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32,
     num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: 128256 });
   await page.click('#own-model summary');  // behind a disclosure
@@ -159,7 +150,7 @@ function writeLlamaSafetensors(dir) {
 
 test('a local safetensors checkpoint is sized from its shard headers and config.json', async () => {
   const files = writeLlamaSafetensors(mkdtempSync(join(tmpdir(), 'llmsizer-st-')));
-  const { page, log } = await openPage(browser, `${server.url}#model=glm-4.5&gpu=h100-sxm&ctx=8192&engine=vllm&kv=bf16`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=glm-4.5&gpu=h100-sxm&ctx=8192&engine=vllm&kv=bf16`);
   await page.setInputFiles('#safetensors-file', files);
   await page.waitForFunction(() => /2 shard header/.test(document.getElementById('custom-facts').textContent), null, { timeout: 20000 });
   assert.match(await page.textContent('#custom-facts'), /8,030,261,248 parameters/);

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
@@ -31,6 +32,21 @@ export async function startBrowser() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     // launch() gives every run a fresh, empty profile of its own.
   });
+}
+
+// A test file's server and browser: started before its first test, stopped
+// after its last. session.server and session.browser are set from then on.
+export function useBrowser(serverOptions = {}) {
+  const session = { server: null, browser: null };
+  before(async () => {
+    session.server = await startServer(serverOptions);
+    session.browser = await startBrowser();
+  });
+  after(async () => {
+    await session.browser?.close();
+    session.server?.stop();
+  });
+  return session;
 }
 
 // A page that records console errors, failed requests and requests to other origins.

@@ -1,28 +1,19 @@
 // The page writes numbers in the reader's locale (Intl.NumberFormat), units
 // unchanged: en-US "1,234.5 GiB", de-DE "1.234,5 GiB".
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { gibAndGb, setLocale } from '../../web/js/format.js';
-import { fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+import { fieldValue, openPage, useBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 // Llama 3.1 8B on eight MI300X: over a thousand GiB usable, grouped.
 const LINK = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=mi300x&gpus=8&offload=0&prompt=4096';
 
 for (const [locale, group, point] of [['en-US', ',', '.'], ['de-DE', '.', ',']]) {
   test(`${locale}: figures in the reader's locale, GiB and GB labelled`, async () => {
-    const { page, log } = await openPage(browser, server.url + LINK, undefined, { locale });
+    const { page, log } = await openPage(session.browser, session.server.url + LINK, undefined, { locale });
     const bytes = Number(await fieldValue(page, 'memory.usable_bytes'));
     const shown = (await page.textContent('[data-field="memory.usable_bytes"]')).trim();
     setLocale(locale);

@@ -1,28 +1,19 @@
 // Beyond the anchors on the page (issue 23): mixed cards in one machine, a
 // vision encoder, a draft model and a CPU-only machine, each against what the
 // native engine answers for the same request.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { nativeResponses } from '../wasm/load.mjs';
-import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+import { artifacts, fieldValue, openPage, useBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 const native = (request) => JSON.parse(nativeResponses([{ batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ram_gib: 64, ...request }])[0]);
 
 test('mixed cards from the link: one row per card, its layers, and --tensor-split', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q8_0&ctx=8192&gpu=rtx-3090,rtx-3090,rtx-3060-12gb`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q8_0&ctx=8192&gpu=rtx-3090,rtx-3090,rtx-3060-12gb`);
   const expected = native({ model: 'llama-3.1-8b', quant: 'Q8_0', ctx: 8192, gpu: 'rtx-3090,rtx-3090,rtx-3060-12gb' });
   assert.equal(expected.ok, true);
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
@@ -41,7 +32,7 @@ test('mixed cards from the link: one row per card, its layers, and --tensor-spli
 });
 
 test('adding and removing a card changes the machine and the link', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=rtx-3090`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=rtx-3090`);
   await page.click('#add-card');
   await page.selectOption('#card-1', 'rtx-3060-12gb');
   await page.waitForFunction(() => location.hash.includes('gpu=rtx-3090,rtx-3060-12gb'));
@@ -57,7 +48,7 @@ test('adding and removing a card changes the machine and the link', async () => 
 });
 
 test('a vision encoder where the model has one: its bytes, in the link; none offered where it has none', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=gemma-3-27b-it&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=gemma-3-27b-it&quant=Q4_K_M&ctx=8192&gpu=rtx-4090`);
   assert.equal(await page.isVisible('#vision'), true);
   await page.check('#vision');
   await page.waitForFunction(() => location.hash.includes('vision=1'));
@@ -76,7 +67,7 @@ test('a vision encoder where the model has one: its bytes, in the link; none off
 });
 
 test('a draft model: its memory, and decode as a range with its assumption', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=h100-sxm&draft=llama-3.2-1b`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=h100-sxm&draft=llama-3.2-1b`);
   const expected = native({ model: 'llama-3.1-70b', quant: 'Q4_K_M', ctx: 8192, gpu: 'h100-sxm', draft: 'llama-3.2-1b' });
   assert.equal(await page.$eval('#draft', (e) => e.value), 'llama-3.2-1b');
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), expected.memory.required_bytes);
@@ -91,7 +82,7 @@ test('a draft model: its memory, and decode as a range with its assumption', asy
 
 test('a CPU-only machine: decode from RAM bandwidth, no prefill where no throughput is sourced, -ngl 0', async () => {
   const gpu = 'epyc-9004-genoa-384gb-ddr5-4800';
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
   const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
   assert.equal(await fieldValue(page, 'memory.fits'), 'true');
   assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / expected.speed.decode_tokens_per_s - 1) < 1e-9);

@@ -1,26 +1,17 @@
 // End-to-end tests of the page in Debian's Chromium: what a person sees and does.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { nativeRecommend, nativeResponses } from '../wasm/load.mjs';
-import { artifacts, fieldValue, openPage, startBrowser, startServer, waitForApp } from './harness.mjs';
+import { artifacts, fieldValue, openPage, startServer, useBrowser, waitForApp } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 const SEED = '#model=glm-4.5&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=mi300x&gpus=1&offload=0&prompt=4096';
 
 test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes', async () => {
-  const { page, log } = await openPage(browser, server.url + SEED);
+  const { page, log } = await openPage(session.browser, session.server.url + SEED);
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, batch: 1, kv: 'f16', engine: 'llama.cpp', gpu: 'mi300x', gpus: 1, offload: 0, prompt: 4096 }]);
   const expected = JSON.parse(native);
   for (const field of ['memory.weights_bytes', 'memory.kv_cache_bytes', 'memory.runtime_bytes', 'memory.required_bytes', 'memory.usable_bytes', 'memory.utilization']) {
@@ -56,7 +47,7 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
 });
 
 test('a context drag updates figures, matrix and commands in place; the URL follows when it rests', async () => {
-  const { page, log } = await openPage(browser, server.url + SEED);
+  const { page, log } = await openPage(session.browser, session.server.url + SEED);
   const rowsBefore = await page.$$('#matrix tbody tr');
   const chartBefore = await page.$('#context-chart svg');
   const q4 = '#matrix tbody tr[data-quant="Q4_K_M"] td:nth-of-type(2)';
@@ -92,7 +83,7 @@ test('a context drag updates figures, matrix and commands in place; the URL foll
 });
 
 test('the page compiles its wasm while it is parsed, and the engine uses that module', async () => {
-  const { page, log } = await openPage(browser, server.url + SEED);
+  const { page, log } = await openPage(session.browser, session.server.url + SEED);
   // js/wasm-start.js (a classic script) started the compile; wasm-module.js
   // hands the same promise to the loader instead of fetching the file again.
   // That holds only if no module runs before the parser reaches wasm-start.js:
@@ -113,14 +104,14 @@ test('the page compiles its wasm while it is parsed, and the engine uses that mo
 test('the engine still loads when the early wasm compile cannot stream it', async () => {
   // A host that serves .wasm without application/wasm: compileStreaming
   // refuses it, and the page falls back to the loader's own fetch.
-  const page = await browser.newPage();
+  const page = await session.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.route('**/llmsizer-full.wasm', async (route) => {
     const response = await route.fetch();
     await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
   });
-  await page.goto(server.url + SEED);
+  await page.goto(session.server.url + SEED);
   await waitForApp(page);
   const [native] = nativeResponses([{ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' }]);
   assert.equal(Number(await fieldValue(page, 'memory.required_bytes')), JSON.parse(native).memory.required_bytes);
@@ -138,7 +129,7 @@ for (const [hash, request] of [
   ['#model=gpt-oss-120b&quant=Q4_K_M&ctx=32768&gpu=rtx-4090', { model: 'gpt-oss-120b', quant: 'Q4_K_M', ctx: 32768 }],
 ]) {
   test(`hardware that fits ${request.model} comes without a click: priced single, value, unified and cloud`, async () => {
-    const { page, log } = await openPage(browser, server.url + hash);
+    const { page, log } = await openPage(session.browser, session.server.url + hash);
     await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
     const expected = JSON.parse(nativeRecommend(request));
     for (const key of ['single', 'value', 'unified']) {
@@ -159,7 +150,7 @@ for (const [hash, request] of [
 }
 
 test('a suggestion is one click: it applies the change and the scenario fits', async () => {
-  const { page, log } = await openPage(browser, server.url + SEED);
+  const { page, log } = await openPage(session.browser, session.server.url + SEED);
   await page.waitForSelector('[data-field="suggestions.0.change"]');
   const change = JSON.parse(await fieldValue(page, 'suggestions.0.change'));
   await page.click('[data-field="suggestions.0.change"]');
@@ -176,7 +167,7 @@ test('a suggestion is one click: it applies the change and the scenario fits', a
 
 test('offload beyond the system RAM set does not fit; the planner inputs travel in the link', async () => {
   const hash = '#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=8192&gpu=rtx-4060-ti-16gb&offload=0.9&ram=4&users=3&tps=15&hours=8&kwh=0.3';
-  const { page, log } = await openPage(browser, server.url + hash);
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
   assert.equal(await fieldValue(page, 'memory.fits'), 'false');
   assert.match(await page.textContent('#summary'), /system RAM/);
   assert.equal(await page.$eval('#ram', (e) => e.value), '4');
@@ -189,7 +180,7 @@ test('offload beyond the system RAM set does not fit; the planner inputs travel 
 });
 
 test('each control updates the figures and the URL', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
   const changes = [
     ['quant', 'Q8_0', 'memory.weights_bytes'],
     ['kv', 'q8_0', 'memory.kv_cache_bytes'],
@@ -218,7 +209,7 @@ test('each control updates the figures and the URL', async () => {
 });
 
 test('dragging the context slider recomputes on every input event', async () => {
-  const { page, log } = await openPage(browser, `${server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=4096`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=4096`);
   const slider = await page.$('input[name="ctx"]');
   await slider.scrollIntoViewIfNeeded();
   const box = await slider.boundingBox();
@@ -243,7 +234,7 @@ test('dragging the context slider recomputes on every input event', async () => 
 
 test('a link reproduces the view; back and forward work', async () => {
   const hash = '#model=qwen3-30b-a3b&quant=Q6_K&ctx=32768&batch=4&kv=q8_0&engine=llama.cpp&gpu=rtx-3090&gpus=2&offload=0.25&prompt=2048';
-  const { page, log } = await openPage(browser, server.url + hash);
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
   assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'Q6_K');
   assert.equal(await page.$eval('select[name="kv"]', (s) => s.value), 'q8_0');
   assert.equal(await page.$eval('input[name="gpus"]', (s) => s.value), '2');
@@ -263,7 +254,7 @@ test('a link reproduces the view; back and forward work', async () => {
 
 test('a hostile hash is ignored with a notice, nothing is injected', async () => {
   const evil = encodeURIComponent('<img src=x onerror="window.pwned=1">');
-  const { page, log } = await openPage(browser, `${server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>`);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.equal(await page.$('img[src="x"]'), null);
   assert.match(await page.textContent('#summary'), /Ignored from the link/);
@@ -273,7 +264,7 @@ test('a hostile hash is ignored with a notice, nothing is injected', async () =>
 });
 
 test('narrow screens: 360 px wide, no sideways scrolling, controls labelled', async () => {
-  const { page, log } = await openPage(browser, server.url + SEED, { width: 360, height: 780 });
+  const { page, log } = await openPage(session.browser, session.server.url + SEED, { width: 360, height: 780 });
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 360);
   const unlabelled = await page.$$eval('input, select', (els) => els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.name || e.id));
   assert.deepEqual(unlabelled, []);
@@ -285,7 +276,7 @@ test('narrow screens: 360 px wide, no sideways scrolling, controls labelled', as
 test('the page works under a strict Content-Security-Policy', async () => {
   const strict = await startServer({ csp: true });
   try {
-    const { page, log } = await openPage(browser, strict.url + SEED);
+    const { page, log } = await openPage(session.browser, strict.url + SEED);
     assert.ok(Number(await fieldValue(page, 'memory.weights_bytes')) > 0);
     assert.deepEqual(log.errors, []);
     await page.close();

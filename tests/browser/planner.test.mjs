@@ -1,12 +1,12 @@
 // The planner panels in Chromium: what can I run, buy or rent for many users,
 // the rent-vs-buy table and fine-tuning memory show the engine's answers (the
 // same the CLI prints) and follow the scenario.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-import { artifacts, openPage, startBrowser, startServer, waitForApp } from './harness.mjs';
+import { artifacts, openPage, useBrowser, waitForApp } from './harness.mjs';
 
 const root = resolve(new URL('../..', import.meta.url).pathname);
 const cli = process.env.LLMSIZER_CLI ?? resolve(root, 'build/native-release/llm-sizer');
@@ -16,21 +16,12 @@ function native(args) {
   return JSON.parse(out.stdout);
 }
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 const LLAMA = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096';
 
 test('what can I run: the CLI sweep on the page, each row opening its scenario', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   await page.selectOption('#fit-gpu', 'rtx-4090');
   await page.fill('#fit-gpus', '1');
   await page.fill('#fit-ram', '64');
@@ -89,7 +80,7 @@ async function listed(page, phrase) {
 }
 
 test('what can I run: ranked as asked, filtered by use, formats and limits labelled, Open shows the verdict', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   await page.selectOption('#fit-gpu', 'rtx-4090');
   await page.fill('#fit-ram', '64');
   await page.selectOption('#fit-ctx', '8192');
@@ -157,7 +148,7 @@ test('what can I run: ranked as asked, filtered by use, formats and limits label
 
 test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers', async () => {
   const hash = '#model=llama-3.1-8b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096';
-  const { page, log } = await openPage(browser, server.url + hash);
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
   await page.fill('#serve-users', '16');
   await page.fill('#serve-speed', '20');
   await page.click('#serve');
@@ -198,7 +189,7 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
 });
 
 test('fine-tuning: QLoRA, LoRA and full side by side, each with the device that holds it, as the CLI gives them', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   const value = (method, key) => page.$eval(`[data-field="finetune.${method}.${key}"]`, (e) => e.dataset.value);
   await page.locator('#ft-table').scrollIntoViewIfNeeded();
   await page.selectOption('#ft-targets', 'attention');
@@ -228,12 +219,12 @@ test('fine-tuning: QLoRA, LoRA and full side by side, each with the device that 
 });
 
 test('the page fetches one engine module, once, and it answers recommendations, offers and fine-tuning', async () => {
-  const page = await browser.newPage();
+  const page = await session.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   const fetched = [];
   page.on('request', (r) => { if (/\/llmsizer/.test(new URL(r.url()).pathname)) fetched.push(new URL(r.url()).pathname); });
-  await page.goto(server.url + LLAMA);
+  await page.goto(session.server.url + LLAMA);
   await waitForApp(page);
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
   await page.locator('#offers').scrollIntoViewIfNeeded();
@@ -250,11 +241,11 @@ test('the page fetches one engine module, once, and it answers recommendations, 
 });
 
 test('an engine that fails to load is named, and a prerendered page keeps its figures', async () => {
-  const page = await browser.newPage();
+  const page = await session.browser.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.route('**/llmsizer-full.wasm', (route) => route.fulfill({ status: 503, body: 'unavailable' }));
-  await page.goto(`${server.url}models/llama-3.1-8b/`, { waitUntil: 'load' });
+  await page.goto(`${session.server.url}models/llama-3.1-8b/`, { waitUntil: 'load' });
   const prerendered = await page.$eval('[data-field="memory.required_bytes"]', (e) => e.dataset.value);
   await page.mouse.move(5, 5);
   await page.waitForFunction(() => /could not start/.test(document.getElementById('status').textContent));

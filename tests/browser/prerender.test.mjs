@@ -1,22 +1,13 @@
 // The prerendered pages in Chromium: the script takes over without changing
 // a figure or moving the layout, the hash wins over the page's own scenario,
 // the page reads without JavaScript, and the strict CSP holds.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
-import { artifacts, fieldValue, startBrowser, startServer, waitForApp } from './harness.mjs';
+import { artifacts, fieldValue, useBrowser, waitForApp } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer({ csp: true });
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser.close();
-  server.stop();
-});
+const session = useBrowser({ csp: true });
 
 // Every figure of the answer, the tables and the questions: field -> value
 // (several nodes of one field joined).
@@ -31,13 +22,13 @@ const figures = () => {
 };
 
 test('a model page: the script takes over with the same figures, nothing shifts, no CSP violation', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await session.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   // What the HTML holds before any script runs: the page itself without JavaScript.
-  const still = await browser.newPage({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
-  await still.goto(`${server.url}models/qwen3-32b/`);
+  const still = await session.browser.newPage({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
+  await still.goto(`${session.server.url}models/qwen3-32b/`);
   const before = await still.evaluate(figures);
   const text = await still.textContent('#verdict');
   await still.screenshot({ path: join(artifacts, 'prerender-nojs-1280.png') });
@@ -51,7 +42,7 @@ test('a model page: the script takes over with the same figures, nothing shifts,
       for (const e of list.getEntries()) if (!e.hadRecentInput) window.layoutShift += e.value;
     }).observe({ type: 'layout-shift', buffered: true });
   });
-  await page.goto(`${server.url}models/qwen3-32b/`);
+  await page.goto(`${session.server.url}models/qwen3-32b/`);
   await waitForApp(page);
   await page.waitForFunction(() => performance.getEntriesByName('llm-sizer:answered').length > 0, null, { timeout: 30000 });
   const afterTakeover = await page.evaluate(figures);
@@ -66,8 +57,8 @@ test('a model page: the script takes over with the same figures, nothing shifts,
 });
 
 test('the hash wins over the page\'s scenario and recomputes', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(`${server.url}models/qwen3-32b/#model=llama-3.1-8b&quant=Q8_0&ctx=16384&gpu=rtx-4090`);
+  const page = await session.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${session.server.url}models/qwen3-32b/#model=llama-3.1-8b&quant=Q8_0&ctx=16384&gpu=rtx-4090`);
   await waitForApp(page);
   assert.equal(await page.$eval('#model', (e) => e.value), 'llama-3.1-8b');
   assert.equal(await page.$eval('#quant', (e) => e.value), 'Q8_0');
@@ -80,8 +71,8 @@ test('the hash wins over the page\'s scenario and recomputes', async () => {
 });
 
 test('a phone reads a pair page without JavaScript: verdict first, links to the other pages', async () => {
-  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
-  await page.goto(`${server.url}models/llama-3.3-70b-instruct/rtx-4090/`);
+  const page = await session.browser.newPage({ viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+  await page.goto(`${session.server.url}models/llama-3.3-70b-instruct/rtx-4090/`);
   const verdict = await page.$eval('#verdict', (e) => ({ text: e.textContent, top: e.getBoundingClientRect().top }));
   assert.match(verdict.text, /^(Fits|Does not fit)/);
   assert.ok(verdict.top < 740, `verdict at ${verdict.top}px`);
@@ -93,7 +84,7 @@ test('a phone reads a pair page without JavaScript: verdict first, links to the 
 });
 
 test('a prerendered page fetches its engine when the reader reaches for it, and keeps what was changed before it came', async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await session.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   const engine = [];
@@ -101,7 +92,7 @@ test('a prerendered page fetches its engine when the reader reaches for it, and 
   let release;
   const held = new Promise((done) => { release = done; });
   await page.route('**/llmsizer-full.wasm', async (route) => { await held; await route.continue(); });
-  await page.goto(`${server.url}models/qwen3-32b/`, { waitUntil: 'load' });
+  await page.goto(`${session.server.url}models/qwen3-32b/`, { waitUntil: 'load' });
   await page.waitForTimeout(1500);
   assert.deepEqual(engine, [], 'nothing of the engine while the page is only read');
   // The lists are whole before the engine is there (a reader may open them first).

@@ -1,24 +1,15 @@
 // The embeddable widget: two on a hostile page, attributes observed, events,
 // no style leaks, the iframe embed, and the README snippet from another origin.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
-import { artifacts, startBrowser, startServer } from './harness.mjs';
+import { artifacts, useBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 // Reads a figure inside a widget's shadow root.
 const widgetField = (page, id, field) =>
@@ -32,11 +23,11 @@ async function waitForWidget(page, id) {
 }
 
 test('two widgets render on a page with aggressive CSS and update independently', async () => {
-  const page = await browser.newPage({ viewport: { width: 900, height: 1200 } });
+  const page = await session.browser.newPage({ viewport: { width: 900, height: 1200 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(`${server.url}embed-example.html`);
+  await page.goto(`${session.server.url}embed-example.html`);
   await waitForWidget(page, 'first');
   await waitForWidget(page, 'second');
   const firstBefore = await widgetField(page, 'first', 'memory.kv_cache_bytes') ?? await widgetField(page, 'first', 'memory.required_bytes');
@@ -80,8 +71,8 @@ test('two widgets render on a page with aggressive CSS and update independently'
 });
 
 test('the iframe embed renders from its hash and reports its height', async () => {
-  const page = await browser.newPage();
-  await page.goto(`${server.url}embed-example.html`);
+  const page = await session.browser.newPage();
+  await page.goto(`${session.server.url}embed-example.html`);
   const frame = page.frameLocator('#frame');
   await frame.locator('llm-sizer').waitFor();
   await page.waitForFunction(() => parseInt(document.getElementById('frame').style.height, 10) > 100, null, { timeout: 20000 });
@@ -94,14 +85,14 @@ test('the iframe embed renders from its hash and reports its height', async () =
 test('the README snippet works in a blank page served from another origin', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'llmsizer-host-'));
   writeFileSync(join(dir, 'index.html'), `<!doctype html>
-<script type="module" src="${server.url}llm-sizer-widget.js"></script>
+<script type="module" src="${session.server.url}llm-sizer-widget.js"></script>
 <llm-sizer model="glm-4.5" gpu="mi300x" quant="Q4_K_M" ctx="8192"></llm-sizer>
 `);
   const other = spawn(process.execPath, [new URL('../../scripts/static-server.mjs', import.meta.url).pathname, dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise((done) => other.stdout.on('data', (c) => { const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(c)); if (m) done(m[1]); }));
-    assert.notEqual(new URL(url).port, new URL(server.url).port);
-    const page = await browser.newPage();
+    assert.notEqual(new URL(url).port, new URL(session.server.url).port);
+    const page = await session.browser.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(url);

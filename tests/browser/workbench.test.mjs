@@ -1,23 +1,14 @@
 // The workbench as people drive it (issue 22): controls and answer in one view
 // on a desk, the answer first on a phone, errors that clear what they replace,
 // a chart with its numbers, machines found by their names, sliders that speak.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { nativeResponses } from '../wasm/load.mjs';
-import { artifacts, fieldValue, openPage, startBrowser, startServer } from './harness.mjs';
+import { artifacts, fieldValue, openPage, useBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const session = useBrowser();
 
 const LLAMA = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090';
 
@@ -28,7 +19,7 @@ const inView = (page, selector) => page.$eval(selector, (e) => {
 });
 
 test('at 1280x800 the context slider, the device picker and the verdict are in view together', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA, { width: 1280, height: 800 });
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA, { width: 1280, height: 800 });
   await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
   for (const selector of ['input[name="ctx"]', 'select[name="gpu"]', '#verdict', '#memory-bar', '[data-field="speed.decode_tokens_per_s"]']) {
     assert.equal(await inView(page, selector), true, selector);
@@ -40,7 +31,7 @@ test('at 1280x800 the context slider, the device picker and the verdict are in v
 });
 
 test('at 360x740 the verdict comes first, within a screen and a half; "Your own model" is behind a disclosure', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA, { width: 360, height: 740 });
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA, { width: 360, height: 740 });
   const top = await page.$eval('#verdict', (e) => e.getBoundingClientRect().top + scrollY);
   assert.ok(top < 740 * 1.5, `verdict at ${top} px`);
   assert.ok(top < await page.$eval('input[name="ctx"]', (e) => e.getBoundingClientRect().top + scrollY), 'verdict above the controls');
@@ -53,7 +44,7 @@ test('at 360x740 the verdict comes first, within a screen and a half; "Your own 
 });
 
 test('a broken config.json replaces every figure of the previous model with its error', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   assert.ok(Number(await fieldValue(page, 'memory.weights_bytes')) > 0);
   await page.click('#own-model summary');
   await page.fill('#config-text', '{"model_type": "llama", "hidden_size": 40x96}');
@@ -75,7 +66,7 @@ test('a broken config.json replaces every figure of the previous model with its 
 });
 
 test('the context chart: GiB on its axis, the current context marked, a value on focus, a table of the same numbers', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   await page.locator('#context-chart').scrollIntoViewIfNeeded();
   await page.waitForSelector('#context-chart svg circle');
   assert.match(await page.textContent('#context-chart svg'), /GiB/);
@@ -98,7 +89,7 @@ test('the context chart: GiB on its axis, the current context marked, a value on
 });
 
 test('devices are found by their machine names; sliders say their values', async () => {
-  const { page, log } = await openPage(browser, server.url + LLAMA);
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   for (const [query, pattern] of [['mac studio', /M\d/], ['macbook', /M\d/], ['mac mini', /M\d/], ['dgx spark', /Spark|GB10/], ['framework', /Ryzen AI Max/]]) {
     await page.fill('#gpu-search', query);
     const names = await page.$$eval('select[name="gpu"] option', (o) => o.map((n) => n.textContent));
