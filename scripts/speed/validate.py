@@ -292,6 +292,21 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "then the Apple two-die factor (-> 4.9%/11.0%; fit objective 0.1271 -> 0.1255). The two-die factor was "
         "chosen from the fit records' Ultra errors, but a table that also showed the held-out Apple records was "
         "looked at before it was built. Each refit was warm-started from the previous constants.",
+        "- Third pass (multi-GPU decode): no model design was evaluated on the held-out split and the constants "
+        "are unchanged. One mapping change was: vLLM benchmark_latency records written as 'output throughput "
+        "(input N, output M)' are read, which maps #10284 (Llama 3.1 405B FP8, TP=8 on 8x MI300X, batch 1; "
+        "held out by the sha1 split, +2.7%; held-out decode 4.9%/11.0% over 67 -> 4.8%/10.9% over 68). "
+        "Tried on the fit set only and not kept: a routed-expert layer cost per active expert "
+        "(num_experts_per_tok x the per-layer cost x a fitted share) in place of the flat "
+        "moe_layer_overhead_factor: fit objective 0.1255 -> 0.1252, DeepSeek-V3 on 8x MI300X +24% -> +20%, "
+        "the boundary cost unchanged. What the records imply: per GPU boundary about 0 (4x RTX 4090, "
+        "gpt-oss-120b), 45 us (4x L40S), 1.2 ms (8x MI300X, DeepSeek-V3, a late-2025 build) and 3.5 ms "
+        "(8x H100, DeepSeek-V3, January 2025 build) beyond the bandwidth and per-layer terms, while "
+        "DeepSeek-R1 on one M3 Ultra (#428) is on the mark: the missing time comes with DeepSeek-V3 over 8 "
+        "GPUs, not with the model or with boundaries as such. vLLM all-reduce latencies implied by the "
+        "QwQ-32B sweep on A100 (#10144-10146): about 49, 66 and 71 us at TP 2, 4 and 8 (two of the three "
+        "held out); #10284 implies about 53 us at TP=8 on MI300X; Nemotron Nano at TP=2 on B200 (vLLM 0.16, "
+        "#520) needs about 15 us.",
         "",
         "## Checks against figures the fit does not use",
         "",
