@@ -279,8 +279,8 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "come from setups (DeepSeek-V3 on 8 GPUs, experts offloaded to the CPU, Llama 3.1 405B on an M3 Ultra), "
         "not from the type.",
         "- HBM: the held-out Q4_0 7B records on A100 PCIe, H100 and MI100 are 14-21% over; the fit set's HBM "
-        "records pull both ways (V100 Q4_0 under, A100 F16 on the mark, MI210, Qwen3-Next and DeepSeek-V3 over), "
-        "so the one factor settles near 0.69. Layer split: 4x L40S (Qwen3-8B) costs about 45 us per boundary and "
+        "records pull both ways (V100 Q4_0 under, A100 F16 on the mark, Qwen3-Next over), so CUDA's factor "
+        "settles near 0.69; ROCm's (MI210, DeepSeek-V3 on 8x MI300X) is fitted apart at 0.52. Layer split: 4x L40S (Qwen3-8B) costs about 45 us per boundary and "
         "3x P40 about 0.2 ms, but the fitted 0.55 ms is held up by DeepSeek-V3 on 8x MI300X, which is slow for "
         "reasons the model does not have (8x H100, a January 2025 build, is twice as slow as predicted).",
         "- Apple Ultra parts: before the two-die factor the M1 Ultra fit records were 15-36% over and the "
