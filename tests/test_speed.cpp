@@ -34,6 +34,9 @@ constexpr double kLlamaMetalLayerOverheadS = 0.0001448;  // runtimes: llama.cpp/
 constexpr double kPressureOnsetFill = 0.5445;
 constexpr double kMultiDieBandwidthFactor = 0.8895;  // fitted on Apple Ultra records
 constexpr double kPressureSlowdown = 0.06087;
+constexpr double kRocmBandwidthEfficiency = 0.9029;  // backends: rocm
+constexpr double kHbmBandwidthFactor = 0.6924;       // llama.cpp on HBM (CUDA)
+constexpr double kHbmBandwidthFactorRocm = 0.5247;   // llama.cpp's HIP kernels on HBM (MI210, MI300X records)
 constexpr double kFloat16PrefillFactorMma = 1.34;  // weights: float16 on CUDA/ROCm
 constexpr double kKquantPrefillFactorMma = 0.6784;
 constexpr double kFloat16PrefillFactor = 1.114;
@@ -150,6 +153,9 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(speed_constants().pressure_onset_fill == kPressureOnsetFill);
   CHECK(speed_constants().pressure_slowdown == kPressureSlowdown);
   CHECK(speed_constants().multi_die_bandwidth_factor == kMultiDieBandwidthFactor);
+  CHECK(speed_constants().hbm_bandwidth_factor == kHbmBandwidthFactor);
+  CHECK(speed_constants().hbm_bandwidth_factor_rocm == kHbmBandwidthFactorRocm);
+  CHECK(backend_calibration(Backend::rocm, "amd").bandwidth_efficiency == kRocmBandwidthEfficiency);
   CHECK(backend_calibration(Backend::metal, "apple").bandwidth_efficiency == kMetalBandwidthEfficiency);
   CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::metal, "apple").prefill_efficiency ==
         kLlamaMetalPrefillEfficiency);
@@ -209,6 +215,7 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
   CHECK_THAT(k["allreduce_latency_s"].get<double>(), WithinRel(t.constants->allreduce_latency_s, 1e-15));
   CHECK_THAT(k["layer_split_hop_s"].get<double>(), WithinRel(t.constants->layer_split_hop_s, 1e-15));
   CHECK_THAT(k["multi_die_bandwidth_factor"].get<double>(), WithinRel(t.constants->multi_die_bandwidth_factor, 1e-15));
+  CHECK_THAT(k["hbm_bandwidth_factor_rocm"].get<double>(), WithinRel(t.constants->hbm_bandwidth_factor_rocm, 1e-15));
 }
 
 TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
@@ -470,6 +477,33 @@ TEST_CASE("an Apple Ultra (two Max dies) reads at a smaller share of its summed 
   CHECK(memory_dies(test::device_of("mac-m1-ultra-64gb")) == 2);
   CHECK(memory_dies(test::device_of("mac-m2-max-96gb")) == 1);
   CHECK(memory_dies(test::device_of("rtx-4090")) == 1);
+}
+
+TEST_CASE("llama.cpp on HBM: the HIP kernels on AMD parts reach a share of their own", "[speed]") {
+  // A 5.3 TB/s HBM3 part (MI300X's figure) reading 8.3e9 B per token (Q4_0: bandwidth factor 1).
+  // ROCm: 5.3e12 x 0.9029 (rocm) x 0.5247 (hbm_bandwidth_factor_rocm) = 2.510884e12 B/s:
+  // 8.3e9 / 2.510884e12 = 3.305609e-3 s. The same part on CUDA: 5.3e12 x 0.8081 x 0.6924
+  // (hbm_bandwidth_factor) = 2.965499e12 B/s: 2.798854e-3 s.
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  s.device->kind = DeviceKind::datacenter;
+  s.device->memory_type = "HBM3";
+  s.device->bandwidth_bytes_per_s = 5.3e12;
+  const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
+  s.device->vendor = "amd";
+  s.device->backend = Backend::rocm;
+  const auto rocm = estimate_speed(arch, s, e);
+  s.device->vendor = "nvidia";
+  s.device->backend = Backend::cuda;
+  const auto cuda = estimate_speed(arch, s, e);
+  REQUIRE(rocm);
+  REQUIRE(cuda);
+  CHECK_THAT(rocm->decode_single_time.weights_s + rocm->decode_single_time.kv_s,
+             WithinRel(8.3e9 / (5.3e12 * kRocmBandwidthEfficiency * kHbmBandwidthFactorRocm), 1e-12));
+  CHECK_THAT(rocm->decode_single_time.weights_s + rocm->decode_single_time.kv_s, WithinRel(3.305609e-3, 1e-6));
+  CHECK_THAT(cuda->decode_single_time.weights_s + cuda->decode_single_time.kv_s,
+             WithinRel(8.3e9 / (5.3e12 * kCudaBandwidthEfficiency * kHbmBandwidthFactor), 1e-12));
+  CHECK_THAT(cuda->decode_single_time.weights_s + cuda->decode_single_time.kv_s, WithinRel(2.798854e-3, 1e-6));
 }
 
 TEST_CASE("memory class from the catalog's memory type, not the datacenter label", "[speed]") {

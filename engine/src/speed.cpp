@@ -88,8 +88,10 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   // Memory on two dies (Apple Ultra): half of every read crosses the die-to-die
   // link, and the GPU reaches a smaller share of the summed bandwidth.
   const double dies_factor = r.basis.memory_dies > 1 ? k.multi_die_bandwidth_factor : 1.0;
-  r.kv_bytes_per_s =
-      d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? k.hbm_bandwidth_factor : 1.0) * dies_factor;
+  // llama.cpp on HBM reaches a share of what its kernels reach on GDDR; the
+  // HIP kernels on AMD's HBM parts (CDNA) a share of their own.
+  const double hbm_factor = d.backend == Backend::rocm ? k.hbm_bandwidth_factor_rocm : k.hbm_bandwidth_factor;
+  r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? hbm_factor : 1.0) * dies_factor;
   r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
   r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
   r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);

@@ -43,7 +43,7 @@ extern const WeightCalibration kWeightCalibrations[] = {
 extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
-// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor
-extern const SpeedConstants kSpeedConstants = {0.8, 0.6924, 0.44, 25000000000.0, 4.797e-05, 0.0005461, 0.5445, 0.06087, 1.478, 66.17, 0.8895};
+// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6924, 0.44, 25000000000.0, 4.797e-05, 0.0005461, 0.5445, 0.06087, 1.478, 66.17, 0.8895, 0.5247};
 
 }  // namespace llmsizer

@@ -63,9 +63,13 @@ FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0
                     "layer_split_hop_s": (1e-6, 3e-3), "pressure_onset_fill": (0.3, 0.99),
                     "pressure_slowdown": (0.01, 20.0), "gemm_half_rows": (0.5, 2000.0),
                     "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0),
-                    "multi_die_bandwidth_factor": (0.5, 1.2)}
+                    "multi_die_bandwidth_factor": (0.5, 1.2), "hbm_bandwidth_factor_rocm": (0.1, 1.5)}
 # What the fitted constants stand for and which records set them (written to the JSON).
 CONSTANT_NOTES = {
+    "hbm_bandwidth_factor_rocm": "llama.cpp's HIP kernels on AMD's HBM parts (CDNA: MI100, MI210, MI300X): the "
+                                 "share of what they reach on GDDR Radeons, hbm_bandwidth_factor's counterpart "
+                                 "(that one is CUDA's, held by A100/H100/V100); fitted on the fit records "
+                                 "measured on MI210 and 8x MI300X (DeepSeek-V3) decode",
     "multi_die_bandwidth_factor": "Apple Ultra parts, two Max dies joined by UltraFusion (catalog Ultras by "
                                   "name, records.py's custom stand-ins by --gpu-dies 2): the share of one die's "
                                   "bandwidth efficiency the GPU reaches; fitted on the fit records measured on "
@@ -97,6 +101,7 @@ def starting_calibration():
             "moe_layer_overhead_factor": 1.0,
             "allreduce_latency_s": 8e-6,
             "multi_die_bandwidth_factor": 1.0,
+            "hbm_bandwidth_factor_rocm": 0.7,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -421,7 +426,8 @@ def write(cal, feats, counts):
 # SpeedConstants' fields in declaration order (speed_calibration.hpp).
 CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefill_factor", "pcie_bytes_per_s",
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
-                  "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor"]
+                  "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor",
+                  "hbm_bandwidth_factor_rocm"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

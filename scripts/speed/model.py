@@ -44,8 +44,9 @@ def ratio(num, rate):
 
 def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0):
     hbm = basis["hbm_llama"]
+    hbm_factor = k["hbm_bandwidth_factor_rocm"] if basis.get("backend") == "rocm" else k["hbm_bandwidth_factor"]
     kv_rate = basis["peak_bandwidth_bytes_per_s"] * hw["bandwidth_efficiency"] * (
-        k["hbm_bandwidth_factor"] if hbm else 1.0) * (
+        hbm_factor if hbm else 1.0) * (
         k["multi_die_bandwidth_factor"] if basis.get("memory_dies", 1) > 1 else 1.0)
     weight_rate = kv_rate * weight_factor
     ram_rate = basis["ram_bandwidth_bytes_per_s"] * k["ram_bandwidth_efficiency"]
@@ -99,7 +100,8 @@ def predict(feature, cal):
     mma = family == "llama.cpp" and backend in ("cuda", "rocm")
     gemm = (wcal["prefill_factor_mma"] if mma else wcal["prefill_factor"]) if prefill else 1.0
     pressure = 1.0 if prefill else pressure_of(feature, cal["constants"])
-    basis = dict(feature["basis"], hbm_llama=family == "llama.cpp" and feature["basis"]["memory_class"] == "hbm")
+    basis = dict(feature["basis"], hbm_llama=family == "llama.cpp" and feature["basis"]["memory_class"] == "hbm",
+                 backend=backend)
     t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure)
     if t <= 0:
         return None

@@ -635,7 +635,8 @@ def fact_test(t, engine):
         return "decode_tokens_per_s", int(m.group(1)) + int(m.group(2) or 0), 1, None, None
     if re.fullmatch(r"pp\d+ @ d\d+", t):
         return "a prompt on top of a filled cache"
-    m = re.search(r"benchmark_latency input=(\d+) output=(\d+)", t)
+    m = re.search(r"benchmark_latency input=(\d+) output=(\d+)", t) or \
+        re.search(r"benchmark_latency output throughput \(input (\d+), output (\d+)\)", t)
     if m:
         return "decode_tokens_per_s", int(m.group(1)) + int(m.group(2)) // 2, 1, None, None
     if t.startswith("avg generation tok/s") or t.startswith("generation (100 toks) wired"):

@@ -74,6 +74,8 @@ struct SpeedConstants {
                                     // rate (tiles part empty): time x (1 + this / rows)
   double multi_die_bandwidth_factor;  // a GPU reading memory attached to two dies (Apple Ultra:
                                       // two Max dies over UltraFusion): share of one die's efficiency
+  double hbm_bandwidth_factor_rocm;  // llama.cpp's HIP kernels on AMD's HBM parts (MI100, MI210,
+                                     // MI300X): hbm_bandwidth_factor's counterpart for ROCm
 };
 
 // Memory families whose achievable bandwidth differs for the same runtime.
