@@ -529,7 +529,14 @@ class EarlyInput {
   constructor() {
     this.controls = new Map();
     this.clicks = [];
-    this.onInput = (e) => { if (e.target?.name) this.controls.set(e.target, e.target.type === 'checkbox' ? e.target.checked : e.target.value); };
+    // Every form control: the workbench's (named), the files and the pasted
+    // config (by id), the planner's inputs.
+    this.onInput = (e) => {
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) {
+        this.controls.set(t, t.type === 'checkbox' ? t.checked : t.value);
+      }
+    };
     this.onClick = (e) => {
       const button = e.target?.closest?.('button');
       if (button && !this.clicks.includes(button)) this.clicks.push(button);
@@ -545,8 +552,9 @@ class EarlyInput {
     document.removeEventListener('click', this.onClick, true);
     for (const [target, value] of this.controls) {
       if (!target.isConnected) continue;
+      // A file input keeps the files picked (its value cannot be set).
       if (target.type === 'checkbox') target.checked = value;
-      else target.value = value;
+      else if (target.type !== 'file') target.value = value;
       target.dispatchEvent(new Event('input', { bubbles: true }));
       target.dispatchEvent(new Event('change', { bubbles: true }));
     }

@@ -3,6 +3,8 @@
 // the page reads without JavaScript, and the strict CSP holds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { artifacts, fieldValue, useBrowser, waitForApp } from './harness.mjs';
@@ -110,6 +112,27 @@ test('a prerendered page fetches its engine when the reader reaches for it, and 
   assert.equal(await page.$eval('#quant', (e) => e.value), 'Q8_0');
   assert.notEqual(await fieldValue(page, 'memory.required_bytes'), prerendered, 'the figures are Q8_0\'s');
   assert.deepEqual(engine.sort(), ['/llmsizer-full.mjs', '/llmsizer-full.wasm'], 'one engine module');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a file picked before the engine came is read once it is here', async () => {
+  const page = await session.browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let release;
+  const held = new Promise((done) => { release = done; });
+  await page.route('**/llmsizer-full.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(`${session.server.url}models/qwen3-32b/`, { waitUntil: 'load' });
+  await page.mouse.move(5, 5);
+  // Not a GGUF: the engine's reader names it (a file input's value cannot be
+  // set back, so the replay keeps the files picked).
+  const path = join(mkdtempSync(join(tmpdir(), 'llmsizer-early-')), 'notes.gguf');
+  writeFileSync(path, 'not a gguf file at all');
+  await page.setInputFiles('#gguf-file', path);
+  release();
+  await waitForApp(page);
+  await page.waitForFunction(() => /Cannot read this GGUF/.test(document.getElementById('custom-facts').textContent), null, { timeout: 20000 });
   assert.deepEqual(errors, []);
   await page.close();
 });
