@@ -105,6 +105,17 @@ Scenario synthetic_scenario(InferenceEngine engine, std::int64_t sequences, int 
   return s;
 }
 
+// An Apple GPU under llama.cpp's Metal backend: unified memory at 800 GB/s.
+Scenario synthetic_apple_scenario() {
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  s.device->vendor = "apple";
+  s.device->backend = Backend::metal;
+  s.device->kind = DeviceKind::unified;
+  s.device->unified_memory = true;
+  s.device->bandwidth_bytes_per_s = 800e9;
+  return s;
+}
+
 // The memory side of the estimate, set by hand: `expert_bytes` of each layer's
 // 800 MB are routed experts; `gpus` shares (tensor parallel splits the KV cache).
 Estimate synthetic_estimate(std::int64_t sequences, int gpus, double expert_bytes, double active_params) {
@@ -415,12 +426,7 @@ TEST_CASE("a Mac near its wired limit decodes slower than its bandwidth says", "
   // Below the onset (fill 0.5 < 0.5445) nothing changes; at 99% of the wired limit the
   // reads take 1 + 0.06087 x (0.99 - 0.5445) / (1 - 0.5445) = 1.059534 times as long.
   const Architecture arch = synthetic_arch(false);
-  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
-  s.device->vendor = "apple";
-  s.device->backend = Backend::metal;
-  s.device->kind = DeviceKind::unified;
-  s.device->unified_memory = true;
-  s.device->bandwidth_bytes_per_s = 800e9;
+  Scenario s = synthetic_apple_scenario();
   s.device->fp16_flops = 0.0;
   s.device->fp32_flops = 20e12;
   Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
@@ -450,12 +456,7 @@ TEST_CASE("an Apple Ultra (two Max dies) reads at a smaller share of its summed 
   // the Metal per-layer cost. Two dies: the reads take 1 / 0.8895 times as long,
   // 1.2664339e-2 s, so decode runs at 1 / (1.2664339e-2 + 10 x 1.448e-4) = 70.86 tokens/s.
   const Architecture arch = synthetic_arch(false);
-  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
-  s.device->vendor = "apple";
-  s.device->backend = Backend::metal;
-  s.device->kind = DeviceKind::unified;
-  s.device->unified_memory = true;
-  s.device->bandwidth_bytes_per_s = 800e9;
+  Scenario s = synthetic_apple_scenario();
   const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
   const auto one = estimate_speed(arch, s, e);
   s.device->memory_dies = 2;
