@@ -6,36 +6,36 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8081, 121},
-    {Backend::rocm, "", 0.9029, 29},
-    {Backend::vulkan, "", 0.8438, 41},
+    {Backend::cuda, "", 0.7884, 117},
+    {Backend::rocm, "", 0.8943, 29},
+    {Backend::vulkan, "", 0.8387, 41},
     {Backend::vulkan, "nvidia", 1.0, 7},
-    {Backend::metal, "", 0.921, 156},
-    {Backend::cpu, "", 0.8217, 4},
+    {Backend::metal, "", 0.9169, 156},
+    {Backend::cpu, "", 0.821, 4},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 3.011e-05, 0.5493, 119},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 9.079e-05, 0.3461, 29},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.164e-05, 0.1955, 41},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.578e-05, 0.4315, 7},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001448, 0.7424, 144},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 3.011e-05, 0.5493, 4},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 2.802e-05, 0.5488, 115},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 8.306e-05, 0.3485, 29},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.07e-05, 0.2103, 41},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4387, 7},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001403, 0.7463, 144},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 2.802e-05, 0.5488, 4},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 6.466e-05, 0.6546, 12},
+    {EngineFamily::mlx, Backend::metal, "", 6.435e-05, 0.6634, 12},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 185},
-    {WeightFamily::float16, 0.9929, 1.114, 1.34, 50},
-    {WeightFamily::kquant, 0.9387, 0.9145, 0.6784, 89},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 184},
+    {WeightFamily::float16, 0.9929, 1.118, 1.285, 50},
+    {WeightFamily::kquant, 0.944, 0.9177, 0.6852, 89},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
-    {WeightFamily::mxfp4, 1.105, 1.391, 0.5606, 29},
+    {WeightFamily::mxfp4, 1.135, 1.432, 0.5736, 26},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
@@ -44,6 +44,6 @@ extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) /
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
 // allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm
-extern const SpeedConstants kSpeedConstants = {0.8, 0.6924, 0.44, 25000000000.0, 4.797e-05, 0.0005461, 0.5445, 0.06087, 1.478, 66.17, 0.8895, 0.5247};
+extern const SpeedConstants kSpeedConstants = {0.8, 0.7074, 0.462, 25000000000.0, 4.414e-05, 0.0005352, 0.5426, 0.04625, 1.584, 71.39, 0.8875, 0.5053};
 
 }  // namespace llmsizer

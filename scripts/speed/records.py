@@ -451,7 +451,44 @@ def map_all():
             out.append(Skip(FACT_INDEX_BASE + i, r, "mapping error %s" % e))
     import records_cpu  # system_ram.json's CPU-only runs (cases 20000..)
     out += records_cpu.map_all()
-    return out
+    return superseded_by_newer_builds(out)
+
+
+def llama_cpp_build(r):
+    """llama.cpp's build number where the record states one: "b7941", "build b6761",
+    "build 2f68ce7cf (6918)"; None otherwise."""
+    text = " ".join(str(r.get(k) or "") for k in ("build", "engine_build", "source"))
+    m = re.search(r"\bb(\d{4,5})\b", text) or re.search(r"\((\d{4,5})\)", text)
+    return int(m.group(1)) if m else None
+
+
+SUPERSEDED = "superseded: the same setup measured again on a newer llama.cpp build"
+
+
+def superseded_by_newer_builds(mapped):
+    """The engine models current llama.cpp. Where one setup (the same CLI arguments
+    and speed field: device, model, quantization, GPU count, lengths) was measured
+    on several llama.cpp builds, every one of them numbered, the newest build's
+    records stand for it and the older ones are skipped: they measure software that
+    has since changed (the DGX Spark's gpt-oss-120b decode went from 35.4 tok/s on
+    b6761 to 58.7 on b7941), and counting them would weigh one setup several times.
+    Groups where a build is not stated are left whole."""
+    groups = {}
+    for m in mapped:
+        if isinstance(m, Case):
+            groups.setdefault((m.field, tuple(m.args)), []).append(m)
+    stale = {}
+    for cases in groups.values():
+        builds = [llama_cpp_build(c.record) for c in cases]
+        if len(cases) < 2 or None in builds or len(set(builds)) < 2:
+            continue
+        newest = max(builds)
+        kept = next(c for c, b in zip(cases, builds) if b == newest)
+        for c, b in zip(cases, builds):
+            if b < newest:
+                stale[id(c)] = SUPERSEDED
+                c.record = dict(c.record, superseded_by="build %d; #%d is build %d" % (b, kept.index, newest))
+    return [Skip(m.index, m.record, stale[id(m)]) if id(m) in stale else m for m in mapped]
 
 
 # The held-out split: a record is held out when the first 8 hex digits of the
