@@ -147,6 +147,11 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     if (sp.prefill_tokens_per_s > 0.0) {
       std::snprintf(line, sizeof line, "  %-22s %.0f tokens/s; time to first token %.2f s for %lld tokens\n",
                     "prefill", sp.prefill_tokens_per_s, sp.ttft_s, static_cast<long long>(s.prompt_tokens));
+      if (sp.basis.flops_basis == "fp32_vector" && sp.basis.peak_flops != sp.basis.vector_fp32_flops) {
+        out << line;
+        std::snprintf(line, sizeof line, "  %-22s from the FP32 rate %.1f TFLOPS x %.2f (fitted; no FP16 rate stated)\n",
+                      "", sp.basis.vector_fp32_flops / 1e12, sp.basis.peak_flops / sp.basis.vector_fp32_flops);
+      }
     } else {
       std::snprintf(line, sizeof line, "  %-22s unknown (no dense throughput figure for the device)\n", "prefill");
     }

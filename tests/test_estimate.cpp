@@ -260,6 +260,7 @@ TEST_CASE("a device without a dense throughput figure: the prefill warning only 
   s.device = device_of("rtx-4090");
   s.device->fp16_flops = 0.0;
   s.device->fp8_flops = 0.0;
+  s.device->fp32_flops = 0.0;
   const Architecture arch = catalog_arch("llama-3.1-8b");
   const Estimate full = run(arch, s);
   s.prefill_speed = false;

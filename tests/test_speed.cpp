@@ -21,6 +21,7 @@ namespace {
 // The fitted constants the hand computations use, copied from
 // data/speed_calibration.json. A refit changes them: the first test says so.
 constexpr double kCudaBandwidthEfficiency = 0.7884;  // backends: cuda
+constexpr double kCudaVectorFp32Factor = 2.699;  // backends: cuda (fitted on FP32-only devices' prompts)
 constexpr double kLlamaCudaLayerOverheadS = 2.802e-05;  // runtimes: llama.cpp/cuda
 constexpr double kLlamaCudaPrefillEfficiency = 0.5488;
 constexpr double kServingCudaLayerOverheadS = 3e-05;  // runtimes: serving/cuda (assumed)
@@ -152,6 +153,9 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   // When this fails after scripts/speed/fit.py --write, update the constants at
   // the top of this file and the expected values derived from them.
   CHECK(backend_calibration(Backend::cuda, "nvidia").bandwidth_efficiency == kCudaBandwidthEfficiency);
+  CHECK(backend_calibration(Backend::cuda, "nvidia").vector_fp32_factor == kCudaVectorFp32Factor);
+  // Metal's efficiency is fitted against Apple's FP32 figures: its factor is 1 by definition.
+  CHECK(backend_calibration(Backend::metal, "apple").vector_fp32_factor == 1.0);
   const RuntimeCalibration& llama = runtime_calibration(EngineFamily::llama_cpp, Backend::cuda, "nvidia");
   CHECK(llama.layer_overhead_s == kLlamaCudaLayerOverheadS);
   CHECK(llama.prefill_efficiency == kLlamaCudaPrefillEfficiency);
@@ -193,6 +197,7 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
     CHECK(row["backend"].get<std::string>() == backend_name(t.backends[i].backend));
     CHECK(row["vendor"].get<std::string>() == std::string(t.backends[i].vendor));
     CHECK_THAT(row["bandwidth_efficiency"].get<double>(), WithinRel(t.backends[i].bandwidth_efficiency, 1e-15));
+    CHECK_THAT(row["vector_fp32_factor"].get<double>(), WithinRel(t.backends[i].vector_fp32_factor, 1e-15));
     CHECK(row["fitted_records"].get<int>() == t.backends[i].fitted_records);
   }
   REQUIRE(doc["runtimes"].size() == t.runtime_count);
@@ -658,6 +663,42 @@ TEST_CASE("no dense throughput figure: decode only, prefill and TTFT unknown", "
   CHECK_THAT(sp->decode_tokens_per_s, WithinRel(92.5253, 1e-4));
   CHECK(sp->prefill_tokens_per_s == 0.0);
   CHECK(sp->ttft_s == 0.0);
+  CHECK(sp->basis.flops_basis.empty());
+}
+
+TEST_CASE("a device whose vendor states only FP32: prefill from it times the backend's factor", "[speed]") {
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  s.device->fp16_flops = 0.0;
+  s.device->fp32_flops = 25e12;
+  const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
+  const auto sp = estimate_speed(arch, s, e);
+  REQUIRE(sp);
+  // The dense rate CUDA's prompt kernels see: 25e12 x 2.699 = 6.7475e13 FLOP/s,
+  // then llama.cpp/cuda's efficiency: x 0.5488 = 3.703028e13 FLOP/s.
+  CHECK(sp->basis.flops_basis == "fp32_vector");
+  CHECK(sp->basis.vector_fp32_flops == 25e12);
+  CHECK_THAT(sp->basis.peak_flops, WithinRel(25e12 * kCudaVectorFp32Factor, 1e-15));
+  // The prompt of "compute-bound prefill and TTFT": 6.476350e13 FLOPs x 1.1394336
+  // (512-row GEMMs) / 3.703028e13 = 1.992794 s, plus 8 passes x 10 layers x 2.802e-5 s
+  // = 1.995036 s: 4096 / 1.995036 = 2053.10 tokens/s.
+  const double flops = 2.0 * (kMatmulParams - 131072000.0) * 4096.0 + 2.0 * 131072000.0 +
+                       10.0 * 2.0 * 32.0 * 256.0 * (4096.0 * 4097.0 / 2.0);
+  const double prefill_s = flops * (1.0 + kGemmHalfRows / 512.0) /
+                               (25e12 * kCudaVectorFp32Factor * kLlamaCudaPrefillEfficiency) +
+                           8 * kLayers * kLlamaCudaLayerOverheadS;
+  CHECK_THAT(sp->prefill_time.total_s, WithinRel(prefill_s, 1e-9));
+  CHECK_THAT(sp->prefill_tokens_per_s, WithinRel(2053.10, 1e-5));
+  // Decode does not use the throughput here: the same as with the FP16 figure.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(92.5253, 1e-4));
+  // An Apple GPU takes its FP32 figure as it is (Metal's factor is 1).
+  Scenario mac = synthetic_apple_scenario();
+  mac.device->fp16_flops = 0.0;
+  mac.device->fp32_flops = 25e12;
+  const auto apple = estimate_speed(arch, mac, e);
+  REQUIRE(apple);
+  CHECK(apple->basis.flops_basis == "fp32_vector");
+  CHECK(apple->basis.peak_flops == 25e12);
 }
 
 TEST_CASE("GeForce cards: llama.cpp sees twice the listed FP32-accumulate rate", "[speed]") {
@@ -780,9 +821,10 @@ TEST_CASE("every catalog device with a bandwidth gets a speed", "[speed]") {
     CHECK(sp.decode_tokens_per_s > 0.0);
     // Never above what the bandwidth alone allows for the weights read.
     CHECK(sp.decode_tokens_per_s < d.bandwidth_bytes_per_s / sp.decode_single_work.gpu_weight_bytes);
-    // A sourced dense throughput (FP16, or the FP32 figure of an Apple GPU) gives
-    // prefill and TTFT; scripts/speed/coverage.py lists the devices without one.
-    if (d.fp16_flops > 0.0 || (d.vendor == "apple" && d.fp32_flops > 0.0)) {
+    // A sourced throughput (dense FP16, or vector FP32 where that is all the vendor
+    // states) gives prefill and TTFT; scripts/speed/coverage.py lists the devices
+    // without one.
+    if (d.fp16_flops > 0.0 || d.fp32_flops > 0.0) {
       CHECK(sp.prefill_tokens_per_s > 0.0);
       CHECK(sp.ttft_s > 0.0);
     } else {

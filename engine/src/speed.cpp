@@ -14,16 +14,27 @@ namespace {
 // has them. GeForce cards are listed at their FP32-accumulate tensor rate, half
 // their FP16-accumulate and INT8 rate; llama.cpp's kernels accumulate in FP16
 // or INT32 (its quantized MMQ path), so they see twice the listed figure.
-double dense_flops(const Device& d, EngineFamily engine, WeightFamily weights) {
+// Where the vendor states only a vector FP32 rate (Apple GPUs, DGX Spark, some
+// GeForce, Radeon and Arc cards), the backend row's vector_fp32_factor turns it
+// into the rate the prompt kernels see: 1 on Metal, whose F16 runs at the FP32
+// rate; fitted on measured prompt speeds of such devices elsewhere.
+void set_dense_flops(SpeedBasis& b, const Device& d, EngineFamily engine, WeightFamily weights,
+                     const BackendCalibration& hw) {
   // The CPU backend on a GPU's machine: the figures are the GPU's, not the CPU's.
-  if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return 0.0;
+  if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return;
   const bool low_precision = weights == WeightFamily::fp8 || weights == WeightFamily::fp4;
-  if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) return d.fp8_flops;
-  // Apple GPUs state only their FP32 vector rate; Metal runs F16 at that rate.
-  if (d.fp16_flops <= 0.0 && d.vendor == "apple") return d.fp32_flops;
-  const bool geforce = d.vendor == "nvidia" && d.kind == DeviceKind::consumer;
-  if (engine == EngineFamily::llama_cpp && geforce && d.backend != Backend::cpu) return 2.0 * d.fp16_flops;
-  return d.fp16_flops;
+  if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) {
+    b.flops_basis = "fp8";
+    b.peak_flops = d.fp8_flops;
+  } else if (d.fp16_flops > 0.0) {
+    const bool geforce = d.vendor == "nvidia" && d.kind == DeviceKind::consumer;
+    b.flops_basis = "fp16";
+    b.peak_flops = engine == EngineFamily::llama_cpp && geforce ? 2.0 * d.fp16_flops : d.fp16_flops;
+  } else if (d.fp32_flops > 0.0) {
+    b.flops_basis = "fp32_vector";
+    b.vector_fp32_flops = d.fp32_flops;
+    b.peak_flops = d.fp32_flops * hw.vector_fp32_factor;
+  }
 }
 
 }  // namespace
@@ -80,7 +91,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
                     (rt.vendor.empty() ? "" : "/" + std::string(rt.vendor));
   r.basis.weight_family = weight_family_name(weights);
   r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
-  r.basis.peak_flops = dense_flops(d, engine, weights);
+  set_dense_flops(r.basis, d, engine, weights, hw);
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
   r.basis.memory_class = memory_class_name(memory);
   r.basis.memory_pressure = memory_pressure(d, e);

@@ -4,22 +4,22 @@
 
 namespace llmsizer {
 
-// backend, vendor, bandwidth_efficiency, fitted_records
+// backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.7884, 117},
-    {Backend::rocm, "", 0.8943, 29},
-    {Backend::vulkan, "", 0.8387, 41},
-    {Backend::vulkan, "nvidia", 1.0, 7},
-    {Backend::metal, "", 0.9169, 156},
-    {Backend::cpu, "", 0.821, 4},
+    {Backend::cuda, "", 0.7884, 2.699, 143},
+    {Backend::rocm, "", 0.8943, 4.565, 30},
+    {Backend::vulkan, "", 0.8387, 3.222, 43},
+    {Backend::vulkan, "nvidia", 1.0, 2.699, 7},
+    {Backend::metal, "", 0.9169, 1.0, 156},
+    {Backend::cpu, "", 0.821, 1.0, 4},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 2.802e-05, 0.5488, 115},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 8.306e-05, 0.3485, 29},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.07e-05, 0.2103, 41},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 2.802e-05, 0.5488, 141},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 8.306e-05, 0.3485, 30},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 1.07e-05, 0.2103, 43},
     {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4387, 7},
     {EngineFamily::llama_cpp, Backend::metal, "", 0.0001403, 0.7463, 144},
     {EngineFamily::llama_cpp, Backend::cpu, "", 2.802e-05, 0.5488, 4},
@@ -31,11 +31,11 @@ extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations)
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 184},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 201},
     {WeightFamily::float16, 0.9929, 1.118, 1.285, 50},
     {WeightFamily::kquant, 0.944, 0.9177, 0.6852, 89},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
-    {WeightFamily::mxfp4, 1.135, 1.432, 0.5736, 26},
+    {WeightFamily::mxfp4, 1.135, 1.432, 0.5736, 38},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},

@@ -51,11 +51,13 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(9);
+    Json basis = json_object(11);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
     basis["peak_flops"] = positive_or_null(b.peak_flops);
+    basis["flops_basis"] = b.flops_basis.empty() ? Json(nullptr) : Json(b.flops_basis);
+    basis["vector_fp32_flops"] = positive_or_null(b.vector_fp32_flops);
     basis["link_bytes_per_s"] = b.link_bytes_per_s;
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
     basis["memory_class"] = b.memory_class;

@@ -4,8 +4,8 @@
   python3 scripts/speed/coverage.py [--binary build/native-release/llm-sizer]
                                     [--model llama-3.1-8b] [--quant Q4_K_M]
 
-A device with a sourced bandwidth must get decode; one with a sourced dense
-throughput (FP16, or an Apple GPU's FP32 figure) must get prefill and TTFT
+A device with a sourced bandwidth must get decode; one with a sourced
+throughput (dense FP16, or vector FP32 where that is all its vendor states) must get prefill and TTFT
 (asked with --speed-even-if-no-fit; devices the model does not fit are listed).
 Prints every device that lacks one with the reason (the figure the catalog
 lacks), and exits 1 when a device has the figure but not the speed.
@@ -44,18 +44,18 @@ def main():
             missing.append("%s (%s): does not fit (without --speed-even-if-no-fit the CLI gives no speed)"
                            % (d["id"], d["kind"]))
         has_bw = bool(d.get("bandwidth_gb_per_s"))
-        has_flops = bool(d.get("fp16_tflops")) or (d["vendor"] == "apple" and bool(d.get("fp32_tflops")))
+        has_flops = bool(d.get("fp16_tflops")) or bool(d.get("fp32_tflops"))
         decode, prefill, ttft = (speed.get(k) for k in ("decode_tokens_per_s", "prefill_tokens_per_s", "ttft_s"))
         if has_bw and not decode:
             wrong.append("%s: has a bandwidth but no decode" % d["id"])
-        if has_flops and not (prefill and ttft):
-            wrong.append("%s: has a dense throughput but no prefill or TTFT" % d["id"])
+        if has_bw and has_flops and not (prefill and ttft):
+            wrong.append("%s: has a throughput but no prefill or TTFT" % d["id"])
         if not has_bw:
             missing.append("%s (%s): no decode, prefill or TTFT: the catalog has no memory bandwidth for it"
                            % (d["id"], d["kind"]))
         elif not has_flops:
             reason = ("no CPU matrix throughput is sourced" if d["kind"] == "cpu"
-                      else "the catalog has no dense FP16 (or Apple FP32) throughput for it")
+                      else "the catalog has no FP16 or FP32 throughput for it")
             missing.append("%s (%s): decode only, no prefill or TTFT: %s" % (d["id"], d["kind"], reason))
     print("%d devices; %s %s" % (len(devices), args.model, args.quant))
     for line in missing:

@@ -43,7 +43,13 @@ BORROW = {
     ("runtimes", "llama.cpp/cpu", "prefill_efficiency"): ("runtimes", "llama.cpp/cuda", "prefill_efficiency"),
     ("runtimes", "serving/rocm", "layer_overhead_s"): ("runtimes", "serving/cuda", "layer_overhead_s"),
     ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
+    # NVIDIA cards that state only FP32, run on Vulkan: CUDA's matrix units, not AMD's or Intel's.
+    ("backends", "vulkan/nvidia", "vector_fp32_factor"): ("backends", "cuda", "vector_fp32_factor"),
 }
+# Backends whose vector_fp32_factor is fitted (on devices that state only FP32):
+# Metal's is 1 by definition (its prefill efficiency is fitted against Apple's
+# FP32 figures) and the CPU rows have no FP32 figure.
+VECTOR_FP32_BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia"]
 
 # Borrowed even where records move them: the CPU-only runs (a handful, all of
 # them long decode steps) cannot tell a fixed cost per layer from a lower
@@ -87,7 +93,7 @@ ASSUMED_ROWS = {
 
 def starting_calibration():
     return {
-        "backends": {k: {"bandwidth_efficiency": 0.8} for k in BACKENDS},
+        "backends": {k: {"bandwidth_efficiency": 0.8, "vector_fp32_factor": 1.0} for k in BACKENDS},
         "runtimes": {k: {"layer_overhead_s": 3e-5, "prefill_efficiency": 0.5} for k in RUNTIMES},
         "weights": {k: {"bandwidth_factor": 1.0, "prefill_factor": 1.0, "prefill_factor_mma": 1.0}
                     for k in WEIGHT_FAMILIES},
@@ -110,6 +116,7 @@ def starting_calibration():
 # (path, low, high): the fitted parameters, searched on a log scale.
 def parameter_space():
     space = [(("backends", b, "bandwidth_efficiency"), 0.2, 1.0) for b in BACKENDS]
+    space += [(("backends", b, "vector_fp32_factor"), 0.1, 8.0) for b in VECTOR_FP32_BACKENDS]
     for r in RUNTIMES:
         space += [(("runtimes", r, "layer_overhead_s"), 1e-7, 5e-4), (("runtimes", r, "prefill_efficiency"), 0.02, 1.5)]
     for w in WEIGHT_FAMILIES:
@@ -268,15 +275,19 @@ def nelder_mead(fn, x0, step=0.3, iterations=4000, tolerance=1e-7):
     return points[0], values[0]
 
 
-def fit(feats, cal, sweeps=8, min_records=3):
+def fit(feats, cal, sweeps=8, min_records=3, only=None):
     """Coordinate descent (golden section per parameter), then Nelder-Mead over
-    all of them together: efficiencies and overheads trade off against each other."""
+    all of them together: efficiencies and overheads trade off against each other.
+    `only`: names ("backends/cuda/vector_fp32_factor") of the parameters to move;
+    the others keep their starting values (a new term fitted beside a settled fit)."""
     cal = copy.deepcopy(cal)
     # The all-reduce latency moves only tensor-parallel records, of which the fit
-    # set has few: fitted on one or more.
-    space = [(p, lo, hi) for p, lo, hi in parameter_space()
-             if p not in ALWAYS_BORROWED and
-             influential(feats, cal, p) >= (1 if p == ("constants", "allreduce_latency_s") else min_records)]
+    # set has few, and each backend's FP32 factor only the prompt records of its
+    # FP32-only devices: fitted on one or more.
+    few = lambda p: p == ("constants", "allreduce_latency_s") or p[-1] == "vector_fp32_factor"
+    eligible = [(p, lo, hi) for p, lo, hi in parameter_space()
+                if p not in ALWAYS_BORROWED and influential(feats, cal, p) >= (1 if few(p) else min_records)]
+    space = [e for e in eligible if only is None or "/".join(e[0]) in only]
     for sweep in range(sweeps):
         before = objective(feats, cal)
         for path, lo, hi in space:
@@ -298,7 +309,7 @@ def fit(feats, cal, sweeps=8, min_records=3):
         x, value = nelder_mead(joint, x)
         print("simplex %d: objective %.4f" % (round_ + 1, value), file=sys.stderr)
     joint(x)
-    counts = {path: influential(feats, cal, path) for path, _, _ in space}
+    counts = {path: influential(feats, cal, path) for path, _, _ in eligible}
     return cal, counts
 
 
@@ -445,11 +456,12 @@ def write_cpp(doc):
         "",
         "namespace llmsizer {",
         "",
-        "// backend, vendor, bandwidth_efficiency, fitted_records",
+        "// backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records",
         "extern const BackendCalibration kBackendCalibrations[] = {",
     ]
-    lines += ['    {Backend::%s, "%s", %s, %d},' % (b["backend"], b["vendor"], cpp_number(b["bandwidth_efficiency"]),
-                                                   b["fitted_records"]) for b in doc["backends"]]
+    lines += ['    {Backend::%s, "%s", %s, %s, %d},' % (b["backend"], b["vendor"], cpp_number(b["bandwidth_efficiency"]),
+                                                       cpp_number(b["vector_fp32_factor"]), b["fitted_records"])
+              for b in doc["backends"]]
     lines += [
         "};",
         "extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);",
@@ -530,11 +542,16 @@ def main():
     ap.add_argument("--write", action="store_true", help="write data/speed_calibration.json and the generated C++")
     ap.add_argument("--start", help="start the search from this calibration JSON (e.g. the last fit) instead of "
                                     "the fixed starting values; the fit is deterministic for a given start")
+    ap.add_argument("--only", help="comma-separated parameters to fit (e.g. backends/cuda/vector_fp32_factor); "
+                                   "the others keep the --start values")
     args = ap.parse_args()
     feats, _ = collect(args.binary)
     fit_set = [f for f in feats if not f["held_out"]]
     held = [f for f in feats if f["held_out"]]
-    cal, counts = fit(fit_set, starting_calibration() if not args.start else warm_start(args.start))
+    only = set(args.only.split(",")) if args.only else None
+    if only and not args.start:
+        ap.error("--only needs --start: the parameters not fitted keep its values")
+    cal, counts = fit(fit_set, starting_calibration() if not args.start else warm_start(args.start), only=only)
     print("fit objective (mean |log(predicted/measured)|, fit records): %.5f" % objective(fit_set, cal))
     summarize(fit_set, cal, "fit")
     summarize(held, cal, "held-out")

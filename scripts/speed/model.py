@@ -50,7 +50,10 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
         k["multi_die_bandwidth_factor"] if basis.get("memory_dies", 1) > 1 else 1.0)
     weight_rate = kv_rate * weight_factor
     ram_rate = basis["ram_bandwidth_bytes_per_s"] * k["ram_bandwidth_efficiency"]
-    matrix = (basis["peak_flops"] or 0.0) * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0)
+    peak = basis["peak_flops"] or 0.0
+    if basis.get("flops_basis") == "fp32_vector":  # speed.cpp set_dense_flops
+        peak = basis["vector_fp32_flops"] * hw["vector_fp32_factor"]
+    matrix = peak * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0)
     memory = (ratio(work["weight_bytes"], weight_rate) + ratio(work["kv_bytes"], kv_rate)) * pressure
     flops = work["flops"]
     if work.get("gemm_rows", 0) > 0:

@@ -92,3 +92,19 @@ test('a CPU-only machine: decode from RAM bandwidth, no prefill where no through
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('a device whose maker states only FP32 (DGX Spark): prefill and TTFT from it, and the page says so', async () => {
+  const gpu = 'dgx-spark-gb10';
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
+  // data/devices.json: 31 TFLOPS FP32, no FP16 figure.
+  assert.equal(expected.speed.basis.flops_basis, 'fp32_vector');
+  assert.equal(expected.speed.basis.vector_fp32_flops, 31e12);
+  assert.ok(expected.speed.prefill_tokens_per_s > 0);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.prefill_tokens_per_s')) / expected.speed.prefill_tokens_per_s - 1) < 1e-9);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.ttft_s')) / expected.speed.ttft_s - 1) < 1e-9);
+  assert.match(await page.textContent('#speed-note'), /from its FP32 rate, the only throughput its maker states/);
+  assert.match(await page.textContent('#warnings'), /vector FP32 rate/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -227,6 +227,10 @@ json_check "speed on a custom device" "j['speed']['decode_tokens_per_s'] > 0 and
   estimate --model llama-3.1-8b --gpu-memory-gib 48 --gpu-bandwidth-gbs 960 --gpu-tflops 150 --gpu-vendor amd
 json_check "custom device without throughput: prefill null" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] is None and j['speed']['ttft_s'] is None" \
   estimate --model llama-3.1-8b --gpu-memory-gib 24 --gpu-bandwidth-gbs 1000
+# data/devices.json: the DGX Spark's maker states 31 TFLOPS FP32 and no FP16 rate.
+json_check "FP32-only device: prefill from its FP32 rate, said so" "j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['basis']['flops_basis'] == 'fp32_vector' and j['speed']['basis']['vector_fp32_flops'] == 31e12 and j['speed']['basis']['peak_flops'] > 31e12 and any('vector FP32 rate' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --gpu dgx-spark-gb10
+if "$bin" estimate --model llama-3.1-8b --gpu dgx-spark-gb10 | grep -q 'from the FP32 rate 31.0 TFLOPS x'; then ok; else bad "table lacks the FP32 basis line"; fi
 json_check "--backend vulkan on NVIDIA uses its own row" "j['speed']['basis']['runtime'] == 'llama.cpp/vulkan/nvidia'" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --backend vulkan
 json_check "--ubatch changes prefill passes" "j['speed']['breakdown']['prefill']['work']['passes'] == 2" \

@@ -186,7 +186,8 @@ export function renderSpeedAndCost(r, state) {
   setField('cost.usd_per_hour', c?.usd_per_hour, c ? fmt.usd(c.usd_per_hour) : none);
   writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
     : `Decode with ${fmt.tokens(state.ctx)} tokens cached${state.batch > 1 ? `; per sequence while all ${state.batch} run together, and their total` : ''}. ` +
-      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt.`) +
+      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt` +
+        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
       (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
     : c.usd_per_million_tokens == null

@@ -35,6 +35,10 @@ struct BackendCalibration {
   Backend backend;
   std::string_view vendor;     // "" for any vendor; a row for one vendor overrides it
   double bandwidth_efficiency;  // share of peak memory bandwidth decode reads reach
+  double vector_fp32_factor;    // a device whose vendor states only its vector FP32 rate: the
+                                // dense throughput prompt kernels see, in multiples of that rate
+                                // (matrix units); prefill_efficiency applies on top. Metal's is 1:
+                                // its efficiency is fitted against Apple's FP32 figures
   int fitted_records;           // measurements behind the row; 0: borrowed (see the JSON)
 };
 
