@@ -255,6 +255,36 @@ TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
   CHECK_THAT(sp->decode_tokens_per_s, WithinRel(92.5253, 1e-4));
 }
 
+TEST_CASE("decode right after the prompt reads the prompt's cache, not the window's", "[speed]") {
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  s.prompt_tokens = 1024;  // of a 4096-token window
+  const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
+  const auto sp = estimate_speed(arch, s, e);
+  REQUIRE(sp);
+  CHECK(sp->after_prompt_cached_tokens == 1024);
+  // The cache of 1024 tokens (llama.cpp pads to 256: 1024 cells): 10 layers x 8 KV
+  // heads x (128 + 128) x 2 B (f16) x 1024 = 41,943,040 B, beside the same 8.2e9 B
+  // of weights: 8.24194304e9 / 7.884e11 = 1.0454012e-2 s, + 10 x 2.802e-5 s of
+  // overhead = 1.0734212e-2 s: 93.16 tokens/s, against 92.53 with the window full.
+  CHECK(sp->decode_after_prompt_work.gpu_kv_bytes == 41943040.0);
+  CHECK_THAT(sp->decode_after_prompt_work.gpu_weight_bytes, WithinRel(8.2e9, 1e-12));
+  // Attention over the 1024 cached tokens: 2 x 32 heads x 256 x 1024 per layer, x 10.
+  CHECK_THAT(sp->decode_after_prompt_work.flops,
+             WithinRel(2.0 * kMatmulParams + 10.0 * 2.0 * 32.0 * 256.0 * 1024.0, 1e-12));
+  const double step_s = (8.2e9 + 41943040.0) / (1000e9 * kCudaBandwidthEfficiency) + kLayers * kLlamaCudaLayerOverheadS;
+  CHECK_THAT(sp->decode_after_prompt_time.total_s, WithinRel(step_s, 1e-9));
+  CHECK_THAT(sp->decode_tokens_per_s_after_prompt, WithinRel(93.16, 1e-4));
+  // The window's figure is unchanged; the first token comes after the prompt's step.
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(92.5253, 1e-4));
+  CHECK_THAT(sp->ttft_s, WithinRel(sp->prefill_time.total_s + step_s, 1e-9));
+  // Without the prefill model (the page's figures path) it is not computed.
+  s.prefill_speed = false;
+  const auto figures = estimate_speed(arch, s, e);
+  REQUIRE(figures);
+  CHECK(figures->decode_tokens_per_s_after_prompt == 0.0);
+}
+
 TEST_CASE("compute-bound prefill and TTFT", "[speed]") {
   const Architecture arch = synthetic_arch(false);
   const Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);

@@ -139,6 +139,16 @@ std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& s)
   return static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable.capacity_bytes));
 }
 
+KvRequest kv_request_for(const Scenario& s, std::int64_t context_tokens) {
+  KvRequest r;
+  r.context_tokens = context_tokens;
+  r.sequences = s.sequences;
+  r.type = s.kv_type;
+  r.engine = s.engine;
+  r.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  return r;
+}
+
 Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
   return estimate(arch, s, ModelWeights{compute_weights(arch, s.quant), count_params(arch)});
 }
@@ -173,12 +183,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back("context " + std::to_string(s.context_tokens) + " exceeds the model's maximum of " +
                          std::to_string(arch.max_context_tokens) + " tokens");
 
-  KvRequest kv_request;
-  kv_request.context_tokens = s.context_tokens;
-  kv_request.sequences = s.sequences;
-  kv_request.type = s.kv_type;
-  kv_request.engine = s.engine;
-  kv_request.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  KvRequest kv_request = kv_request_for(s, s.context_tokens);
   if (s.vision) {
     if (!arch.vision)
       return Error{"scenario.no_vision", arch.vision_error.empty() ? "the model has no vision encoder in its config"

@@ -199,15 +199,28 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   sp.decode_tokens_per_s_per_sequence = 1.0 / sp.decode_batch_time.total_s;
 
   if (!s.prefill_speed) return sp;
+  // Right after the prompt the cache holds the prompt: a shorter KV read than
+  // at the full window (the same step when the prompt fills the window).
+  sp.after_prompt_cached_tokens = cached_after_prompt(s, e);
+  if (std::min(s.prompt_tokens, s.context_tokens) == s.context_tokens) {
+    sp.decode_after_prompt_work = sp.decode_single_work;
+    sp.decode_after_prompt_time = sp.decode_single_time;
+  } else {
+    sp.decode_after_prompt_work =
+        decode_step_work(arch, s, e, 1, cache_after_prompt(arch, s, e), sp.after_prompt_cached_tokens);
+    sp.decode_after_prompt_time = step_time(sp.decode_after_prompt_work, rates, 1.0, rates.basis.memory_pressure);
+  }
+  if (sp.decode_after_prompt_time.total_s > 0.0)
+    sp.decode_tokens_per_s_after_prompt = 1.0 / sp.decode_after_prompt_time.total_s;
   sp.prefill_work = prefill_work(arch, s, e);
   if (rates.matrix_flops > 0.0) {
     const WeightCalibration& wc = weight_calibration(weights);
     const double gemm = quantized_mma(*s.device, engine) ? wc.prefill_factor_mma : wc.prefill_factor;
     sp.prefill_time = step_time(sp.prefill_work, rates, gemm, 1.0);
     sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
-    // Time to first token: the prompt's passes plus one decode step (sampling,
-    // and the step that streams the first token out).
-    sp.ttft_s = sp.prefill_time.total_s + sp.decode_single_time.total_s;
+    // Time to first token: the prompt's passes plus one decode step with the
+    // prompt in the cache (sampling, and the step that streams the first token out).
+    sp.ttft_s = sp.prefill_time.total_s + sp.decode_after_prompt_time.total_s;
   }
   return sp;
 }

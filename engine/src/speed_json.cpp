@@ -43,10 +43,14 @@ Json step_json(const StepWork& w, const StepTime& t) {
 }  // namespace
 
 Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
-  Json j = json_object(7);
+  Json j = json_object(12);
   j["decode_tokens_per_s"] = speed ? Json(speed->decode_tokens_per_s) : Json(nullptr);
   j["decode_tokens_per_s_total"] = speed ? Json(speed->decode_tokens_per_s_total) : Json(nullptr);
   j["decode_tokens_per_s_per_sequence"] = speed ? Json(speed->decode_tokens_per_s_per_sequence) : Json(nullptr);
+  j["decode_tokens_per_s_after_prompt"] =
+      speed ? positive_or_null(speed->decode_tokens_per_s_after_prompt) : Json(nullptr);
+  j["after_prompt_cached_tokens"] =
+      speed && speed->decode_tokens_per_s_after_prompt > 0.0 ? Json(speed->after_prompt_cached_tokens) : Json(nullptr);
   j["prefill_tokens_per_s"] = speed ? positive_or_null(speed->prefill_tokens_per_s) : Json(nullptr);
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
@@ -64,9 +68,10 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["memory_pressure"] = b.memory_pressure;
     basis["memory_dies"] = b.memory_dies;
     j["basis"] = std::move(basis);
-    Json breakdown = json_object(3);
+    Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);
     breakdown["decode_batch"] = step_json(speed->decode_batch_work, speed->decode_batch_time);
+    breakdown["decode_after_prompt"] = step_json(speed->decode_after_prompt_work, speed->decode_after_prompt_time);
     breakdown["prefill"] = step_json(speed->prefill_work, speed->prefill_time);
     j["breakdown"] = std::move(breakdown);
   } else {

@@ -110,9 +110,11 @@ struct CardRates {
 };
 
 // Decode of `batch` sequences: the cards one after another.
+// `cache`: another cache than the estimate's (the prompt's), holding `cached` tokens.
 StepTime decode_time(const Architecture& arch, const Scenario& s, const Estimate& e, const CardRates& r,
-                     std::int64_t batch, StepWork& whole, std::vector<double>* per_card_s) {
-  whole = decode_step_work(arch, s, e, batch);
+                     std::int64_t batch, StepWork& whole, std::vector<double>* per_card_s,
+                     const KvBreakdown* cache = nullptr, std::int64_t cached = 0) {
+  whole = cache ? decode_step_work(arch, s, e, batch, *cache, cached) : decode_step_work(arch, s, e, batch);
   const std::vector<StepWork> works = card_works(arch, e, whole, batch);
   std::vector<StepTime> times;
   for (std::size_t i = 0; i < works.size(); ++i) {
@@ -193,11 +195,23 @@ std::optional<SpeedEstimate> estimate_mixed_card_speed(const Architecture& arch,
   sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / sp.decode_batch_time.total_s;
   sp.decode_tokens_per_s_per_sequence = 1.0 / sp.decode_batch_time.total_s;
 
-  if (!s.prefill_speed || !prefill_known) return sp;
+  if (!s.prefill_speed) return sp;
+  sp.after_prompt_cached_tokens = cached_after_prompt(s, e);
+  if (std::min(s.prompt_tokens, s.context_tokens) == s.context_tokens) {
+    sp.decode_after_prompt_work = sp.decode_single_work;
+    sp.decode_after_prompt_time = sp.decode_single_time;
+  } else {
+    const KvBreakdown cache = cache_after_prompt(arch, s, e);
+    sp.decode_after_prompt_time = decode_time(arch, s, e, r, 1, sp.decode_after_prompt_work, nullptr, &cache,
+                                              sp.after_prompt_cached_tokens);
+  }
+  if (sp.decode_after_prompt_time.total_s > 0.0)
+    sp.decode_tokens_per_s_after_prompt = 1.0 / sp.decode_after_prompt_time.total_s;
+  if (!prefill_known) return sp;
   sp.prefill_time = prefill_time(arch, s, e, r, sp.prefill_work);
   if (sp.prefill_time.total_s <= 0.0) return sp;
   sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
-  sp.ttft_s = sp.prefill_time.total_s + sp.decode_single_time.total_s;
+  sp.ttft_s = sp.prefill_time.total_s + sp.decode_after_prompt_time.total_s;
   return sp;
 }
 

@@ -154,6 +154,19 @@ double matmul_params_per_token(const Architecture& arch, const ParamCounts& para
 }
 
 StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch) {
+  return decode_step_work(arch, s, e, batch, e.kv, s.context_tokens);
+}
+
+std::int64_t cached_after_prompt(const Scenario& s, const Estimate& e) {
+  return std::min(s.prompt_tokens, s.context_tokens) + e.memory.image_tokens;
+}
+
+KvBreakdown cache_after_prompt(const Architecture& arch, const Scenario& s, const Estimate& e) {
+  return compute_kv_cache(arch, kv_request_for(s, cached_after_prompt(s, e)));
+}
+
+StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch,
+                          const KvBreakdown& cache, std::int64_t cached_tokens) {
   StepWork w;
   const int n_layers = arch.decoder_layer_count();
   const double b = static_cast<double>(batch);
@@ -175,16 +188,16 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   double kv_ram = 0.0;
   for (int i = 0; i < n_layers; ++i) {
     const auto idx = static_cast<std::size_t>(i);
-    const double bytes = static_cast<double>(e.kv.layer_bytes[idx]) * batch_share;
+    const double bytes = static_cast<double>(cache.layer_bytes[idx]) * batch_share;
     if (i < p.cpu_layers) kv_ram += bytes;
     else kv_gpu += bytes;
   }
-  const double state = static_cast<double>(e.kv.state_bytes) * batch_share;
+  const double state = static_cast<double>(cache.state_bytes) * batch_share;
   kv_gpu += state;  // written back after being read
   w.ram_bytes += kv_ram;
 
   double attention_flops = 0.0;
-  const double ctx = static_cast<double>(s.context_tokens);
+  const double ctx = static_cast<double>(cached_tokens);
   for (int i = 0; i < n_layers; ++i) {
     const AttentionSpec& a = arch.layers[static_cast<std::size_t>(i)].attn;
     if (!attends(a)) continue;

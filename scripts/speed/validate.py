@@ -247,7 +247,7 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "vector_fp32_factor: 1 on Metal, whose efficiency is fitted against Apple's FP32 figures; fitted on the "
         "prompt records of such devices elsewhere (CUDA: DGX Spark, RTX 5060 Ti, RTX PRO 6000 Max-Q; ROCm: the "
         "RX 9070 XT, one record; Vulkan: RX 9070 XT and Arc B580; Vulkan on NVIDIA borrows CUDA's). The engine "
-        "warns that such a prefill is rougher. TTFT = prefill + one decode step.",
+        "warns that such a prefill is rougher. TTFT = prefill + one decode step with the prompt in the cache.",
         "- Fixed rules, not fitted: GeForce cards are listed at their FP32-accumulate tensor rate, half "
         "the FP16-accumulate/INT8 rate llama.cpp's kernels use; the CPU backend on a GPU machine has no "
         "throughput figure; unified-memory devices read offloaded layers from the same memory.",

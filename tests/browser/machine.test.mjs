@@ -108,3 +108,17 @@ test('a device whose maker states only FP32 (DGX Spark): prefill and TTFT from i
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('decode at the full window and right after the prompt, each labelled', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=32768&prompt=4096&gpu=rtx-4090`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, prompt: 4096, gpu: 'rtx-4090' });
+  // The prompt's cache is an eighth of the window's: a shorter read, a faster step.
+  assert.equal(expected.speed.after_prompt_cached_tokens, 4096);
+  assert.ok(expected.speed.decode_tokens_per_s_after_prompt > expected.speed.decode_tokens_per_s);
+  for (const field of ['decode_tokens_per_s', 'decode_tokens_per_s_after_prompt', 'ttft_s']) {
+    assert.ok(Math.abs(Number(await fieldValue(page, `speed.${field}`)) / expected.speed[field] - 1) < 1e-9, field);
+  }
+  assert.match(await page.textContent('#speed-note'), /full window of 32,768 tokens cached, and right after the prompt with 4,096/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -227,6 +227,9 @@ json_check "speed on a custom device" "j['speed']['decode_tokens_per_s'] > 0 and
   estimate --model llama-3.1-8b --gpu-memory-gib 48 --gpu-bandwidth-gbs 960 --gpu-tflops 150 --gpu-vendor amd
 json_check "custom device without throughput: prefill null" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] is None and j['speed']['ttft_s'] is None" \
   estimate --model llama-3.1-8b --gpu-memory-gib 24 --gpu-bandwidth-gbs 1000
+# Llama 3.1 8B at f16: 32 layers x 8 KV heads x (128 + 128) x 2 B = 131,072 B per cached token.
+json_check "decode right after the prompt: the prompt's cache" "j['speed']['after_prompt_cached_tokens'] == 4096 and j['speed']['breakdown']['decode_after_prompt']['work']['kv_bytes'] == 4096 * 131072 and j['speed']['breakdown']['decode']['work']['kv_bytes'] == 32768 * 131072 and j['speed']['decode_tokens_per_s_after_prompt'] > j['speed']['decode_tokens_per_s']" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --ctx 32768 --prompt 4096
 # data/devices.json: the DGX Spark's maker states 31 TFLOPS FP32 and no FP16 rate.
 json_check "FP32-only device: prefill from its FP32 rate, said so" "j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['basis']['flops_basis'] == 'fp32_vector' and j['speed']['basis']['vector_fp32_flops'] == 31e12 and j['speed']['basis']['peak_flops'] > 31e12 and any('vector FP32 rate' in w for w in j['warnings'])" \
   estimate --model llama-3.1-8b --gpu dgx-spark-gb10

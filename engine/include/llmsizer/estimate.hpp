@@ -135,7 +135,11 @@ struct MemoryEstimate {
 };
 
 struct SpeedEstimate {
-  double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached
+  double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached (the full window)
+  // One sequence right after its prompt: min(prompt, context) tokens cached (and
+  // the image's, with Scenario::vision). 0 with Scenario::prefill_speed false.
+  double decode_tokens_per_s_after_prompt = 0.0;
+  std::int64_t after_prompt_cached_tokens = 0;
   double decode_tokens_per_s_total = 0.0;  // all sequences together
   double decode_tokens_per_s_per_sequence = 0.0;  // total / sequences: each sequence's rate in the batch
   double prefill_tokens_per_s = 0.0;       // 0 when the device has no dense throughput figure,
@@ -150,6 +154,8 @@ struct SpeedEstimate {
   // the whole batch, and the whole prompt.
   StepWork decode_single_work;
   StepTime decode_single_time;
+  StepWork decode_after_prompt_work;  // the step after the prompt (TTFT's last part)
+  StepTime decode_after_prompt_time;
   StepWork decode_batch_work;
   StepTime decode_batch_time;
   StepWork prefill_work;
@@ -181,6 +187,10 @@ struct Estimate {
 
 // Error ids: "scenario.bad_value" (message names the input and its range).
 Result<Estimate> estimate(const Architecture& arch, const Scenario& scenario);
+
+// The KV cache request an estimate sizes for: `context_tokens` per sequence
+// (the scenario's window, or fewer), its sequences, type, engine and micro-batch.
+KvRequest kv_request_for(const Scenario& scenario, std::int64_t context_tokens);
 
 // What one GPU of the scenario's device offers the model: its usable bytes
 // less llama.cpp's --fit-target under llama.cpp; all of them under Ollama and

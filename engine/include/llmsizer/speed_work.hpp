@@ -22,6 +22,16 @@ double matmul_params_per_token(const Architecture& arch, const ParamCounts& para
 // cache (KV read scales with the batch's share of the estimate's cache).
 StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch);
 
+// The same step with `cache` in place of the estimate's (a cache that holds
+// `cached_tokens` per sequence): the KV read and the attention follow it.
+StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t batch,
+                          const KvBreakdown& cache, std::int64_t cached_tokens);
+
+// The cache once the prompt is in: min(prompt, context) tokens per sequence,
+// plus the image's with Scenario::vision, sized the way the estimate sized its window.
+KvBreakdown cache_after_prompt(const Architecture& arch, const Scenario& s, const Estimate& e);
+std::int64_t cached_after_prompt(const Scenario& s, const Estimate& e);
+
 // A prompt of s.prompt_tokens tokens into an empty cache, in micro-batches of
 // s.prefill_ubatch_tokens (default: llama.cpp's -ub 512; chunks of 2048 for
 // vLLM/SGLang/TensorRT-LLM and MLX), logits for its last token only.
