@@ -151,6 +151,15 @@ TEST_CASE("2 x RTX 3090 + RTX 3060: decode is each card's share of the step, one
   // Two boundaries, each a hand-off (layer_split_hop_s) and 4096 x 2 bytes over PCIe.
   const double step = c0 + c1 + c2 + 2.0 * (k.layer_split_hop_s + 4096.0 * 2.0 / k.pcie_bytes_per_s);
   CHECK_THAT(sp.decode_tokens_per_s, WithinRel(1.0 / step, 1e-9));
+  // Right after the 4096-token prompt each card reads half its layers' cache
+  // (4096 of 8192 cells); the first token comes after that step.
+  const double after = card_s(14.0 * kLayerWeightBytes, 7.0 * kLayerKvBytes, 14, 936) +
+                       card_s(13.0 * kLayerWeightBytes, 6.5 * kLayerKvBytes, 13, 936) +
+                       card_s(5.0 * kLayerWeightBytes + kOutputBytes, 2.5 * kLayerKvBytes, 5, 360) +
+                       2.0 * (k.layer_split_hop_s + 4096.0 * 2.0 / k.pcie_bytes_per_s);
+  CHECK(sp.after_prompt_cached_tokens == 4096);
+  CHECK_THAT(sp.decode_tokens_per_s_after_prompt, WithinRel(1.0 / after, 1e-9));
+  CHECK_THAT(sp.ttft_s, WithinRel(sp.prefill_time.total_s + after, 1e-9));
   // The 3060 reads 2.6 of the 8.4 GB (31%) at 360 GB/s: its share is the longest.
   CHECK(sp.decode_seconds_per_gpu[2] > sp.decode_seconds_per_gpu[0]);
   // Three 3090s hold the same model faster: the 3060's bandwidth is what it costs.

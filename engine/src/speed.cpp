@@ -201,17 +201,10 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   if (!s.prefill_speed) return sp;
   // Right after the prompt the cache holds the prompt: a shorter KV read than
   // at the full window (the same step when the prompt fills the window).
-  sp.after_prompt_cached_tokens = cached_after_prompt(s, e);
-  if (std::min(s.prompt_tokens, s.context_tokens) == s.context_tokens) {
-    sp.decode_after_prompt_work = sp.decode_single_work;
-    sp.decode_after_prompt_time = sp.decode_single_time;
-  } else {
-    sp.decode_after_prompt_work =
-        decode_step_work(arch, s, e, 1, cache_after_prompt(arch, s, e), sp.after_prompt_cached_tokens);
-    sp.decode_after_prompt_time = step_time(sp.decode_after_prompt_work, rates, 1.0, rates.basis.memory_pressure);
-  }
-  if (sp.decode_after_prompt_time.total_s > 0.0)
-    sp.decode_tokens_per_s_after_prompt = 1.0 / sp.decode_after_prompt_time.total_s;
+  set_decode_after_prompt(sp, arch, s, e, [&](const KvBreakdown& cache, std::int64_t cached, StepWork& work) {
+    work = decode_step_work(arch, s, e, 1, cache, cached);
+    return step_time(work, rates, 1.0, rates.basis.memory_pressure);
+  });
   sp.prefill_work = prefill_work(arch, s, e);
   if (rates.matrix_flops > 0.0) {
     const WeightCalibration& wc = weight_calibration(weights);

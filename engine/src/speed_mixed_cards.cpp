@@ -196,17 +196,9 @@ std::optional<SpeedEstimate> estimate_mixed_card_speed(const Architecture& arch,
   sp.decode_tokens_per_s_per_sequence = 1.0 / sp.decode_batch_time.total_s;
 
   if (!s.prefill_speed) return sp;
-  sp.after_prompt_cached_tokens = cached_after_prompt(s, e);
-  if (std::min(s.prompt_tokens, s.context_tokens) == s.context_tokens) {
-    sp.decode_after_prompt_work = sp.decode_single_work;
-    sp.decode_after_prompt_time = sp.decode_single_time;
-  } else {
-    const KvBreakdown cache = cache_after_prompt(arch, s, e);
-    sp.decode_after_prompt_time = decode_time(arch, s, e, r, 1, sp.decode_after_prompt_work, nullptr, &cache,
-                                              sp.after_prompt_cached_tokens);
-  }
-  if (sp.decode_after_prompt_time.total_s > 0.0)
-    sp.decode_tokens_per_s_after_prompt = 1.0 / sp.decode_after_prompt_time.total_s;
+  set_decode_after_prompt(sp, arch, s, e, [&](const KvBreakdown& cache, std::int64_t cached, StepWork& work) {
+    return decode_time(arch, s, e, r, 1, work, nullptr, &cache, cached);
+  });
   if (!prefill_known) return sp;
   sp.prefill_time = prefill_time(arch, s, e, r, sp.prefill_work);
   if (sp.prefill_time.total_s <= 0.0) return sp;

@@ -2,8 +2,11 @@
 // speed_mixed_cards.cpp (one card after another, each at its own rates) share:
 // a device's rates after the fitted efficiencies, and the seconds of a pass.
 #pragma once
+#include <algorithm>
+
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/speed_calibration.hpp"
+#include "llmsizer/speed_work.hpp"
 
 namespace llmsizer {
 
@@ -30,5 +33,23 @@ bool quantized_mma(const Device& d, EngineFamily engine);
 
 // Dies the device's memory is attached to (Apple Ultra: 2; see Device::memory_dies).
 int memory_dies(const Device& d);
+
+// Decode of one sequence right after its prompt, from sp's full-window step:
+// the same step when the prompt fills the window, else `time_of(cache, cached,
+// work)` with the prompt's cache (each path times a step its own way).
+template <typename TimeOf>
+void set_decode_after_prompt(SpeedEstimate& sp, const Architecture& arch, const Scenario& s, const Estimate& e,
+                             TimeOf time_of) {
+  sp.after_prompt_cached_tokens = cached_after_prompt(s, e);
+  if (std::min(s.prompt_tokens, s.context_tokens) == s.context_tokens) {
+    sp.decode_after_prompt_work = sp.decode_single_work;
+    sp.decode_after_prompt_time = sp.decode_single_time;
+  } else {
+    sp.decode_after_prompt_time =
+        time_of(cache_after_prompt(arch, s, e), sp.after_prompt_cached_tokens, sp.decode_after_prompt_work);
+  }
+  if (sp.decode_after_prompt_time.total_s > 0.0)
+    sp.decode_tokens_per_s_after_prompt = 1.0 / sp.decode_after_prompt_time.total_s;
+}
 
 }  // namespace llmsizer
