@@ -139,7 +139,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                     x.drafted_tokens, x.acceptance_low, x.acceptance_high);
       out << line;
     }
-    if (sp.decode_tokens_per_s_after_prompt > 0.0 && sp.after_prompt_cached_tokens != s.context_tokens) {
+    // A second line only where the prompt leaves the window part empty.
+    if (sp.decode_tokens_per_s_after_prompt > 0.0 && s.prompt_tokens < s.context_tokens) {
       std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens (right after the prompt)\n",
                     "decode, after prompt", sp.decode_tokens_per_s_after_prompt,
                     static_cast<long long>(sp.after_prompt_cached_tokens));

@@ -426,10 +426,11 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
                                     "of batched decode are not estimated (decode is from its RAM bandwidth)"
                                   : "the device has no dense throughput figure: prefill, TTFT and the compute bound of "
                                     "batched decode are not estimated");
-  // Apple's prefill efficiency is fitted against its FP32 figures; elsewhere an
-  // FP32-only device's matrix rate rests on one factor per backend.
-  if (e.speed && e.speed->prefill_tokens_per_s > 0.0 && e.speed->basis.flops_basis == "fp32_vector" &&
-      s.device->vendor != "apple")
+  // Where the FP32 rate was scaled by a backend's fitted factor (Metal's is 1:
+  // its efficiency is fitted against Apple's FP32 figures), the CLI's rule.
+  const SpeedBasis* basis = e.speed ? &e.speed->basis : nullptr;
+  if (basis && e.speed->prefill_tokens_per_s > 0.0 && basis->flops_basis == "fp32_vector" &&
+      basis->peak_flops != basis->vector_fp32_flops)
     e.warnings.push_back(
         "prefill and TTFT are from the device's vector FP32 rate, the only throughput its vendor states, times a "
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
