@@ -5,30 +5,38 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase prints the seconds since the start, so a slow run shows where its minutes went.
+phase_start=$SECONDS
+phase() {
+  echo "== ($((SECONDS - phase_start)) s since start) $*"
+}
+
 ./scripts/setup.sh web
 
-echo "== catalog checks"
+phase "catalog checks"
 python3 scripts/catalog/check_catalog.py
 python3 scripts/catalog/compact_catalog.py --check
 python3 scripts/catalog/distribution.py --check
 python3 scripts/catalog/check_seed_coverage.py
 
-echo "== native build and tests"
+phase "native build and tests"
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release
 ctest --preset native-release
+phase "fuzzing"
 ./scripts/fuzz.sh  # readers of hostile files under libFuzzer, 20 s per target; fails on any finding
 
-echo "== native tests under AddressSanitizer and UBSan"
+phase "native tests under AddressSanitizer and UBSan"
 cmake --preset native-sanitize >/dev/null
 cmake --build --preset native-sanitize
 ctest --preset native-sanitize
 
-echo "== WebAssembly build and site"
+phase "WebAssembly build and site"
 ./scripts/build-web.sh
 
-echo "== wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
+phase "wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
 node --test tests/web/ tests/wasm/ tests/site/ tests/browser/
 
-echo "== performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
+phase "performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
 ./scripts/bench.sh quick
+phase "done"
