@@ -5,6 +5,7 @@
 // into view, and are shared by every widget on the page.
 import { loadEngine } from './js/engine.js';
 import * as fmt from './js/format.js';
+import { speedNote, speedTexts } from './js/speed-text.js';
 import { WIDGET_CSS } from './widget-styles.js';
 
 const ATTRIBUTES = ['model', 'gpu', 'quant', 'ctx', 'gpus', 'engine', 'kv', 'batch', 'offload', 'prompt', 'variant', 'theme'];
@@ -103,14 +104,17 @@ class LlmSizerElement extends HTMLElement {
     };
     fig('Required', 'memory.required_bytes');
     fig('Usable', 'memory.usable_bytes');
-    fig('Decode', 'speed.decode_tokens_per_s');
+    fig('Decode, full window', 'speed.decode_tokens_per_s');
     if (full) {
+      fig('Decode, after prompt', 'speed.decode_tokens_per_s_after_prompt');
       fig('Weights', 'memory.weights_bytes');
       fig('KV cache', 'memory.kv_cache_bytes');
       fig('Prefill', 'speed.prefill_tokens_per_s');
       fig('First token', 'speed.ttft_s');
       fig('Utilization', 'memory.utilization');
     }
+    // What each speed assumes, in the page's words (js/speed-text.js).
+    const note = node('p', { class: 'note' });
     const controls = node('div', { class: 'controls' });
     const id = (name) => `llm-sizer-${name}`;
     const select = (name, label, options) => {
@@ -130,7 +134,7 @@ class LlmSizerElement extends HTMLElement {
       controls.append(wrap);
       return { input: r, text, label };
     };
-    this.parts = { title, sub, verdict, bar, controls };
+    this.parts = { title, sub, verdict, bar, controls, note };
     this.parts.quant = select('quant', 'Quantization', catalog.quants.map((q) => [q.name, q.name]));
     this.parts.ctx = range('ctx', 'Context', 9, 20, 1);
     this.parts.ctx.input.addEventListener('input', () => {
@@ -145,7 +149,7 @@ class LlmSizerElement extends HTMLElement {
       this.parts.engine = select('engine', 'Engine', catalog.engines.map((e) => [e, e]));
     }
     const foot = node('p', { class: 'foot' }, 'Computed in your browser by llm-sizer; nothing is uploaded.');
-    this.card.replaceChildren(title, sub, verdict, bar, figs, controls, foot);
+    this.card.replaceChildren(title, sub, verdict, bar, figs, note, controls, foot);
     this.builtFor = full ? 'full' : 'compact';
   }
 
@@ -173,6 +177,7 @@ class LlmSizerElement extends HTMLElement {
       p.verdict.dataset.value = '';
       p.verdict.textContent = result.error.message;
       p.bar.replaceChildren();
+      p.note.textContent = '';
       this.dispatchEvent(new CustomEvent('llm-sizer-change', { detail: { error: result.error, request }, bubbles: true, composed: true }));
       return;
     }
@@ -202,10 +207,9 @@ class LlmSizerElement extends HTMLElement {
     this.setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
     // No speed where it does not fit (the engine answers null): it would read as if it ran.
     const sp = result.speed;
-    const none = m.fits === false ? 'does not fit' : '—';
-    this.setField('speed.decode_tokens_per_s', sp?.decode_tokens_per_s, sp ? fmt.rate(sp.decode_tokens_per_s) : none);
-    this.setField('speed.prefill_tokens_per_s', sp?.prefill_tokens_per_s, sp ? fmt.rate(sp.prefill_tokens_per_s) : none);
-    this.setField('speed.ttft_s', sp?.ttft_s, sp ? fmt.seconds(sp.ttft_s) : none);
+    for (const [field, [value, text]] of Object.entries(speedTexts(sp, m.fits).fields)) this.setField(field, value, text);
+    p.note.textContent = !sp ? (m.fits === false ? 'No speed: as set it does not fit.' : '')
+      : speedNote(sp, result.scenario);
     p.quant.value = result.scenario.quant;
     p.ctx.input.max = String(Math.max(9, Math.ceil(Math.log2(model?.max_context_tokens || 131072))));
     p.ctx.input.value = String(Math.round(Math.log2(request.ctx)));

@@ -59,5 +59,7 @@ select, input { display: block; width: 100%; font: inherit; color: var(--llm-siz
 input[type="range"] { accent-color: var(--llm-sizer-accent); padding: 0; border: 0; }
 :focus-visible { outline: 2px solid var(--llm-sizer-accent); outline-offset: 1px; }
 .error { color: var(--llm-sizer-bad); }
+.note { margin: 0 0 8px; font-size: 11px; color: var(--llm-sizer-muted); overflow-wrap: anywhere; }
+.note:empty { display: none; }
 .foot { margin: 8px 0 0; font-size: 11px; color: var(--llm-sizer-muted); }
 `;

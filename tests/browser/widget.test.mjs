@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
+import { nativeResponses } from '../wasm/load.mjs';
 import { artifacts, useBrowser } from './harness.mjs';
 
 const session = useBrowser();
@@ -66,6 +67,47 @@ test('two widgets render on a page with aggressive CSS and update independently'
   const hostCard = await page.evaluate(() => getComputedStyle(document.querySelector('h1.card')).borderTopWidth);
   assert.equal(hostCard, '6px');
   await page.screenshot({ path: join(artifacts, 'embed-example.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+const native = (request) => JSON.parse(nativeResponses([{ batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ...request }])[0]);
+
+test('the widget labels what each speed assumes, as the page does: full window, after the prompt, unknown prefill', async () => {
+  const page = await session.browser.newPage({ viewport: { width: 360, height: 740 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${session.server.url}embed-example.html`);
+  await waitForWidget(page, 'first');
+  await page.evaluate(() => {
+    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-flops', 'mac-m5-16gb']]) {
+      const w = document.createElement('llm-sizer');
+      Object.entries({ id, model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: '32768', prompt: '4096', gpu, variant: 'full' })
+        .forEach(([k, v]) => w.setAttribute(k, v));
+      document.body.prepend(w);
+    }
+  });
+  await waitForWidget(page, 'fast');
+  await waitForWidget(page, 'no-flops');
+  const text = (id, selector) => page.evaluate(([i, s]) => document.getElementById(i).shadowRoot.querySelector(s).textContent, [id, selector]);
+
+  const fast = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'rtx-4090' });
+  // The prompt's 4,096 tokens are an eighth of the window: the step after it reads less cache.
+  assert.ok(fast.speed.decode_tokens_per_s_after_prompt > fast.speed.decode_tokens_per_s);
+  for (const field of ['decode_tokens_per_s', 'decode_tokens_per_s_after_prompt', 'prefill_tokens_per_s', 'ttft_s']) {
+    assert.ok(Math.abs(Number(await widgetField(page, 'fast', `speed.${field}`)) / fast.speed[field] - 1) < 1e-9, field);
+  }
+  assert.match(await text('fast', '.note'), /full window of 32,768 tokens cached, and right after the prompt with 4,096/);
+
+  // data/devices.json gives the 16 GB M5 a bandwidth but no throughput figure.
+  const mac = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'mac-m5-16gb' });
+  assert.ok(mac.speed.decode_tokens_per_s > 0);
+  assert.ok(!(mac.speed.prefill_tokens_per_s > 0));
+  assert.equal(await widgetField(page, 'no-flops', 'speed.prefill_tokens_per_s'), '');
+  assert.equal(await text('no-flops', '[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
+  assert.equal(await text('no-flops', '[data-field="speed.ttft_s"]'), 'unknown');
+  assert.match(await text('no-flops', '.note'), /Prefill and TTFT need a throughput figure this device lacks/);
+  await page.screenshot({ path: join(artifacts, 'widget-speeds-360.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -5,6 +5,7 @@ import * as fmt from './format.js';
 import { el } from './dom.js';
 import { fillMatrixHardware } from './recommend.js';
 import { cell } from './planner-cells.js';
+import { speedNote, speedTexts } from './speed-text.js';
 
 export { el };
 
@@ -171,14 +172,7 @@ export function renderSpeedAndCost(r, state) {
   const s = r.speed;
   const c = r.cost;
   const none = r.memory.fits === false ? 'does not fit' : '—';
-  const prefillUnknown = s && !(s.prefill_tokens_per_s > 0);
-  setField('speed.decode_tokens_per_s', s?.decode_tokens_per_s, s ? fmt.rate(s.decode_tokens_per_s) : none);
-  const afterPrompt = s?.decode_tokens_per_s_after_prompt;
-  setField('speed.decode_tokens_per_s_after_prompt', afterPrompt, s ? (afterPrompt > 0 ? fmt.rate(afterPrompt) : '—') : none);
-  setField('speed.decode_tokens_per_s_total', s?.decode_tokens_per_s_total, s ? fmt.rate(s.decode_tokens_per_s_total) : none);
-  setField('speed.decode_tokens_per_s_per_sequence', s?.decode_tokens_per_s_per_sequence, s ? fmt.rate(s.decode_tokens_per_s_per_sequence) : none);
-  setField('speed.prefill_tokens_per_s', prefillUnknown ? null : s?.prefill_tokens_per_s, s ? (prefillUnknown ? 'unknown' : fmt.rate(s.prefill_tokens_per_s)) : none);
-  setField('speed.ttft_s', prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none);
+  for (const [field, [value, text]] of Object.entries(speedTexts(s, r.memory.fits).fields)) setField(field, value, text);
   const spec = s?.speculative;
   $('speculative-row').hidden = !spec;
   setField('speed.speculative.decode_tokens_per_s_low', spec?.decode_tokens_per_s_low,
@@ -187,12 +181,7 @@ export function renderSpeedAndCost(r, state) {
   setField('cost.usd_per_million_tokens_batch', c?.usd_per_million_tokens_batch, c ? fmt.usd(c.usd_per_million_tokens_batch) : none);
   setField('cost.usd_per_hour', c?.usd_per_hour, c ? fmt.usd(c.usd_per_hour) : none);
   writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
-    : `Decode with the full window of ${fmt.tokens(state.ctx)} tokens cached` +
-      (s.after_prompt_cached_tokens > 0 ? `, and right after the prompt with ${fmt.tokens(s.after_prompt_cached_tokens)}` : '') +
-      `${state.batch > 1 ? `; per sequence while all ${state.batch} run together (full window), and their total` : ''}. ` +
-      (prefillUnknown ? 'Prefill and TTFT need a throughput figure this device lacks.' : `Prefill and time to first token for a ${fmt.tokens(state.prompt)}-token prompt` +
-        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
-      (spec ? ` With the draft: ${spec.basis}` : ''));
+    : speedNote(s, state) + (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
     : c.usd_per_million_tokens == null
       ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'

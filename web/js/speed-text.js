@@ -1,0 +1,37 @@
+// How the engine's speed figures read, shared by the page and the widget so
+// both say the same thing: no speed where the scenario does not fit (the
+// engine answers null), "unknown" where the device has no throughput figure
+// for prefill and TTFT, and a note naming what each decode figure assumes.
+import * as fmt from './format.js';
+
+// { field: [value for data-value, text] } for every speed figure, and whether
+// prefill is unknown. `speed` is the engine's speed object or null.
+export function speedTexts(speed, fits) {
+  const s = speed;
+  const none = fits === false ? 'does not fit' : '—';
+  const prefillUnknown = Boolean(s) && !(s.prefill_tokens_per_s > 0);
+  const afterPrompt = s?.decode_tokens_per_s_after_prompt;
+  return {
+    prefillUnknown,
+    fields: {
+      'speed.decode_tokens_per_s': [s?.decode_tokens_per_s, s ? fmt.rate(s.decode_tokens_per_s) : none],
+      'speed.decode_tokens_per_s_after_prompt': [afterPrompt, s ? (afterPrompt > 0 ? fmt.rate(afterPrompt) : '—') : none],
+      'speed.decode_tokens_per_s_total': [s?.decode_tokens_per_s_total, s ? fmt.rate(s.decode_tokens_per_s_total) : none],
+      'speed.decode_tokens_per_s_per_sequence': [s?.decode_tokens_per_s_per_sequence, s ? fmt.rate(s.decode_tokens_per_s_per_sequence) : none],
+      'speed.prefill_tokens_per_s': [prefillUnknown ? null : s?.prefill_tokens_per_s, s ? (prefillUnknown ? 'unknown' : fmt.rate(s.prefill_tokens_per_s)) : none],
+      'speed.ttft_s': [prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none],
+    },
+  };
+}
+
+// The sentence under the speeds: what each decode figure assumes, and what
+// prefill and TTFT are for (or why they are unknown).
+export function speedNote(speed, { ctx, batch, prompt }) {
+  const s = speed;
+  return `Decode with the full window of ${fmt.tokens(ctx)} tokens cached` +
+    (s.after_prompt_cached_tokens > 0 ? `, and right after the prompt with ${fmt.tokens(s.after_prompt_cached_tokens)}` : '') +
+    `${batch > 1 ? `; per sequence while all ${batch} run together (full window), and their total` : ''}. ` +
+    (!(s.prefill_tokens_per_s > 0) ? 'Prefill and TTFT need a throughput figure this device lacks.'
+      : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
+        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.'));
+}
