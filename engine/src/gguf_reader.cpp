@@ -19,9 +19,6 @@ constexpr std::uint32_t kMaxDims = 4;          // GGML_MAX_DIMS
 constexpr std::uint64_t kMaxNameBytes = 63;    // GGML_MAX_NAME - 1 (gguf.cpp refuses longer)
 constexpr std::uint64_t kMaxKeyBytes = 65535;  // GGUF spec: keys are at most 2^16 - 1 bytes
 constexpr std::uint64_t kNoLengthCap = ~std::uint64_t{0};  // values: only the header limit applies
-// No tensor and no data section above 1 PiB: a thousand times the largest model,
-// and small enough that sums of bytes and elements stay far inside 64 bits.
-constexpr std::int64_t kMaxDataBytes = std::int64_t{1} << 50;
 // Smallest encodings, used to refuse counts that cannot fit in the header limit:
 // a key/value is a key length, a type and a one-byte value; a tensor info a name
 // length, n_dims, a type and an offset.
@@ -236,7 +233,7 @@ Step Parser::read_tensor_info(GgufFile& file, std::unordered_set<std::string>& n
   for (std::uint32_t d = 0; d < t.n_dims; ++d) {
     std::uint64_t ne = 0;
     if (Step s = read_u64(ne); s != Step::ok) return s;
-    if (ne > static_cast<std::uint64_t>(kMaxDataBytes) * 8)
+    if (ne > static_cast<std::uint64_t>(kMaxTensorDataBytes) * 8)
       return fail("gguf.too_large", "tensor '" + printable(t.name) + "' has a dimension of " + std::to_string(ne));
     t.dims[d] = static_cast<std::int64_t>(ne);
   }
@@ -248,7 +245,7 @@ Step Parser::read_tensor_info(GgufFile& file, std::unordered_set<std::string>& n
   t.type = *type;
   if (Step s = read_u64(t.offset); s != Step::ok) return s;
 
-  // Elements and bytes, refusing anything above kMaxDataBytes before it can
+  // Elements and bytes, refusing anything above kMaxTensorDataBytes before it can
   // overflow: each dimension is below 2^53, so one checked product at a time.
   const GgmlTypeTraits& traits_of = traits(t.type);
   if (t.dims[0] % traits_of.block_elements != 0)
@@ -258,12 +255,12 @@ Step Parser::read_tensor_info(GgufFile& file, std::unordered_set<std::string>& n
   std::int64_t elements = 1;
   std::int64_t bytes = t.dims[0] / traits_of.block_elements * traits_of.block_bytes;
   for (std::uint32_t d = 0; d < kMaxDims; ++d) {
-    if (__builtin_mul_overflow(elements, t.dims[d], &elements) || elements > kMaxDataBytes * 8)
+    if (__builtin_mul_overflow(elements, t.dims[d], &elements) || elements > kMaxTensorDataBytes * 8)
       return fail("gguf.too_large", "tensor '" + printable(t.name) + "' has more elements than any model");
-    if (d > 0 && (__builtin_mul_overflow(bytes, t.dims[d], &bytes) || bytes > kMaxDataBytes))
+    if (d > 0 && (__builtin_mul_overflow(bytes, t.dims[d], &bytes) || bytes > kMaxTensorDataBytes))
       return fail("gguf.too_large", "tensor '" + printable(t.name) + "' is larger than 1 PiB");
   }
-  if (bytes > kMaxDataBytes) return fail("gguf.too_large", "tensor '" + printable(t.name) + "' is larger than 1 PiB");
+  if (bytes > kMaxTensorDataBytes) return fail("gguf.too_large", "tensor '" + printable(t.name) + "' is larger than 1 PiB");
   t.bytes = bytes;
   file.tensors.push_back(std::move(t));
   return Step::ok;
@@ -288,7 +285,7 @@ Step Parser::finish(GgufFile& file) {
                                          "; llama.cpp expects " + std::to_string(expected));
     expected += pad(t.bytes);
     file.tensor_bytes += t.bytes;
-    if (expected > kMaxDataBytes) return fail("gguf.too_large", "the tensors of this file hold more than 1 PiB");
+    if (expected > kMaxTensorDataBytes) return fail("gguf.too_large", "the tensors of this file hold more than 1 PiB");
   }
   file.data_bytes = expected;
   if (options_.file_bytes >= 0 && file.file_bytes() > options_.file_bytes)

@@ -23,8 +23,6 @@ namespace {
 
 using SaxJson = nlohmann::json;
 
-// Same bound as GGUF tensors: 1 PiB, far above any checkpoint, far below 2^63.
-constexpr std::int64_t kMaxDataBytes = std::int64_t{1} << 50;
 constexpr std::size_t kMaxShapeRank = 16;          // torch allows 64; real weights have at most 5
 constexpr std::size_t kMaxMetadataEntries = 1024;  // real files: "format": "pt" and a few more
 constexpr std::size_t kMaxShards = 65536;          // real indexes: at most a few hundred
@@ -80,13 +78,13 @@ Result<SafetensorsTensor> check_entry(const RawEntry& e) {
   std::int64_t elements = 1;
   for (const Size& d : *e.shape) {
     if (d.value < 0) return bad_header(e.name, "has a shape entry that is not a size");
-    if (__builtin_mul_overflow(elements, d.value, &elements) || elements > kMaxDataBytes * 8)
+    if (__builtin_mul_overflow(elements, d.value, &elements) || elements > kMaxTensorDataBytes * 8)
       return Error{"safetensors.too_large", "tensor '" + printable(e.name) + "' has more elements than any model"};
     t.shape.push_back(d.value);
   }
   t.begin = (*e.offsets)[0].value;
   t.end = (*e.offsets)[1].value;
-  if (t.begin < 0 || t.end < 0 || t.end < t.begin || t.end > kMaxDataBytes)
+  if (t.begin < 0 || t.end < 0 || t.end < t.begin || t.end > kMaxTensorDataBytes)
     return Error{"safetensors.bad_offsets", "tensor '" + printable(e.name) + "' has data_offsets outside 0..1 PiB or reversed"};
   // Sub-byte dtypes (F4, F6) must fill whole bytes, as the library requires.
   const std::int64_t total_bits = elements * bits;
@@ -112,12 +110,12 @@ class Handler : public nlohmann::json_sax<SaxJson> {
     if (!error_) error_ = Error{id, std::move(message)};
     return false;
   }
-  static Size size_of(std::int64_t v) { return Size{v >= 0 && v <= kMaxDataBytes * 8 ? v : -1}; }
+  static Size size_of(std::int64_t v) { return Size{v >= 0 && v <= kMaxTensorDataBytes * 8 ? v : -1}; }
   static Size size_of(std::uint64_t v) {
-    return Size{v <= static_cast<std::uint64_t>(kMaxDataBytes) * 8 ? static_cast<std::int64_t>(v) : -1};
+    return Size{v <= static_cast<std::uint64_t>(kMaxTensorDataBytes) * 8 ? static_cast<std::int64_t>(v) : -1};
   }
   static Size size_of(double v) {
-    if (!(v >= 0.0 && v <= static_cast<double>(kMaxDataBytes) * 8)) return Size{};  // NaN too
+    if (!(v >= 0.0 && v <= static_cast<double>(kMaxTensorDataBytes) * 8)) return Size{};  // NaN too
     const auto whole = static_cast<std::int64_t>(v);
     return Size{static_cast<double>(whole) == v ? whole : -1};
   }
@@ -303,7 +301,7 @@ class IndexHandler : public Handler {
  private:
   bool total(Size s) {
     if (depth_ == 2 && top_ == "metadata" && inner_ == "total_size") {
-      if (s.value < 0 || s.value > kMaxDataBytes) return fail("safetensors.bad_index", "metadata.total_size is not a byte count");
+      if (s.value < 0 || s.value > kMaxTensorDataBytes) return fail("safetensors.bad_index", "metadata.total_size is not a byte count");
       index_.total_size = s.value;
       return true;
     }
