@@ -193,7 +193,7 @@ TEST_CASE("recommend on the hand-made catalog") {
   CHECK_FALSE(rec.unpriced[0].price);
   CHECK(rec.unpriced[0].tokens_per_s_per_user.value() > 0.0);
   // Each answer carries its own fit and speed.
-  CHECK(rec.single->utilization == Approx(static_cast<double>(rec.single->required_bytes) / rec.single->usable_bytes));
+  CHECK(rec.single->utilization == Approx(static_cast<double>(rec.single->required_bytes) / static_cast<double>(rec.single->usable_bytes)));
   CHECK(rec.single->utilization <= 1.0);
   CHECK(rec.single->ttft_s.value() > 0.0);
 
