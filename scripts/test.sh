@@ -23,13 +23,13 @@ phase "native build and tests"
 cmake --preset native-release >/dev/null
 cmake --build --preset native-release
 ctest --preset native-release
-phase "fuzzing"
-./scripts/fuzz.sh  # readers of hostile files under libFuzzer, 20 s per target; fails on any finding
 
-phase "native tests under AddressSanitizer and UBSan"
+phase "native tests under AddressSanitizer and UBSan (clang; the fuzzers build in the same tree)"
 cmake --preset native-sanitize >/dev/null
 cmake --build --preset native-sanitize
 ctest --preset native-sanitize
+phase "fuzzing"
+./scripts/fuzz.sh  # readers of hostile files under libFuzzer, 20 s per target; fails on any finding
 
 phase "WebAssembly build and site"
 ./scripts/build-web.sh
