@@ -7,6 +7,7 @@
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/sizer.hpp"
+#include "llmsizer/speed_work.hpp"
 #include "llmsizer/units.hpp"
 #include "test_support.hpp"
 
@@ -92,6 +93,43 @@ TEST_CASE("offload moves bytes to RAM without creating or losing any", "[estimat
   for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
   CHECK(m.memory.offload_bytes == first_half_experts);
   CHECK(m.memory.per_gpu[0].kv_cache_bytes == m.memory.kv_cache_bytes);
+}
+
+TEST_CASE("-ngl below the layer count keeps the output layer in RAM too; --n-cpu-moe does not", "[estimate][offload]") {
+  // llama.cpp (llama-model.cpp load_tensors) puts the output layer on a GPU
+  // only when -ngl exceeds the layer count; launch_commands.cpp prints
+  // -ngl 40 for Llama 3.1 70B with 40 of its 80 layers in RAM.
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("rtx-4090");
+  s.offload_fraction = 0.5;
+  s.offload_mode = OffloadMode::layers;
+  const Architecture a = catalog_arch("llama-3.1-70b");
+  const Estimate e = run(a, s);
+  REQUIRE(e.memory.offloaded_layers == 40);
+  CHECK(e.memory.output_in_ram);
+  // The head at Q4_K_M is Q6_K: 128256 x 8192 weights / 256 x 210 B = 861,880,320 B,
+  // and its F32 norm 8192 x 4 B = 32,768 B.
+  CHECK(e.weights.output_bytes == 861880320 + 32768);
+  // RAM: the first 40 layers' weights, their KV (8 KV heads x 128 x K and V x
+  // 2 B x 8192 tokens = 33,554,432 B a layer) and the head.
+  std::int64_t first_40 = 0;
+  for (int i = 0; i < 40; ++i) first_40 += e.weights.layer_bytes[static_cast<std::size_t>(i)];
+  CHECK(e.memory.offload_bytes == first_40 + 40 * 33554432LL + 861913088);
+  // The GPU holds the other 40 layers and no head; the embedding is in host RAM.
+  REQUIRE(e.memory.per_gpu.size() == 1);
+  CHECK(e.memory.per_gpu[0].weights_bytes == e.weights.tensor_bytes - e.weights.token_embd_bytes - first_40 - 861913088);
+  // Decode reads the head from RAM with the offloaded layers.
+  const StepWork w = decode_step_work(a, s, e, 1);
+  CHECK(w.ram_bytes == static_cast<double>(e.memory.offload_bytes));
+
+  // Experts only (--n-cpu-moe with -ngl 999): the output layer stays on the GPU.
+  s.offload_mode = OffloadMode::experts;
+  const Estimate m = run(catalog_arch("qwen3-30b-a3b"), s);
+  CHECK(m.memory.offloaded_layers == 24);
+  CHECK_FALSE(m.memory.output_in_ram);
+  std::int64_t first_half_experts = 0;
+  for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
+  CHECK(m.memory.offload_bytes == first_half_experts);
 }
 
 TEST_CASE("vLLM reserves a KV pool from the utilization fraction", "[estimate][vllm][reference]") {

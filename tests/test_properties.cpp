@@ -160,9 +160,14 @@ TEST_CASE("offload moves bytes, it does not create or lose them", "[property]") 
     CHECK(ram_kv >= 0);
     // GPUs + the host's embedding table + what was offloaded = the file's tensors
     // (MTP layers that llama.cpp's converter drops are not in the file). A tied
-    // head is a second copy on the GPU; a CPU-only machine holds it once.
+    // head is a second copy on the GPU; a CPU-only machine holds it once, and so
+    // does RAM when whole layers are there (-ngl below the layer count keeps the
+    // output layer on the CPU).
     const bool cpu_only = s.device && s.device->kind == DeviceKind::cpu;
-    const std::int64_t tied_copy = r.models[m].tied_embeddings && !cpu_only ? x.weights.token_embd_bytes : 0;
+    const bool head_in_ram = x.memory.offloaded_layers > 0 && !x.memory.offload_experts_only;
+    CHECK(x.memory.output_in_ram == head_in_ram);
+    const std::int64_t tied_copy =
+        r.models[m].tied_embeddings && !cpu_only && !head_in_ram ? x.weights.token_embd_bytes : 0;
     CHECK(gpu_weights + x.memory.host_bytes + (x.memory.offload_bytes - ram_kv) - tied_copy == x.weights.tensor_bytes);
   }
 }

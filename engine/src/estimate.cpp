@@ -235,6 +235,11 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   }
   e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
   e.memory.offload_experts_only = effective.cpu_expert_layers > 0;
+  // -ngl below the layer count (the command launch_commands.cpp prints for
+  // whole layers in RAM) leaves the output layer on the CPU as well.
+  const bool output_in_ram = effective.cpu_layers > 0;
+  e.memory.output_in_ram = output_in_ram;
+  if (output_in_ram) ram_weight_bytes += e.weights.output_bytes;
   e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;
   // llama.cpp keeps the input embedding in host memory (its lookup runs on the
   // CPU); with tied embeddings the output head is a copy on the GPU.
@@ -246,8 +251,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back("system RAM of " + std::to_string(s.system_ram_bytes >> 30) +
                          " GiB cannot hold what this setting keeps there");
   // GGUF metadata is not a GPU tensor.
-  const std::int64_t gpu_weight_total = e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
-                                        (llama && arch.tied_embeddings && !cpu_only ? e.weights.token_embd_bytes : 0);
+  const std::int64_t gpu_weight_total =
+      e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
+      (llama && arch.tied_embeddings && !cpu_only && !output_in_ram ? e.weights.token_embd_bytes : 0);
   e.memory.weights_bytes = e.weights.total_bytes;
   if (e.weights.file_bytes >= 0) {
     e.memory.weights_bytes = e.weights.tensor_bytes;
@@ -346,12 +352,16 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       }
       const bool last = g == devices - 1;
       if (last) {
-        // Output head and norm; MTP layers kept in the file sit with the output.
-        share.weights_bytes += e.weights.output_bytes + (s.quant.is_gguf() && !arch.mtp_in_gguf ? 0 : e.weights.mtp_bytes);
+        // Output head and norm (unless in RAM with the offloaded layers); MTP
+        // layers kept in the file sit with the output.
+        share.weights_bytes += (output_in_ram ? 0 : e.weights.output_bytes) +
+                               (s.quant.is_gguf() && !arch.mtp_in_gguf ? 0 : e.weights.mtp_bytes);
         // The embedding: in host RAM under llama.cpp (a GPU copy when tied to
-        // the head); on the device for the others and on a CPU-only machine.
-        if (!llama || cpu_only || arch.tied_embeddings) share.weights_bytes += e.weights.token_embd_bytes;
+        // a head on the GPU); on the device for the others and on a CPU-only machine.
+        if (!llama || cpu_only || (arch.tied_embeddings && !output_in_ram)) share.weights_bytes += e.weights.token_embd_bytes;
       }
+      // The logits buffer stays on the last GPU even with the head in RAM: for
+      // prompt batches llama.cpp's op offload runs the head's matmul on a GPU.
       rr.holds_output = last;
       const RuntimeBreakdown rt = compute_runtime(arch, rr);
       share.runtime_bytes = rt.total_bytes;

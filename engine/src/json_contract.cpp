@@ -188,6 +188,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["kv_pool_bytes"] = optional_json(m.kv_pool_bytes);
   mem["kv_pool_tokens"] = optional_json(m.kv_pool_tokens);
   mem["offloaded_layers"] = m.offloaded_layers;
+  mem["output_in_ram"] = m.output_in_ram;
   mem["ram_required_bytes"] = m.ram_required_bytes;
   mem["system_ram_bytes"] = m.system_ram_bytes;
   mem["ram_fits"] = m.ram_fits;

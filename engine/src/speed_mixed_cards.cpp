@@ -48,7 +48,7 @@ std::vector<StepWork> card_works(const Architecture& arch, const Estimate& e, co
   double reads_sum = 0.0;
   double kv_sum = 0.0;
   for (std::size_t i = 0; i < cards.size(); ++i) {
-    reads.push_back(card_weight_reads(arch, e, cards[i], tokens, i + 1 == cards.size()));
+    reads.push_back(card_weight_reads(arch, e, cards[i], tokens, i + 1 == cards.size() && !e.memory.output_in_ram));
     reads_sum += reads.back();
     kv_sum += static_cast<double>(cards[i].kv_cache_bytes);
   }

@@ -125,9 +125,10 @@ WeightReads weight_reads(const Architecture& arch, const Estimate& e, std::int64
       r.gpu_bytes += dense + touched;
     }
   }
-  // The output head runs on the last GPU (on the CPU only when no layer is on a GPU).
+  // The output head runs on the last GPU, or on the CPU with whole layers in
+  // RAM (estimate.cpp: llama.cpp's -ngl below the layer count).
   const double head = static_cast<double>(e.weights.output_bytes);
-  if (p.cpu_layers >= n_layers) r.ram_bytes += head;
+  if (e.memory.output_in_ram) r.ram_bytes += head;
   else r.gpu_bytes += head;
   return r;
 }

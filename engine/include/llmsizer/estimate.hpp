@@ -131,6 +131,10 @@ struct MemoryEstimate {
   std::int64_t draft_runtime_bytes = 0;
   int offloaded_layers = 0;  // layers (or MoE layers' experts) in RAM
   bool offload_experts_only = false;  // --n-cpu-moe style: only routed experts moved
+  // llama.cpp puts the output layer on a GPU only with -ngl above the layer
+  // count: with whole layers in RAM the output head and norm are there too
+  // (inside offload_bytes), and the CPU computes the logits.
+  bool output_in_ram = false;
   std::vector<GpuShare> per_gpu;
 };
 
