@@ -2,9 +2,9 @@
 # Installs what building and testing llm-sizer needs on a fresh Debian machine,
 # skipping what is already there. `setup.sh native`: the C++ toolchains (g++,
 # and clang for the sanitizer and fuzzer tree);
-# `setup.sh site`: adds Emscripten, Node.js, Chromium and the npm packages (to
+# `setup.sh site`: g++, Emscripten, Node.js, Chromium and the npm packages (to
 # build, minify, prerender and serve the page); `setup.sh web` (the default):
-# the same, for the tests.
+# both, for the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-web}
@@ -15,11 +15,13 @@ command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 [[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
 [[ -f /usr/include/catch2/catch.hpp ]] || need+=(catch2)
-# The sanitizer tree (tests and fuzzers): clang 14, Debian's libFuzzer runtime
-# and llvm-symbolizer for readable stacks.
-command -v clang++-14 >/dev/null || need+=(clang-14)
-compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
-command -v llvm-symbolizer-14 >/dev/null || need+=(llvm-14)
+# The sanitizer tree (tests and fuzzers; not needed to serve the page): clang
+# 14, Debian's libFuzzer runtime and llvm-symbolizer for readable stacks.
+if [[ $what != site ]]; then
+  command -v clang++-14 >/dev/null || need+=(clang-14)
+  compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
+  command -v llvm-symbolizer-14 >/dev/null || need+=(llvm-14)
+fi
 if [[ $what == site || $what == web ]]; then
   command -v emcc >/dev/null || need+=(emscripten)
   command -v node >/dev/null || need+=(nodejs)

@@ -79,33 +79,15 @@ TEST_CASE("offload moves bytes to RAM without creating or losing any", "[estimat
   s.offload_mode = OffloadMode::layers;
   const Architecture a = catalog_arch("llama-3.1-70b");
   const Estimate e = run(a, s);
-  CHECK(e.memory.offloaded_layers == 40);
+  REQUIRE(e.memory.offloaded_layers == 40);
   std::int64_t gpu_kv = 0;
   for (const auto& g : e.memory.per_gpu) gpu_kv += g.kv_cache_bytes;
   CHECK(sum_weights(e) + e.memory.host_bytes + e.memory.offload_bytes - (e.memory.kv_cache_bytes - gpu_kv) ==
         e.weights.tensor_bytes);
-  // MoE: --n-cpu-moe moves only experts; the KV stays on the GPU.
-  s.offload_mode = OffloadMode::automatic;
-  const Architecture moe = catalog_arch("qwen3-30b-a3b");
-  const Estimate m = run(moe, s);
-  CHECK(m.memory.offloaded_layers == 24);  // half of 48 layers
-  std::int64_t first_half_experts = 0;
-  for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
-  CHECK(m.memory.offload_bytes == first_half_experts);
-  CHECK(m.memory.per_gpu[0].kv_cache_bytes == m.memory.kv_cache_bytes);
-}
 
-TEST_CASE("-ngl below the layer count keeps the output layer in RAM too; --n-cpu-moe does not", "[estimate][offload]") {
-  // llama.cpp (llama-model.cpp load_tensors) puts the output layer on a GPU
-  // only when -ngl exceeds the layer count; launch_commands.cpp prints
-  // -ngl 40 for Llama 3.1 70B with 40 of its 80 layers in RAM.
-  Scenario s = scenario("Q4_K_M", 8192);
-  s.device = device_of("rtx-4090");
-  s.offload_fraction = 0.5;
-  s.offload_mode = OffloadMode::layers;
-  const Architecture a = catalog_arch("llama-3.1-70b");
-  const Estimate e = run(a, s);
-  REQUIRE(e.memory.offloaded_layers == 40);
+  // -ngl below the layer count keeps the output layer in RAM too: llama.cpp
+  // (llama-model.cpp load_tensors) puts it on a GPU only when -ngl exceeds the
+  // layer count, and launch_commands.cpp prints -ngl 40 here.
   CHECK(e.memory.output_in_ram);
   // The head at Q4_K_M is Q6_K: 128256 x 8192 weights / 256 x 210 B = 861,880,320 B,
   // and its F32 norm 8192 x 4 B = 32,768 B.
@@ -122,14 +104,19 @@ TEST_CASE("-ngl below the layer count keeps the output layer in RAM too; --n-cpu
   const StepWork w = decode_step_work(a, s, e, 1);
   CHECK(w.ram_bytes == static_cast<double>(e.memory.offload_bytes));
 
-  // Experts only (--n-cpu-moe with -ngl 999): the output layer stays on the GPU.
-  s.offload_mode = OffloadMode::experts;
-  const Estimate m = run(catalog_arch("qwen3-30b-a3b"), s);
-  CHECK(m.memory.offloaded_layers == 24);
-  CHECK_FALSE(m.memory.output_in_ram);
-  std::int64_t first_half_experts = 0;
-  for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
-  CHECK(m.memory.offload_bytes == first_half_experts);
+  // MoE: --n-cpu-moe (with -ngl 999) moves only experts; the KV and the output
+  // layer stay on the GPU. Automatic mode and experts mode agree.
+  const Architecture moe = catalog_arch("qwen3-30b-a3b");
+  for (OffloadMode mode : {OffloadMode::automatic, OffloadMode::experts}) {
+    s.offload_mode = mode;
+    const Estimate m = run(moe, s);
+    CHECK(m.memory.offloaded_layers == 24);  // half of 48 layers
+    CHECK_FALSE(m.memory.output_in_ram);
+    std::int64_t first_half_experts = 0;
+    for (int i = 0; i < 24; ++i) first_half_experts += m.weights.layer_expert_bytes[static_cast<std::size_t>(i)];
+    CHECK(m.memory.offload_bytes == first_half_experts);
+    CHECK(m.memory.per_gpu[0].kv_cache_bytes == m.memory.kv_cache_bytes);
+  }
 }
 
 TEST_CASE("vLLM reserves a KV pool from the utilization fraction", "[estimate][vllm][reference]") {
