@@ -242,7 +242,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   if (output_in_ram) ram_weight_bytes += e.weights.output_bytes;
   e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;
   // llama.cpp keeps the input embedding in host memory (its lookup runs on the
-  // CPU); with tied embeddings the output head is a copy on the GPU.
+  // CPU); with tied embeddings the output head is a copy on the GPU, unless the
+  // head sits in RAM with offloaded layers.
   e.memory.host_bytes = llama && !cpu_only ? e.weights.token_embd_bytes : 0;
   e.memory.ram_required_bytes = e.memory.offload_bytes + e.memory.host_bytes;
   e.memory.system_ram_bytes = s.system_ram_bytes;
