@@ -43,7 +43,10 @@ const char* usage_text() {
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
          "                     [--prompt 4096] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
          "                     [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
-         "                     [--ram-bandwidth-gbs 89.6] [--ubatch 512] [--hourly-price USD | --purchase-price USD]\n"
+         "                     [--ram-gib 64] [--ram-bandwidth-gbs 89.6] [--ubatch 512]\n"
+         "                     [--gpu-limit-mib N (a Mac: the iogpu.wired_limit_mb set; unified memory only)]\n"
+         "                     [--layer-split 41,39 (llama.cpp over equal cards: layers per GPU)]\n"
+         "                     [--hourly-price USD | --purchase-price USD]\n"
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
          "                      --safetensors FILE [--config config.json]) [--json]\n"
@@ -125,6 +128,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--hours-per-day", number(c.hours_per_day, "--hours-per-day")},
       {"--electricity", number(c.electricity_usd_per_kwh, "--electricity")},
       {"--ram-gib", number(c.ram_gib, "--ram-gib")},
+      {"--gpu-limit-mib", number(c.gpu_limit_mib, "--gpu-limit-mib")},
+      {"--layer-split", text(c.layer_split)},
       {"--max-gpus", integer(c.max_gpus, "--max-gpus")},
       {"--method", text(c.method)},
       {"--seq", integer(c.seq, "--seq")},

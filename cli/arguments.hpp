@@ -49,6 +49,8 @@ struct Command {
   std::optional<double> hours_per_day;
   std::optional<double> electricity_usd_per_kwh;
   // Planner inputs (planner_commands.hpp).
+  std::optional<std::string> layer_split;  // llama.cpp over equal cards: layers per GPU, "41,39"
+  std::optional<double> gpu_limit_mib;      // unified memory: the GPU limit set (macOS iogpu.wired_limit_mb)
   std::optional<double> ram_gib;            // system RAM for offloaded layers or experts (estimate, fit)
   std::optional<long long> max_gpus;        // recommend: devices per machine (default: practical counts)
   bool speed_if_no_fit = false;             // estimate: speed and cost even where it does not fit

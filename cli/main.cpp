@@ -10,6 +10,7 @@
 
 #include "arguments.hpp"
 #include "model_files.hpp"
+#include "llmsizer/layer_split.hpp"
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/estimate.hpp"
@@ -104,6 +105,13 @@ std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario&
   if (c.ram_bandwidth_gbs) s.ram_bandwidth_bytes_per_s = *c.ram_bandwidth_gbs * kGB;
   if (auto e = check_range(c.ram_gib, "--ram-gib", 0.0, 1048576.0)) return e;
   if (c.ram_gib) s.system_ram_bytes = static_cast<std::int64_t>(*c.ram_gib * static_cast<double>(kGiB));
+  if (auto e = check_range(c.gpu_limit_mib, "--gpu-limit-mib", 0.0, 1073741824.0)) return e;
+  if (c.layer_split) {
+    auto split = parse_layer_split(*c.layer_split);
+    if (!split) return split.error();
+    s.layers_per_gpu = split.value();
+  }
+  if (c.gpu_limit_mib) s.gpu_limit_bytes = static_cast<std::int64_t>(*c.gpu_limit_mib) * static_cast<std::int64_t>(kMiB);
   if (c.ubatch) {
     if (*c.ubatch < 1 || *c.ubatch > 1048576) return Error{"cli.bad_argument", "--ubatch must be between 1 and 1048576"};
     s.prefill_ubatch_tokens = *c.ubatch;

@@ -1,5 +1,6 @@
 #include "output.hpp"
 
+#include "llmsizer/layer_split.hpp"
 #include "llmsizer/json_contract.hpp"
 
 #include <cstdio>
@@ -76,9 +77,16 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   if (m.projector_bytes > 0) row("vision (mmproj, F16)", m.projector_bytes);
   if (s.draft) row("draft model", m.draft_weights_bytes + m.draft_kv_cache_bytes + m.draft_runtime_bytes);
   if (m.offload_bytes > 0) row("in system RAM", m.offload_bytes);
+  if (m.unified_pool) {
+    std::snprintf(line, sizeof line, "  %-22s %s shared by GPU and CPU, %s kept for the OS; GPU limit %s (%s)\n",
+                  "unified memory", bytes_label(m.shared_pool_bytes).c_str(), bytes_label(m.os_reserve_bytes).c_str(),
+                  bytes_label(m.gpu_limit_bytes).c_str(), m.gpu_limit_basis);
+    out << line;
+  }
   if (!m.ram_fits) {
-    std::snprintf(line, sizeof line, "  %-22s %s, more than the %s given (--ram-gib)\n", "RAM needed",
-                  bytes_label(m.ram_required_bytes).c_str(), bytes_label(m.system_ram_bytes).c_str());
+    std::snprintf(line, sizeof line, "  %-22s %s, more than the %s %s\n", "RAM needed",
+                  bytes_label(m.ram_required_bytes).c_str(), bytes_label(m.system_ram_bytes).c_str(),
+                  m.unified_pool ? "the OS and the GPU's share leave" : "given (--ram-gib)");
     out << line;
   }
   row("required on GPU(s)", m.required_bytes);
@@ -102,13 +110,29 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
       out << line;
     }
   }
+  if (m.limit && !*m.fits) {
+    const MemoryLimit& l = *m.limit;
+    const std::string where = l.where == "gpu" ? "GPU " + std::to_string(l.gpu_index + 1) + " of " + std::to_string(m.per_gpu.size())
+                              : l.where == "ram" ? std::string("system RAM")
+                                                 : std::string("unified memory (GPU + CPU)");
+    std::snprintf(line, sizeof line, "  %-22s %s needs %s of %s (%.1f%%)\n", "limit", where.c_str(),
+                  bytes_label(l.required_bytes).c_str(), bytes_label(l.available_bytes).c_str(), l.utilization * 100.0);
+    out << line;
+  }
   if (m.kv_pool_tokens) {
     std::snprintf(line, sizeof line, "  %-22s %lld tokens\n", "engine KV pool holds", static_cast<long long>(*m.kv_pool_tokens));
     out << line;
   }
+  if (m.max_concurrent_sequences) {
+    std::snprintf(line, sizeof line, "  %-22s %lld of %lld sequences at once (the pool holds %lld at full window)\n",
+                  "running together", static_cast<long long>(m.concurrent_sequences), static_cast<long long>(s.sequences),
+                  static_cast<long long>(*m.max_concurrent_sequences));
+    out << line;
+  }
   if (!runs(e)) {
     out << "no speed or cost: it does not fit. What would make it fit, each re-estimated:\n";
-    if (suggestions.empty()) out << "  nothing within one change (offload, quantization, devices, context)\n";
+    if (suggestions.empty())
+      out << "  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)\n";
     for (const Suggestion& x : suggestions) {
       std::string what;
       if (x.change.offload) {
@@ -119,6 +143,9 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
         what = t;
       }
       if (x.change.quant) what = "--quant " + *x.change.quant;
+      if (x.change.kv) what = "--kv-type " + *x.change.kv;
+      if (x.change.gpu_limit_mib) what = "--gpu-limit-mib " + std::to_string(*x.change.gpu_limit_mib) + " (sudo sysctl iogpu.wired_limit_mb=" + std::to_string(*x.change.gpu_limit_mib) + ")";
+      if (!x.change.layer_split.empty()) what = "--layer-split " + layer_split_text(x.change.layer_split) + " (llama.cpp --tensor-split)";
       if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
       if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
       std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),

@@ -69,6 +69,8 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.electricity_usd_per_kwh) r.electricity_usd_per_kwh = *c.electricity_usd_per_kwh;
   if (c.ram_bandwidth_gbs) r.ram_bandwidth_gb_per_s = *c.ram_bandwidth_gbs;
   if (c.ram_gib) r.system_ram_gib = *c.ram_gib;
+  if (c.gpu_limit_mib) r.gpu_limit_mib = *c.gpu_limit_mib;
+  if (c.layer_split) r.layer_split = *c.layer_split;
   return r;
 }
 

@@ -174,15 +174,22 @@ TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split
   CHECK_THAT(dense.step("llama.cpp"), Contains("-ngl 24 \\"));
   CHECK_THAT(dense.step("llama.cpp"), !Contains("--n-cpu-moe"));
 
-  // Two GPUs: --tensor-split from the weights on each (MiB).
+  // Two GPUs: --tensor-split reproducing the estimate's layers. Llama 3.1 8B
+  // has 32 layers, 16 on each card, and the output layer is slot 32 of 33 on
+  // the second: weights 2*16-1 = 31 and 2*17+1 = 35. llama.cpp sends slot i to
+  // the first GPU whose cumulative share exceeds i/33: 31/66 = 0.4697 takes
+  // slots 0..15 (15/33 = 0.4545 < 0.4697 <= 16/33 = 0.4848).
   SizerRequest two = request("llama-3.1-8b", "Q4_K_M");
   two.gpu_count = 2;
   const Run split = run(two);
   REQUIRE(split.estimate.memory.per_gpu.size() == 2);
-  const auto mib = [&](int i) {
-    return std::to_string((split.estimate.memory.per_gpu[i].weights_bytes + (1 << 19)) >> 20);
-  };
-  CHECK_THAT(split.step("llama.cpp"), Contains("--tensor-split " + mib(0) + "," + mib(1)));
+  CHECK(split.estimate.memory.per_gpu[0].last_layer == 16);
+  CHECK_THAT(split.step("llama.cpp"), Contains("--tensor-split 31,35"));
+  // A split set by hand (10 and 22 layers): weights 19 and 2*23+1 = 47.
+  two.layer_split = "10,22";
+  const Run uneven = run(two);
+  CHECK(uneven.estimate.memory.per_gpu[0].last_layer == 10);
+  CHECK_THAT(uneven.step("llama.cpp"), Contains("--tensor-split 19,47"));
   CHECK_THAT(run(request("llama-3.1-8b", "Q4_K_M")).step("llama.cpp"), !Contains("--tensor-split"));
 }
 

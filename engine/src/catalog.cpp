@@ -105,6 +105,8 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   d.memory_bytes = static_cast<std::int64_t>(*memory_gb * static_cast<double>(kGiB));
   if (auto mib = positive_number(entry, "driver_memory_mib"))
     d.driver_memory_bytes = static_cast<std::int64_t>(*mib) * static_cast<std::int64_t>(kMiB);
+  if (auto mib = positive_number(entry, "gpu_memory_limit_mib"))
+    d.gpu_memory_limit_bytes = static_cast<std::int64_t>(*mib) * static_cast<std::int64_t>(kMiB);
   d.bandwidth_bytes_per_s = positive_number(entry, "bandwidth_gb_per_s").value_or(0.0) * kGB;
   d.fp16_flops = positive_number(entry, "fp16_tflops").value_or(0.0) * 1e12;
   d.fp32_flops = positive_number(entry, "fp32_tflops").value_or(0.0) * 1e12;

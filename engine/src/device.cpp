@@ -26,10 +26,17 @@ std::int64_t runtime_context_bytes(Backend backend) {
   }
 }
 
-// A CPU-only machine's model shares its RAM with the operating system and the
-// engine's own process. Not a measurement: a stated reserve of 4 GiB (a Linux
-// server idles well below it; a desktop with a browser open comes near it).
-constexpr std::int64_t kCpuOsReserveBytes = std::int64_t{4} << 30;
+// A CPU-only machine's model, or a unified-memory machine's, shares its memory
+// with the operating system and the engine's own process. Not a measurement:
+// a stated reserve of 4 GiB (a Linux server idles well below it; a desktop
+// with a browser open comes near it).
+constexpr std::int64_t kOsReserveBytes = std::int64_t{4} << 30;
+
+// macOS's default GPU wired limit (recommendedMaxWorkingSetSize): 75% of RAM
+// above 36 GB, two thirds at or below (21,845 MB of 32 GB, 73,728 MB of 96 GB).
+std::int64_t apple_default_wired_limit(std::int64_t ram) {
+  return ram > 36 * static_cast<std::int64_t>(kGiB) ? ram / 4 * 3 : ram / 3 * 2;
+}
 
 }  // namespace
 
@@ -45,16 +52,39 @@ const char* backend_name(Backend backend) {
   return "other";
 }
 
-UsableMemory usable_memory(const Device& device) {
+bool has_shared_pool(const Device& device) {
+  return device.kind != DeviceKind::cpu &&
+         (device.unified_memory || device.kind == DeviceKind::unified || device.kind == DeviceKind::apu);
+}
+
+std::int64_t os_reserve_bytes(const Device& device) { return std::min(kOsReserveBytes, device.memory_bytes); }
+
+UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes) {
   UsableMemory m;
-  if (device.unified_memory && device.backend == Backend::metal) {
-    // macOS wired limit: 75% above 36 GB of RAM, two thirds at or below.
-    const std::int64_t ram = device.memory_bytes;
-    m.capacity_bytes = ram > 36 * static_cast<std::int64_t>(kGiB) ? ram / 4 * 3 : ram / 3 * 2;
-    m.basis = "apple-wired-limit";
+  if (has_shared_pool(device)) {
+    // One memory: the GPU may take up to its limit (macOS's wired limit, a
+    // Linux GTT limit, or a limit the user raised), never more than what the
+    // operating system leaves.
+    m.shared_pool_bytes = device.memory_bytes;
+    m.os_reserve_bytes = os_reserve_bytes(device);
+    const std::int64_t most = device.memory_bytes - m.os_reserve_bytes;
+    if (gpu_limit_bytes > 0) {
+      m.capacity_bytes = gpu_limit_bytes;
+      m.basis = "user-gpu-limit";
+    } else if (device.backend == Backend::metal) {
+      m.capacity_bytes = apple_default_wired_limit(device.memory_bytes);
+      m.basis = "apple-wired-limit";
+    } else if (device.gpu_memory_limit_bytes > 0) {
+      m.capacity_bytes = device.gpu_memory_limit_bytes;
+      m.basis = "gpu-memory-limit";
+    } else {
+      m.capacity_bytes = most;
+      m.basis = "unified-less-os-reserve";
+    }
+    m.capacity_bytes = std::min(m.capacity_bytes, most);
   } else if (device.kind == DeviceKind::cpu) {
     m.capacity_bytes = device.memory_bytes;
-    m.reserved_bytes = std::min(kCpuOsReserveBytes, device.memory_bytes);
+    m.reserved_bytes = os_reserve_bytes(device);
     m.usable_bytes = m.capacity_bytes - m.reserved_bytes;
     m.basis = "system-ram-less-os-reserve";
     return m;

@@ -9,6 +9,7 @@
 #include "llmsizer/speed.hpp"
 #include "speculative_estimate.hpp"
 #include "llmsizer/units.hpp"
+#include "memory_verdict.hpp"
 
 namespace llmsizer {
 namespace {
@@ -48,6 +49,8 @@ std::optional<Error> validate(const Scenario& s) {
     return bad("RAM bandwidth must be a positive, finite number");
   if (!(s.gpu_memory_utilization > 0.0 && s.gpu_memory_utilization <= 1.0))
     return bad("GPU memory utilization must be in (0, 1]");
+  if (s.gpu_limit_bytes < 0 || (s.device && s.gpu_limit_bytes > s.device->memory_bytes))
+    return bad("the GPU memory limit must be between 0 (the default) and the machine's memory");
   if (auto error = check_mixed_cards(s)) return error;
   if (s.device) {
     const Device& d = *s.device;
@@ -207,6 +210,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   const int n_gpus = s.gpu_count;
   const int n_layers = arch.decoder_layer_count();
   const bool tp = uses_tensor_parallel(s.engine) && n_gpus > 1;
+  if (tp && !s.layers_per_gpu.empty())
+    e.warnings.push_back("a layer split applies to llama.cpp and Ollama; tensor parallel splits every layer");
   if (s.engine == InferenceEngine::mlx && n_gpus > 1)
     e.warnings.push_back("MLX runs on one machine; the GPU count was ignored");
   const int devices = s.engine == InferenceEngine::mlx ? 1 : n_gpus;
@@ -246,11 +251,6 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // head sits in RAM with offloaded layers.
   e.memory.host_bytes = llama && !cpu_only ? e.weights.token_embd_bytes : 0;
   e.memory.ram_required_bytes = e.memory.offload_bytes + e.memory.host_bytes;
-  e.memory.system_ram_bytes = s.system_ram_bytes;
-  e.memory.ram_fits = e.memory.ram_required_bytes <= s.system_ram_bytes;
-  if (!e.memory.ram_fits)
-    e.warnings.push_back("system RAM of " + std::to_string(s.system_ram_bytes >> 30) +
-                         " GiB cannot hold what this setting keeps there");
   // GGUF metadata is not a GPU tensor.
   const std::int64_t gpu_weight_total =
       e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
@@ -264,7 +264,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   e.memory.kv_state_bytes = e.kv.state_bytes;
 
   std::optional<UsableMemory> usable;
-  if (s.device) usable = usable_memory(*s.device);
+  if (s.device) usable = usable_memory(*s.device, s.gpu_limit_bytes);
+  if (s.gpu_limit_bytes > 0 && !(usable && usable->shared_pool_bytes > 0))
+    e.warnings.push_back("a GPU memory limit applies to unified-memory machines; ignored for this device");
 
   // Per-GPU shares.
   RuntimeRequest rr;
@@ -335,11 +337,25 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     // on the last GPU; offloaded layers are the first ones. Equal cards get
     // equal runs of layers; mixed cards runs in proportion to their free memory.
     const int gpu_layers = n_layers - effective.cpu_layers;
-    const std::vector<std::pair<int, int>> mixed_ranges =
+    std::vector<std::pair<int, int>> mixed_ranges =
         has_mixed_cards(s) ? mixed_card_layers(arch, s, rr, effective.cpu_layers, gpu_layers,
                                              e.memory.projector_bytes + arch.extra_params * 2 +
                                                  (draft.on_last_gpu ? 0 : draft.total()))
                            : std::vector<std::pair<int, int>>{};
+    if (!s.layers_per_gpu.empty()) {
+      if (has_mixed_cards(s) || static_cast<int>(s.layers_per_gpu.size()) != devices)
+        return Error{"scenario.bad_value", "a layer split needs one count per GPU of equal cards"};
+      int first = effective.cpu_layers, total = 0;
+      for (int count : s.layers_per_gpu) {
+        if (count < 1) return Error{"scenario.bad_value", "each GPU of a layer split runs at least one layer"};
+        mixed_ranges.emplace_back(first, first + count);
+        first += count;
+        total += count;
+      }
+      if (total != gpu_layers)
+        return Error{"scenario.bad_value", "the layer split counts " + std::to_string(total) + " layers; the GPUs run " +
+                                               std::to_string(gpu_layers)};
+    }
     for (int g = 0; g < devices; ++g) {
       GpuShare& share = e.memory.per_gpu[static_cast<std::size_t>(g)];
       share.first_layer = effective.cpu_layers + static_cast<int>(static_cast<std::int64_t>(gpu_layers) * g / devices);
@@ -390,45 +406,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       (draft.on_last_gpu ? e.memory.per_gpu.back() : e.memory.per_gpu.front()).draft_bytes = draft.total();
     }
   }
-  std::int64_t required = 0;
   std::int64_t runtime_sum = 0;
   for (auto& g : e.memory.per_gpu) {
     g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes + g.draft_bytes;
-    required += g.required_bytes;
     runtime_sum += g.runtime_bytes;
   }
   e.memory.runtime_bytes = runtime_sum;
-  e.memory.required_bytes = required;
-
-  if (usable) {
-    const bool pool = engine_uses_kv_pool(s.engine);
-    const std::int64_t per_gpu_usable = usable_bytes_per_gpu(*usable, s);
-    bool all_fit = true;
-    std::int64_t usable_sum = 0;
-    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i) {
-      GpuShare& g = e.memory.per_gpu[i];
-      // Mixed cards: each within its own usable bytes.
-      g.usable_bytes = has_mixed_cards(s) ? usable_bytes_per_gpu(usable_memory(s.cards[i]), s) : per_gpu_usable;
-      g.fits = g.required_bytes <= g.usable_bytes;
-      all_fit = all_fit && g.fits;
-      usable_sum += g.usable_bytes;
-    }
-    e.memory.usable_bytes = usable_sum;
-    e.memory.headroom_bytes = *e.memory.usable_bytes - e.memory.required_bytes;
-    e.memory.utilization = *e.memory.usable_bytes > 0
-                               ? static_cast<double>(e.memory.required_bytes) / static_cast<double>(*e.memory.usable_bytes)
-                               : 0.0;
-    e.memory.fits = all_fit && e.memory.ram_fits;
-    e.memory.fit_margin_bytes_per_gpu = pool ? 0 : fit_margin_bytes_per_gpu(s.engine);
-    if (pool && !e.memory.per_gpu.empty()) {
-      const GpuShare& g = e.memory.per_gpu.front();
-      const std::int64_t pool_bytes = std::max<std::int64_t>(0, g.usable_bytes - g.weights_bytes - g.runtime_bytes);
-      e.memory.kv_pool_bytes = pool_bytes * devices;
-      const std::int64_t per_token_per_gpu =
-          g.kv_cache_bytes > 0 && e.kv.cells > 0 ? std::max<std::int64_t>(1, g.kv_cache_bytes / e.kv.cells) : 0;
-      e.memory.kv_pool_tokens = per_token_per_gpu > 0 ? pool_bytes / per_token_per_gpu : 0;
-    }
-  }
+  judge_memory(s, usable, e);
 
   e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
   if (e.speed && s.draft) e.speed->speculative = estimate_speculation(arch, s, e);

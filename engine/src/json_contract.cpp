@@ -1,3 +1,4 @@
+#include "llmsizer/layer_split.hpp"
 #include "llmsizer/json_contract.hpp"
 
 #include <cmath>
@@ -44,6 +45,8 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.number("electricity_usd_per_kwh", r.electricity_usd_per_kwh, 0.0, 10.0);
   f.number("ram_bandwidth_gbs", r.ram_bandwidth_gb_per_s, 1.0, 10000.0);
   f.number(kRamLimit.key, r.system_ram_gib, kRamLimit.low, kRamLimit.high);
+  f.number("gpu_limit_mib", r.gpu_limit_mib, 0.0, 1073741824.0);
+  f.text("layer_split", r.layer_split, 512);
   f.boolean("speed_if_no_fit", r.speed_if_no_fit);
   f.boolean("suggestions", r.suggestions);
   if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
@@ -114,8 +117,12 @@ Json suggestions_to_json(const std::vector<Suggestion>& suggestions, const Sized
     if (x.change.ctx) change["ctx"] = *x.change.ctx;
     if (x.change.offload) change["offload"] = *x.change.offload;
     if (x.change.offload_mode) change["offload_mode"] = *x.change.offload_mode;
-    Json j = json_object(12);
+    if (x.change.kv) change["kv"] = *x.change.kv;
+    if (x.change.gpu_limit_mib) change["gpu_limit_mib"] = *x.change.gpu_limit_mib;
+    if (!x.change.layer_split.empty()) change["layer_split"] = layer_split_text(x.change.layer_split);
+    Json j = json_object(13);
     j["change"] = std::move(change);
+    j["cost"] = x.cost;
     j["fits"] = x.fits;
     j["required_bytes"] = x.required_bytes;
     j["usable_bytes"] = x.usable_bytes;
@@ -172,7 +179,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   j["weights"] = std::move(weights);
 
   const MemoryEstimate& m = e.memory;
-  Json mem = json_object(27);
+  Json mem = json_object(40);
   mem["weights_bytes"] = m.weights_bytes;
   mem["file_bytes"] = optional_json(m.file_bytes);
   mem["kv_cache_bytes"] = m.kv_cache_bytes;
@@ -193,6 +200,29 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["system_ram_bytes"] = m.system_ram_bytes;
   mem["ram_fits"] = m.ram_fits;
   mem["fit_margin_bytes_per_gpu"] = m.fit_margin_bytes_per_gpu;
+  // What runs at once: every sequence, or what a paged engine's pool admits.
+  mem["kv_cache_request_bytes"] = m.kv_cache_request_bytes;
+  mem["concurrent_sequences"] = m.concurrent_sequences;
+  mem["max_concurrent_sequences"] = optional_json(m.max_concurrent_sequences);
+  // Unified memory: the one pool, the OS's share, the GPU's limit and its rule.
+  mem["unified_pool"] = m.unified_pool;
+  if (m.unified_pool) {
+    mem["shared_pool_bytes"] = m.shared_pool_bytes;
+    mem["os_reserve_bytes"] = m.os_reserve_bytes;
+    mem["gpu_limit_bytes"] = m.gpu_limit_bytes;
+    mem["gpu_limit_basis"] = m.gpu_limit_basis;
+  }
+  if (m.limit) {
+    Json limit = json_object(5);
+    limit["where"] = m.limit->where;
+    limit["gpu_index"] = m.limit->gpu_index >= 0 ? Json(m.limit->gpu_index) : Json(nullptr);
+    limit["required_bytes"] = m.limit->required_bytes;
+    limit["available_bytes"] = m.limit->available_bytes;
+    limit["utilization"] = m.limit->utilization;
+    mem["limit"] = std::move(limit);
+  } else {
+    mem["limit"] = nullptr;
+  }
   // Images (request "vision": true): the mmproj at F16 and the image tokens' KV
   // (inside kv_cache_bytes); 0 without vision.
   mem["projector_bytes"] = m.projector_bytes;

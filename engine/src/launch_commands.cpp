@@ -1,3 +1,4 @@
+#include "llmsizer/layer_split.hpp"
 #include "llmsizer/launch_commands.hpp"
 
 #include <algorithm>
@@ -199,11 +200,23 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
                 "--tensor-split lists each card's free MiB in CUDA device order (" + safe_card_ids(s) +
                 "): reorder the list if nvidia-smi numbers your cards differently.";
   } else if (e.memory.per_gpu.size() > 1) {
-    // The estimate's weights per GPU (MiB), as proportions.
+    // Equal cards: weights that give each GPU exactly the layers the estimate
+    // placed there (the output layer is the last GPU's last slot when it is on
+    // a GPU), so the run matches the figures.
+    std::vector<int> slots;
+    for (const GpuShare& g : e.memory.per_gpu) slots.push_back(g.last_layer - g.first_layer);
+    if (!e.memory.output_in_ram) slots.back() += 1;
     std::string split = "--tensor-split ";
-    for (std::size_t i = 0; i < e.memory.per_gpu.size(); ++i)
-      split += (i ? "," : "") + mib_text(e.memory.per_gpu[i].weights_bytes);
+    int total = 0;
+    const std::vector<int> weights = tensor_split_weights(slots);
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      split += (i ? "," : "") + std::to_string(weights[i]);
+      total += slots[i];
+    }
     p.push_back(split);
+    out.note += std::string(out.note.empty() ? "" : " ") + "--tensor-split puts " + layer_split_text(slots) +
+                " of the " + std::to_string(total) + " layer slots" + (e.memory.output_in_ram ? "" : " (the output layer last)") +
+                " on the GPUs in CUDA order; its values are proportions, each boundary half a layer early so none falls on a layer.";
   }
   out.steps.push_back(join(p));
   return out;
@@ -506,6 +519,17 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
   }
   std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, false),
                                  serving(n, s, true), mlx(n, s)};
+  if (s.gpu_limit_bytes > 0 && is_apple(s)) {
+    // The raised GPU limit first: macOS resets it at the next restart.
+    const std::string raise = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(s.gpu_limit_bytes >> 20);
+    for (LaunchCommand& c : out) {
+      if (c.steps.empty()) continue;
+      c.steps.insert(c.steps.begin(), raise);
+      c.note += std::string(c.note.empty() ? "" : " ") + "The sysctl raises the GPU's share of memory until the next "
+                "restart (0 restores the default), leaving " + std::to_string(((s.device->memory_bytes - s.gpu_limit_bytes) >> 20) / 1024) +
+                " GiB to macOS and other apps.";
+    }
+  }
   if (s.draft) {
     // Ollama has no speculative decoding; the serving engines' speculative
     // flags differ by release: said, not printed.

@@ -1,3 +1,4 @@
+#include "llmsizer/layer_split.hpp"
 #include "llmsizer/sizer.hpp"
 
 #include <cmath>
@@ -145,6 +146,12 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.sequences = r.sequences;
   s.prompt_tokens = r.prompt_tokens;
   s.system_ram_bytes = static_cast<std::int64_t>(r.system_ram_gib * static_cast<double>(kGiB));
+  s.gpu_limit_bytes = static_cast<std::int64_t>(r.gpu_limit_mib) * static_cast<std::int64_t>(kMiB);
+  if (!r.layer_split.empty()) {
+    auto split = parse_layer_split(r.layer_split);
+    if (!split) return split.error();
+    s.layers_per_gpu = split.value();
+  }
   s.gpu_count = r.gpu_count;
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;

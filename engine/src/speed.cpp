@@ -185,16 +185,21 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   sp.basis = rates.basis;
   sp.decode_single_work = decode_step_work(arch, s, e, 1);
   sp.decode_single_time = step_time(sp.decode_single_work, rates, 1.0, rates.basis.memory_pressure);
-  if (s.sequences == 1) {  // the batch is that one sequence: the same step, not computed twice
+  // The batch is what runs at once: every sequence, or what a paged engine's
+  // KV pool admits (the rest queue).
+  const std::int64_t batch = e.memory.max_concurrent_sequences
+                                 ? std::clamp<std::int64_t>(*e.memory.max_concurrent_sequences, 1, s.sequences)
+                                 : s.sequences;
+  if (batch == 1) {  // the batch is that one sequence: the same step, not computed twice
     sp.decode_batch_work = sp.decode_single_work;
     sp.decode_batch_time = sp.decode_single_time;
   } else {
-    sp.decode_batch_work = decode_step_work(arch, s, e, s.sequences);
+    sp.decode_batch_work = decode_step_work(arch, s, e, batch);
     sp.decode_batch_time = step_time(sp.decode_batch_work, rates, 1.0, rates.basis.memory_pressure);
   }
   if (sp.decode_single_time.total_s <= 0.0 || sp.decode_batch_time.total_s <= 0.0) return std::nullopt;
   sp.decode_tokens_per_s = 1.0 / sp.decode_single_time.total_s;
-  sp.decode_tokens_per_s_total = static_cast<double>(s.sequences) / sp.decode_batch_time.total_s;
+  sp.decode_tokens_per_s_total = static_cast<double>(batch) / sp.decode_batch_time.total_s;
   // The batch's sequences advance together: each gets one token per step.
   sp.decode_tokens_per_s_per_sequence = 1.0 / sp.decode_batch_time.total_s;
 

@@ -213,9 +213,10 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   if (tp) {
     // Every GPU holds 1/TP of each weight and its share of the KV heads (the
     // estimate's per-GPU KV, which keeps replicated heads and MLA latents).
-    const double kv_share = e.kv.total_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
-                                                       static_cast<double>(e.kv.total_bytes)
-                                                 : 1.0 / n_gpus;
+    // (Per GPU against the GPUs' KV: a paged engine's admitted sequences.)
+    const double kv_share = e.memory.kv_cache_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
+                                                              static_cast<double>(e.memory.kv_cache_bytes)
+                                                        : 1.0 / n_gpus;
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus;
     w.gpu_kv_bytes = kv_gpu * kv_share;
     w.flops = flops / n_gpus;

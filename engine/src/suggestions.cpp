@@ -1,24 +1,30 @@
-// Each suggestion is the least change of its kind whose own estimate fits:
+// Each suggestion is the best change of its kind whose own estimate fits:
 // memory only falls as layers move to RAM, as the quantization gets smaller,
 // as devices are added and as the context shrinks, so each search walks (or
 // bisects) one monotone verdict and the answer is the estimate at its edge.
+// The kinds are listed by what they cost the user, cheapest first.
 #include "llmsizer/suggestions.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "llmsizer/planner.hpp"
+#include "llmsizer/units.hpp"
 #include "planner_edge.hpp"
 #include "planner_rules.hpp"
 
 namespace llmsizer {
 namespace {
 
-Suggestion suggestion_of(const Scenario& scenario, const Estimate& e, SuggestedChange change) {
+bool fits(const Estimate& e) { return e.memory.fits.value_or(false); }
+
+Suggestion suggestion_of(const Scenario& scenario, const Estimate& e, SuggestedChange change, const char* cost) {
   Suggestion s;
   s.scenario = scenario;
   s.estimate = e;
   s.change = std::move(change);
-  s.fits = e.memory.fits.value_or(false);
+  s.cost = cost;
+  s.fits = fits(e);
   s.required_bytes = e.memory.required_bytes;
   s.usable_bytes = e.memory.usable_bytes.value_or(0);
   s.utilization = e.memory.utilization.value_or(0.0);
@@ -33,6 +39,13 @@ Suggestion suggestion_of(const Scenario& scenario, const Estimate& e, SuggestedC
   return s;
 }
 
+std::optional<Suggestion> if_fits(const Estimator& estimate_fn, const Scenario& sc, SuggestedChange change,
+                                  const char* cost) {
+  auto e = estimate_fn(sc);
+  if (!e || !fits(e.value())) return std::nullopt;
+  return suggestion_of(sc, e.value(), std::move(change), cost);
+}
+
 // Whether every GPU holds its share: the offload search's verdict, which only
 // improves as layers move to RAM (RAM is checked once, at the edge).
 EdgeProbe gpu_probe(const Estimate& e) {
@@ -42,6 +55,116 @@ EdgeProbe gpu_probe(const Estimate& e) {
   return EdgeProbe{all, m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
 }
 
+// Equal cards under llama.cpp, one over and another with room: move layers.
+// The split that fits with the lowest fullest card, by bisecting the fill
+// that a greedy front-to-back placement needs (a layer's bytes: its weights
+// and KV; a card's fixed bytes: what else it holds).
+std::optional<Suggestion> layer_split_suggestion(const Architecture& arch, const Estimator& estimate_fn,
+                                                 const Scenario& s, const Estimate& e) {
+  const auto& cards = e.memory.per_gpu;
+  if (!engine_is_llama_cpp_based(s.engine) || cards.size() < 2 || !s.cards.empty() || e.memory.offloaded_layers > 0)
+    return std::nullopt;
+  const int n_layers = arch.decoder_layer_count();
+  std::vector<double> layer(static_cast<std::size_t>(n_layers));
+  for (std::size_t i = 0; i < layer.size(); ++i)
+    layer[i] = static_cast<double>(e.weights.layer_bytes[i] + e.kv.layer_bytes[i]);
+  std::vector<double> fixed, room;
+  for (const GpuShare& g : cards) {
+    double own = 0.0;
+    for (int i = g.first_layer; i < g.last_layer; ++i) own += layer[static_cast<std::size_t>(i)];
+    fixed.push_back(static_cast<double>(g.required_bytes) - own);
+    room.push_back(static_cast<double>(g.usable_bytes));
+  }
+  auto place = [&](double fill) -> std::optional<std::vector<int>> {
+    std::vector<int> counts(cards.size(), 0);
+    std::size_t i = 0;
+    for (std::size_t g = 0; g < cards.size(); ++g) {
+      double used = fixed[g];
+      while (i < layer.size() && used + layer[i] <= fill * room[g]) used += layer[i++], ++counts[g];
+      if (counts[g] == 0) return std::nullopt;
+    }
+    if (i < layer.size()) return std::nullopt;
+    return counts;
+  };
+  if (!place(1.0)) return std::nullopt;
+  double low = 0.0, high = 1.0;
+  for (int step = 0; step < 40; ++step) {
+    const double mid = (low + high) / 2;
+    (place(mid) ? high : low) = mid;
+  }
+  Scenario sc = s;
+  sc.layers_per_gpu = *place(high);
+  SuggestedChange change;
+  change.layer_split = sc.layers_per_gpu;
+  return if_fits(estimate_fn, sc, change, "none");
+}
+
+// A Mac whose GPU share is over macOS's default wired limit but within what
+// the OS can leave: raise the limit (sudo sysctl iogpu.wired_limit_mb=N) to the
+// next whole GiB above the share.
+std::optional<Suggestion> gpu_limit_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  if (!s.device || s.device->backend != Backend::metal || !m.unified_pool || m.per_gpu.empty()) return std::nullopt;
+  const UsableMemory u = usable_memory(*s.device, s.gpu_limit_bytes);
+  const GpuShare& g = m.per_gpu.front();
+  if (g.fits) return std::nullopt;
+  const std::int64_t margin = u.capacity_bytes - u.reserved_bytes - g.usable_bytes;  // the engine's free margin
+  const std::int64_t need = g.required_bytes + u.reserved_bytes + margin;
+  const std::int64_t most = m.shared_pool_bytes - m.os_reserve_bytes;
+  if (need > most) return std::nullopt;
+  const std::int64_t gib = static_cast<std::int64_t>(kGiB);
+  const std::int64_t limit = std::min((need + gib - 1) / gib * gib, most / static_cast<std::int64_t>(kMiB) * static_cast<std::int64_t>(kMiB));
+  Scenario sc = s;
+  sc.gpu_limit_bytes = limit;
+  SuggestedChange change;
+  change.gpu_limit_mib = limit / static_cast<std::int64_t>(kMiB);
+  return if_fits(estimate_fn, sc, change, "none");
+}
+
+// An 8-bit KV cache: q8_0 under llama.cpp and Ollama (with flash attention, which
+// a quantized V cache needs), FP8 under the paged engines.
+std::optional<Suggestion> kv_suggestion(const Estimator& estimate_fn, const Scenario& s) {
+  if (s.kv_type != KvType::f16 && s.kv_type != KvType::bf16) return std::nullopt;
+  const KvType eight = engine_is_llama_cpp_based(s.engine) ? KvType::q8_0 : KvType::fp8;
+  if (!engine_supports_kv_type(s.engine, eight)) return std::nullopt;
+  Scenario sc = s;
+  sc.kv_type = eight;
+  if (eight == KvType::q8_0) sc.flash_attention = true;
+  SuggestedChange change;
+  change.kv = std::string(kv_type_name(eight));
+  return if_fits(estimate_fn, sc, change, "kv_precision");
+}
+
+int bits_class(const std::string& name) {
+  for (const QuantRung& q : gguf_quality_ladder())
+    if (name == q.name) return q.bits_class;
+  return 4;  // checkpoint formats offered (BF16, FP8, AWQ) are 4 bits or more
+}
+
+// The best-quality quantization smaller than the scenario's that fits.
+std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& current) {
+  std::vector<std::string> names;
+  if (s.quant.is_gguf()) {
+    for (const QuantRung& q : gguf_quality_ladder()) names.emplace_back(q.name);
+  } else {
+    names = standard_quants(s.engine);
+  }
+  for (const std::string& name : names) {
+    auto quant = quant_scheme_from_name(name);
+    if (!quant || quant.value().name == s.quant.name) continue;
+    Scenario sc = s;
+    sc.quant = quant.value();
+    auto e = estimate_fn(sc);
+    // Only smaller formats: a suggestion is a step down, the best that fits.
+    if (!e || e.value().memory.weights_bytes >= current.memory.weights_bytes) continue;
+    if (!fits(e.value())) continue;
+    SuggestedChange change;
+    change.quant = quant.value().name;
+    return suggestion_of(sc, e.value(), change, "quality");
+  }
+  return std::nullopt;
+}
+
 // The fewest leading layers (or their experts) in RAM with which the GPUs hold
 // the rest; a suggestion only when system RAM then holds the offloaded share.
 std::optional<Suggestion> offload_suggestion(const Architecture& arch, const Estimator& estimate_fn, Scenario s,
@@ -49,6 +172,7 @@ std::optional<Suggestion> offload_suggestion(const Architecture& arch, const Est
   const int n = arch.decoder_layer_count();
   if (n <= 0) return std::nullopt;
   s.offload_mode = mode;
+  s.layers_per_gpu.clear();
   auto with = [&](std::int64_t k) {
     Scenario sc = s;
     sc.offload_fraction = static_cast<double>(k) / n;
@@ -65,29 +189,32 @@ std::optional<Suggestion> offload_suggestion(const Architecture& arch, const Est
   auto edge = find_edge(0, all_in_ram.value(), n, at_zero, kept);
   if (!edge) return std::nullopt;
   const Scenario chosen = with(n - edge.value());
-  auto e = estimate_fn(chosen);
-  if (!e || !e.value().memory.fits.value_or(false)) return std::nullopt;
   SuggestedChange change;
   change.offload = chosen.offload_fraction;
   change.offload_mode = mode == OffloadMode::experts ? "experts" : "layers";
-  return suggestion_of(chosen, e.value(), change);
+  return if_fits(estimate_fn, chosen, change, "speed");
 }
 
-std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& current) {
-  for (const std::string& name : standard_quants(s.engine)) {
-    auto quant = quant_scheme_from_name(name);
-    if (!quant || quant.value().name == s.quant.name) continue;
-    Scenario sc = s;
-    sc.quant = quant.value();
-    auto e = estimate_fn(sc);
-    // Only smaller formats: a suggestion is a step down, the best that fits.
-    if (!e || e.value().memory.weights_bytes >= current.memory.weights_bytes) continue;
-    if (!e.value().memory.fits.value_or(false)) continue;
+std::optional<Suggestion> offload_suggestions(const Architecture& arch, const Estimator& estimate_fn,
+                                              const Scenario& scenario) {
+  // From the scenario without offload: the least offload that fits, not a
+  // change relative to whatever share the user had set.
+  Scenario base = scenario;
+  base.offload_fraction = 0.0;
+  auto at_zero = estimate_fn(base);
+  if (!at_zero) return std::nullopt;
+  const EdgeProbe probe = gpu_probe(at_zero.value());
+  if (probe.fits && fits(at_zero.value()) && scenario.offload_fraction > 0.0) {
+    // The offload set was the trouble (RAM too small for it): none is needed.
     SuggestedChange change;
-    change.quant = quant.value().name;
-    return suggestion_of(sc, e.value(), change);
+    change.offload = 0.0;
+    return suggestion_of(base, at_zero.value(), change, "none");
   }
-  return std::nullopt;
+  if (probe.fits) return std::nullopt;
+  std::optional<Suggestion> s;
+  if (arch.is_moe()) s = offload_suggestion(arch, estimate_fn, base, OffloadMode::experts, probe);
+  if (!s) s = offload_suggestion(arch, estimate_fn, base, OffloadMode::layers, probe);
+  return s;
 }
 
 std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estimator& estimate_fn, const Scenario& s) {
@@ -96,11 +223,10 @@ std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estim
     if (!split_allowed(arch, d, s.engine, count)) continue;
     Scenario sc = s;
     sc.gpu_count = count;
-    auto e = estimate_fn(sc);
-    if (!e || !e.value().memory.fits.value_or(false)) continue;
+    sc.layers_per_gpu.clear();
     SuggestedChange change;
     change.gpus = count;
-    return suggestion_of(sc, e.value(), change);
+    if (auto x = if_fits(estimate_fn, sc, change, "hardware")) return x;
   }
   return std::nullopt;
 }
@@ -113,14 +239,21 @@ std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const
   Scenario chosen = s;
   chosen.context_tokens = solved.value().context_tokens;
   chosen.prompt_tokens = std::min(s.prompt_tokens, chosen.context_tokens);
-  auto e = estimate_fn(chosen);
-  if (!e || !e.value().memory.fits.value_or(false)) return std::nullopt;
   SuggestedChange change;
   change.ctx = chosen.context_tokens;
-  return suggestion_of(chosen, e.value(), change);
+  return if_fits(estimate_fn, chosen, change, "context");
 }
 
 }  // namespace
+
+const std::vector<QuantRung>& gguf_quality_ladder() {
+  static const std::vector<QuantRung> ladder = {
+      {"Q8_0", 8},   {"Q6_K", 6},   {"Q5_K_M", 5},  {"Q5_K_S", 5},  {"Q4_K_M", 4},  {"Q4_K_S", 4},  {"IQ4_XS", 4},
+      {"Q3_K_L", 3}, {"IQ3_M", 3},  {"Q3_K_M", 3},  {"IQ3_S", 3},   {"IQ3_XS", 3},  {"Q3_K_S", 3},  {"IQ3_XXS", 3},
+      {"Q2_K", 2},   {"IQ2_M", 2},  {"IQ2_S", 2},   {"IQ2_XS", 2},  {"IQ2_XXS", 2}, {"IQ1_M", 1},   {"IQ1_S", 1},
+  };
+  return ladder;
+}
 
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
                                      const Estimator& estimate_fn) {
@@ -129,31 +262,17 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   auto add = [&](std::optional<Suggestion> s) {
     if (s) out.push_back(std::move(*s));
   };
-  if (engine_is_llama_cpp_based(scenario.engine)) {
-    // From the scenario without offload: the least offload that fits, not a
-    // change relative to whatever share the user had set.
-    Scenario base = scenario;
-    base.offload_fraction = 0.0;
-    auto at_zero = estimate_fn(base);
-    if (at_zero) {
-      const EdgeProbe probe = gpu_probe(at_zero.value());
-      if (probe.fits && at_zero.value().memory.fits.value_or(false) && scenario.offload_fraction > 0.0) {
-        // The offload set was the trouble (RAM too small for it): none is needed.
-        SuggestedChange change;
-        change.offload = 0.0;
-        add(suggestion_of(base, at_zero.value(), change));
-      } else if (!probe.fits) {
-        std::optional<Suggestion> s;
-        if (arch.is_moe()) s = offload_suggestion(arch, estimate_fn, base, OffloadMode::experts, probe);
-        if (!s) s = offload_suggestion(arch, estimate_fn, base, OffloadMode::layers, probe);
-        add(std::move(s));
-      }
-    }
-  }
-  add(quant_suggestion(estimate_fn, scenario, estimate));
+  add(layer_split_suggestion(arch, estimate_fn, scenario, estimate));
+  add(gpu_limit_suggestion(estimate_fn, scenario, estimate));
+  add(kv_suggestion(estimate_fn, scenario));
+  std::optional<Suggestion> quant = quant_suggestion(estimate_fn, scenario, estimate);
+  const bool quant_keeps_class = quant && bits_class(*quant->change.quant) >= std::min(4, bits_class(scenario.quant.name));
+  if (quant && quant_keeps_class) add(std::move(quant));
+  if (engine_is_llama_cpp_based(scenario.engine)) add(offload_suggestions(arch, estimate_fn, scenario));
+  if (quant && !quant_keeps_class) add(std::move(quant));
+  add(context_suggestion(estimate_fn, scenario));
   // One more card is a suggestion only for equal cards: of mixed ones, which?
   if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
-  add(context_suggestion(estimate_fn, scenario));
   return out;
 }
 

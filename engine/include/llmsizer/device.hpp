@@ -42,6 +42,10 @@ struct Device {
   // joined by UltraFusion (1 when not stated; the speed model also reads "Ultra"
   // in an Apple part's name as 2).
   int memory_dies = 1;
+  // Unified memory other than Apple's: the most its GPU may allocate by
+  // default (Strix Halo's GTT limit on Linux, DGX Spark's), from the catalog's
+  // sourced records; 0 when unknown (then the pool less the OS reserve).
+  std::int64_t gpu_memory_limit_bytes = 0;
 };
 
 struct UsableMemory {
@@ -49,6 +53,12 @@ struct UsableMemory {
   std::int64_t reserved_bytes = 0;  // runtime context and engine reserve
   std::int64_t usable_bytes = 0;    // capacity - reserved
   const char* basis = "";           // which rule set capacity: "driver", "marketed", "apple-wired-limit", ...
+  // Unified memory (Apple, DGX Spark, Strix Halo, MI300A): the one memory GPU
+  // and CPU share, and what the operating system keeps of it. What llama.cpp
+  // keeps "in RAM" on such a machine comes out of the same pool. 0 for a
+  // discrete card and for a CPU-only machine (whose RAM is the device).
+  std::int64_t shared_pool_bytes = 0;
+  std::int64_t os_reserve_bytes = 0;
 };
 
 Backend backend_from_name(const std::string& name);
@@ -60,6 +70,15 @@ const char* backend_name(Backend backend);
 // 75% of RAM above 36 GB and two thirds below (recommendedMaxWorkingSetSize:
 // 21,845 MB of 32 GB, 73,728 MB of 96 GB). A CPU-only machine (kind cpu):
 // its system RAM less a stated 4 GiB reserve for the operating system.
-UsableMemory usable_memory(const Device& device);
+// gpu_limit_bytes > 0: the GPU limit a user set on a unified-memory machine
+// (macOS: sudo sysctl iogpu.wired_limit_mb=N) in place of the default.
+UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes = 0);
+
+// GPU and CPU share one memory (not a CPU-only machine, whose RAM is the device).
+bool has_shared_pool(const Device& device);
+
+// The operating system's share of a machine's memory: a stated 4 GiB (a Linux
+// server idles well below it; a desktop with a browser open comes near it).
+std::int64_t os_reserve_bytes(const Device& device);
 
 }  // namespace llmsizer

@@ -38,6 +38,10 @@ struct Scenario {
   // number. Empty: gpu_count equal cards of device. set_cards (mixed_cards.hpp)
   // fills the three consistently.
   std::vector<Device> cards;
+  // llama.cpp's layer split over equal cards set by hand (--tensor-split): the
+  // number of layers each GPU runs, in order (they sum to the layers on the
+  // GPUs, each at least 1). Empty: equal runs of layers.
+  std::vector<int> layers_per_gpu;
   double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
   OffloadMode offload_mode = OffloadMode::automatic;
   std::int64_t prompt_tokens = 4096;
@@ -59,6 +63,11 @@ struct Scenario {
   // layers or experts, llama.cpp's host-side token embedding). A scenario whose
   // RAM share exceeds it does not fit, whatever the GPUs hold.
   std::int64_t system_ram_bytes = std::int64_t{64} << 30;
+  // Unified memory (a Mac, DGX Spark, Strix Halo): the GPU limit the user set
+  // in place of the default (macOS: sudo sysctl iogpu.wired_limit_mb=N, whose
+  // "MB" are MiB); 0 for the default. system_ram_bytes does not apply there:
+  // the CPU's share comes out of the same memory.
+  std::int64_t gpu_limit_bytes = 0;
   // false: the speed model stops at decode (no prefill, TTFT or their warning),
   // for callers that draw only memory and decode figures of many scenarios (the
   // page's matrix and chart: a fifth less work per estimate).
@@ -86,19 +95,43 @@ struct GpuShare {
   bool fits = false;
 };
 
+// The constraint closest to (or furthest past) its bound: a GPU against its
+// usable bytes, what stays in system RAM against it, or on unified memory the
+// GPU's and the CPU's shares together against the memory the OS leaves.
+struct MemoryLimit {
+  std::string where;   // "gpu", "ram" or "unified"
+  int gpu_index = -1;  // where == "gpu": which GPU (0-based)
+  std::int64_t required_bytes = 0;
+  std::int64_t available_bytes = 0;
+  double utilization = 0.0;  // required / available
+};
+
 struct MemoryEstimate {
   // The whole model at this quantization: its files' bytes as estimated, or,
   // measured from GGUF files, the tensor data the devices hold (file_bytes
   // then also says the files' size on disk, header and tokenizer included).
   std::int64_t weights_bytes = 0;
   std::optional<std::int64_t> file_bytes;
-  std::int64_t kv_cache_bytes = 0;  // what the requested sequences need
+  std::int64_t kv_cache_bytes = 0;  // what the sequences on the GPUs at once hold (all of them, except
+                                    // where a paged engine's pool admits fewer)
+  std::int64_t kv_cache_request_bytes = 0;  // every requested sequence at its full window
+  // Sequences whose KV is held at once: all requested ones, or for a paged
+  // engine (vLLM, SGLang, TensorRT-LLM) what its pool admits, the rest queued.
+  std::int64_t concurrent_sequences = 1;
+  std::optional<std::int64_t> max_concurrent_sequences;  // paged engines: full-window sequences the pool holds
   std::int64_t kv_state_bytes = 0;  // recurrent share of kv_cache_bytes
   std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed
   std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting
   std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
   std::int64_t ram_required_bytes = 0;  // offload_bytes + host_bytes: what system RAM must hold
-  std::int64_t system_ram_bytes = 0;    // the scenario's RAM size it is checked against
+  std::int64_t system_ram_bytes = 0;    // the RAM it is checked against: the scenario's, or on unified
+                                        // memory what the OS and the GPU's share leave of the pool
+  // Unified memory: the one pool, the OS's share of it and the GPU's limit.
+  bool unified_pool = false;
+  std::int64_t shared_pool_bytes = 0;
+  std::int64_t os_reserve_bytes = 0;
+  std::int64_t gpu_limit_bytes = 0;
+  const char* gpu_limit_basis = "";  // usable_memory()'s basis
   bool ram_fits = true;                 // ram_required_bytes <= system_ram_bytes
   // What the engine keeps free on each GPU beyond the runtime context, already
   // taken out of usable_bytes: llama.cpp's --fit-target (1024 MiB per device by
@@ -111,6 +144,7 @@ struct MemoryEstimate {
   // The one verdict: every GPU's share within its usable bytes and the RAM
   // share within system RAM. The planner, the suggestions and the page use it.
   std::optional<bool> fits;
+  std::optional<MemoryLimit> limit;  // with a device: the binding constraint, for the headline
   // Paged engines reserve a pool: its size and how many tokens it holds.
   std::optional<std::int64_t> kv_pool_bytes;
   std::optional<std::int64_t> kv_pool_tokens;

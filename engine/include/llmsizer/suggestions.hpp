@@ -1,7 +1,10 @@
-// What would make a scenario fit: the smallest change of each kind (offload to
-// system RAM, one quantization down, one more device, a shorter context), each
-// re-estimated with its own memory and speed. The estimate's answer when it
-// does not fit, in place of speed and cost figures that would read as if it ran.
+// What would make a scenario fit: the best single change of each kind, each
+// re-estimated with its own memory and speed, in the order of what it costs
+// the user: settings that cost nothing (an uneven layer split, a Mac's GPU
+// limit raised), an 8-bit KV cache, a smaller quantization of the same bit
+// class, layers or experts in system RAM, a quantization below 4 bits, a
+// shorter context, one more device. The estimate's answer when it does not
+// fit, in place of speed and cost figures that would read as if it ran.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -11,21 +14,28 @@
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/layer_split.hpp"
 
 namespace llmsizer {
 
-// The change, keyed as the request's fields: exactly one of quant, gpus, ctx
-// or offload is set (offload with its mode).
+// The change, keyed as the request's fields: exactly one is set (offload with
+// its mode).
 struct SuggestedChange {
   std::optional<std::string> quant;
   std::optional<int> gpus;
   std::optional<std::int64_t> ctx;
   std::optional<double> offload;  // share of layers: offload_layers / decoder layers
   std::optional<std::string> offload_mode;  // "experts" (--n-cpu-moe) or "layers" (-ngl)
+  std::optional<std::string> kv;            // KV cache type: q8_0 (llama.cpp, Ollama) or fp8 (paged engines)
+  std::optional<std::int64_t> gpu_limit_mib;  // a Mac's GPU limit: sudo sysctl iogpu.wired_limit_mb=N
+  std::vector<int> layer_split;             // layers per GPU (llama.cpp --tensor-split)
 };
 
 struct Suggestion {
   SuggestedChange change;
+  // What it costs: "none" (a setting), "kv_precision", "quality", "speed",
+  // "context" or "hardware"; the list is in this order.
+  std::string cost;
   bool fits = false;  // the re-estimate's verdict (always true for what is returned)
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
@@ -45,12 +55,24 @@ struct Suggestion {
 // config) or one with a file's measured weights (GGUF, safetensors).
 using Estimator = std::function<Result<Estimate>(const Scenario&)>;
 
+// The GGUF file types a quantization suggestion chooses from, best quality
+// first: llama.cpp's K- and I-quant mixes by file size (in llama-quantize's
+// own table a larger K-quant file has the lower perplexity; I-quants sit at
+// their bits per weight), with the bits class each belongs to (8, 6, 5, 4, 3,
+// 2 or 1).
+struct QuantRung {
+  const char* name;
+  int bits_class;
+};
+const std::vector<QuantRung>& gguf_quality_ladder();
+
 // Empty when the scenario has no device or already fits. Offload applies to
 // llama.cpp and Ollama (experts of the first layers for MoE models, else whole
-// layers, within scenario.system_ram_bytes); quantizations come from
-// standard_quants(engine), smaller than the scenario's; device counts stop at
-// the practical count of the device (planner_rules.hpp) and at what the engine
-// can split; the context is the largest that fits, in the engine's steps.
+// layers, within the RAM the scenario has); quantizations are the largest
+// smaller one that fits (gguf_quality_ladder for GGUF engines, else
+// standard_quants); device counts stop at the practical count of the device
+// (planner_rules.hpp) and at what the engine can split; the context is the
+// largest that fits, in the engine's steps.
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
                                      const Estimator& estimate_fn);
 
