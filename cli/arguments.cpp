@@ -57,7 +57,8 @@ const char* usage_text() {
          "                     [--rank quality|speed|context] [--use coding|reasoning|chat|vision] [--json]\n"
          "  llm-sizer finetune --model ID --method full|lora|qlora [--seq 2048] [--micro-batch 1] [--gpus N]\n"
          "                     [--rank 16] [--targets all|attention|q,k,v,o,gate,up,down]\n"
-         "                     [--optimizer adamw|adamw8bit] [--checkpointing] [--zero 0|1|2|3]\n"
+         "                     [--optimizer adamw|adamw8bit] [--checkpointing | --no-checkpointing]\n"
+         "                     (QLoRA checkpoints unless --no-checkpointing, as PEFT sets it up) [--zero 0|1|2|3]\n"
          "                     [--no-flash-attn] [--json]\n"
          "  llm-sizer command  (the flags of estimate) [--json]\n";
 }
@@ -147,6 +148,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     const std::string& arg = args[i];
     if (arg == "--json") {
       c.json = true;
+      continue;
+    }
+    if (arg == "--no-checkpointing") {
+      c.no_checkpointing = true;
       continue;
     }
     if (arg == "--checkpointing") {

@@ -63,6 +63,7 @@ struct Command {
   std::optional<std::string> optimizer;     // finetune: adamw | adamw8bit
   std::optional<long long> zero;            // finetune: ZeRO stage
   bool checkpointing = false;               // finetune: full activation recomputation
+  bool no_checkpointing = false;            // finetune: none (QLoRA's default is on)
   std::optional<std::string> lora_targets;  // finetune: all | attention | q,k,v,...
   std::optional<long long> users;           // recommend: concurrent streams for the target
   std::optional<double> tokens_per_s;       // recommend: target decode speed per user

@@ -346,7 +346,10 @@ int run_finetune(const Command& c, const Sizer& sizer) {
     if (!t) return fail(Error{"cli.bad_argument", "--targets must be all, attention or a list of q,k,v,o,gate,up,down"});
     r.targets = *t;
   }
-  r.gradient_checkpointing = c.checkpointing;
+  // QLoRA checkpoints by default (PEFT's prepare_model_for_kbit_training does).
+  r.gradient_checkpointing = c.checkpointing || (r.method == FinetuneMethod::qlora && !c.no_checkpointing);
+  if (c.checkpointing && c.no_checkpointing)
+    return fail(Error{"cli.bad_argument", "give --checkpointing or --no-checkpointing, not both"});
   r.flash_attention = !c.no_flash_attention;
   auto e = estimate_finetune(model.value().arch(), r);
   if (!e) return fail(e.error());

@@ -35,7 +35,7 @@ phase "WebAssembly build and site"
 ./scripts/build-web.sh
 
 phase "wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
-node --test tests/web/ tests/wasm/ tests/site/ tests/browser/
+node --test tests/web/ tests/wasm/ tests/site/ tests/browser/ tests/answers/
 
 phase "performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
 ./scripts/bench.sh quick

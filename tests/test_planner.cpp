@@ -240,7 +240,13 @@ TEST_CASE("recommend: several consumer cards stop at four in one desktop unless 
 }
 
 TEST_CASE("recommend: tensor parallel needs a GPU count that divides the heads") {
-  const Sizer sizer(hand_catalog());
+  // Only the small and mid cards: no single one holds ~15 GiB of BF16 weights
+  // within vLLM's 0.9 of its memory, so the answer is several cards.
+  Catalog c = hand_catalog();
+  c.devices.erase(std::remove_if(c.devices.begin(), c.devices.end(),
+                                 [](const Device& d) { return d.id == "big-24g" || d.id == "mac-32g"; }),
+                  c.devices.end());
+  const Sizer sizer(std::move(c));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   Scenario s;
   s.engine = InferenceEngine::vllm;
@@ -248,11 +254,33 @@ TEST_CASE("recommend: tensor parallel needs a GPU count that divides the heads")
   s.kv_type = KvType::bf16;
   auto r = recommend(sizer, m, s, {});
   REQUIRE(r.ok());
-  // 32 query and 8 KV heads: counts 1, 2, 4, 8 only. Four small-6g ($600) hold
-  // ~4 GB each; three would be cheaper but 3 does not divide 32 heads.
+  CHECK_FALSE(r.value().single);
+  // 32 query and 8 KV heads: counts 1, 2, 4, 8 only; 3 or 5 cards would not
+  // divide the heads however cheap they are.
   REQUIRE(r.value().value);
   CHECK(32 % r.value().value->count == 0);
   CHECK_FALSE(r.value().cloud);
+}
+
+TEST_CASE("recommend: several cards are no value answer when one card holds it for less") {
+  // Llama 3.1 8B Q4_K_M at 8K (~6.2 GiB of weights and ~1 GiB of KV): two
+  // small-6g cost $300. A single 16 GB card at $250 holds it too, for less:
+  // the two cards are dominated and not offered as the value answer.
+  Catalog c = hand_catalog();
+  c.devices.push_back(gpu("cheap-16g", 16, 250.0));
+  const Sizer sizer(std::move(c));
+  auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
+  REQUIRE(r.ok());
+  REQUIRE(r.value().single);
+  CHECK(r.value().single->gpu == "cheap-16g");
+  CHECK_FALSE(r.value().value);
+  // Without it, the mid card ($400) is the single answer and two small cards
+  // ($300) are cheaper: they stay.
+  const Sizer plain(hand_catalog());
+  auto p = recommend(plain, model_of(plain, "llama-3.1-8b"), llama_scenario(), {});
+  REQUIRE(p.ok());
+  REQUIRE(p.value().value);
+  CHECK(p.value().value->price->usd < p.value().single->price->usd);
 }
 
 TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users at a speed") {

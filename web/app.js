@@ -264,6 +264,8 @@ class App {
     if (s.vision === 1 && !('vision' in overrides)) request.vision = true;
     if (s.draft && !('draft' in overrides)) request.draft = s.draft;
     if (s.offload_mode !== 'auto' && s.offload > 0) request.offload_mode = s.offload_mode;
+    if (s.split && !('layer_split' in overrides)) request.layer_split = s.split;
+    if (s.gpulimit > 0 && !('gpu_limit_mib' in overrides)) request.gpu_limit_mib = s.gpulimit;
     if (this.price != null) request.hourly_price_usd = this.price;
     if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       delete request.model;
@@ -343,10 +345,12 @@ class App {
             if (ticket !== this.pending) return;
             const withSuggestions = this.estimateCurrent();
             if (withSuggestions.error) return;
+            this.result = withSuggestions;  // the questions panel reads its quantization fix
             this.renderSuggestions(withSuggestions);
             this.renderCommands(withSuggestions);
           }, 250);
         } else {
+          this.result = full;  // the questions panel reads its quantization fix
           this.renderSuggestions(full);
         }
         // The tab's title and the description follow once the input rests, as
@@ -400,24 +404,35 @@ class App {
   // A suggestion's change in words, with the flag it becomes.
   describeChange(change, x) {
     const device = this.devices.get(this.state.gpu);
+    const layers = (n) => `${n} layer${n === 1 ? '' : 's'}`;
+    if (change.layer_split) return `Layers split ${change.layer_split.replace(/,/g, ' / ')} across the GPUs (--tensor-split; no cost)`;
+    if (change.gpu_limit_mib) return `Raise macOS's GPU memory limit to ${gib(change.gpu_limit_mib * 1048576)} (sudo sysctl iogpu.wired_limit_mb=${change.gpu_limit_mib}; no cost)`;
+    if (change.kv) return `An 8-bit KV cache (${change.kv}): half the cache's bytes`;
     if (change.quant) return `Quantization ${change.quant}`;
     if (change.gpus) return `${change.gpus} × ${device?.name ?? this.state.gpu}`;
     if (change.ctx) return `A context of ${tokens(change.ctx)} tokens`;
     if (change.offload === 0) return 'No offload to system RAM';
-    if (change.offload_mode === 'experts') return `Experts of ${x.offloaded_layers} layers in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM)`;
-    return `${x.offloaded_layers} layers in system RAM (-ngl, ${gib(x.ram_required_bytes)} of RAM)`;
+    if (change.offload_mode === 'experts') return `Experts of ${layers(x.offloaded_layers)} in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM)`;
+    return `${layers(x.offloaded_layers)} in system RAM (-ngl, ${gib(x.ram_required_bytes)} of RAM)`;
   }
 
   // Applies a suggestion: the change's keys are the request's (quant, gpus, ctx, offload).
   applyChange(change) {
     const next = { ...this.state };
     if (change.quant) next.quant = change.quant;
-    if (change.gpus) next.gpus = change.gpus;
+    if (change.gpus) {
+      next.gpus = change.gpus;
+      next.split = '';
+    }
+    if (change.kv) next.kv = change.kv;
+    if (change.gpu_limit_mib) next.gpulimit = change.gpu_limit_mib;
+    if (change.layer_split) next.split = change.layer_split;
     if (change.ctx) {
       next.ctx = change.ctx;
       next.prompt = Math.min(next.prompt, change.ctx);
     }
     if (change.offload != null) {
+      next.split = '';
       next.offload = change.offload;
       next.offload_mode = change.offload_mode ?? 'auto';
     }

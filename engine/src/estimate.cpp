@@ -287,7 +287,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.memory.draft_kv_cache_bytes = draft.kv_cache_bytes;
     e.memory.draft_runtime_bytes = draft.runtime_bytes;
     e.warnings.push_back(
-        s.draft->use_mtp
+        s.draft->use_mtp && llama
+            ? std::string("draft: the model's MTP layers (weights with the output head) and their KV cache on the last GPU")
+        : s.draft->use_mtp
             ? "draft: the model's MTP layers (weights with the output head), their KV cache on the last GPU; "
               "the speed-up assumes each of " + std::to_string(s.draft->drafted_tokens) + " drafted tokens accepted with probability 0.6 to 0.8"
             : "draft: " + s.draft->label + " at " + s.quant.name + " with its KV cache at the same context and its compute "
@@ -415,7 +417,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   judge_memory(s, usable, e);
 
   e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
-  if (e.speed && s.draft) e.speed->speculative = estimate_speculation(arch, s, e);
+  // llama.cpp and Ollama cannot draft with a model's MTP layers (the launch
+  // commands say so): no speed-up where none would happen.
+  const bool mtp_unsupported = s.draft && s.draft->use_mtp && llama;
+  if (mtp_unsupported)
+    e.warnings.push_back(std::string(engine_name(s.engine)) + " has no MTP drafting: decode is without speculation "
+                         "(vLLM and SGLang draft with the MTP layers)");
+  if (e.speed && s.draft && !mtp_unsupported) e.speed->speculative = estimate_speculation(arch, s, e);
   if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back(cpu_only ? "no matrix throughput of this CPU is sourced: prefill, TTFT and the compute bound "
                                     "of batched decode are not estimated (decode is from its RAM bandwidth)"

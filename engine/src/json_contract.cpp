@@ -188,6 +188,8 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["offload_bytes"] = m.offload_bytes;
   mem["host_bytes"] = m.host_bytes;
   mem["required_bytes"] = m.required_bytes;
+  mem["weights_on_gpus_bytes"] = m.weights_on_gpus_bytes;
+  mem["kv_cache_on_gpus_bytes"] = m.kv_cache_on_gpus_bytes;
   mem["usable_bytes"] = optional_json(m.usable_bytes);
   mem["headroom_bytes"] = optional_json(m.headroom_bytes);
   mem["utilization"] = optional_json(m.utilization);

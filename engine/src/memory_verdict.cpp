@@ -105,7 +105,12 @@ void judge_memory(const Scenario& s, const std::optional<UsableMemory>& usable, 
     if (pool) admit_sequences(s, e);
   }
   std::int64_t required = 0;
-  for (const GpuShare& g : m.per_gpu) required += g.required_bytes;
+  m.weights_on_gpus_bytes = m.kv_cache_on_gpus_bytes = 0;
+  for (const GpuShare& g : m.per_gpu) {
+    required += g.required_bytes;
+    m.weights_on_gpus_bytes += g.weights_bytes;
+    m.kv_cache_on_gpus_bytes += g.kv_cache_bytes;
+  }
   m.required_bytes = required;
   check_ram(s, usable, e);
   if (!usable) return;

@@ -68,6 +68,7 @@ Json recommendation_to_json(const Recommendation& r) {
   j["single"] = hardware_json(r.single);
   j["value"] = hardware_json(r.value);
   j["unified"] = hardware_json(r.unified);
+  j["mac"] = hardware_json(r.mac);
   j["cloud"] = cloud_json(r.cloud);
   j["cloud_any"] = cloud_json(r.cloud_any);
   Json unpriced = Json::array();

@@ -164,18 +164,24 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   if (options.max_gpus < 0 || options.max_gpus > 64) return bad_max_gpus();
   Trier trier(sizer, model, scenario);
   const Catalog& catalog = sizer.catalog();
-  std::vector<Candidate> multiples, priced_singles, unified;
+  std::vector<Candidate> multiples, priced_singles, unified, macs;
   for (const Device& d : catalog.devices) {
     for (int n = 1; n <= max_count(d, options.max_gpus); ++n) multiples.push_back({&d, n});
     if (!d.price_usd) continue;
     priced_singles.push_back({&d, 1});
     if (is_unified(d)) unified.push_back({&d, 1});
+    if (d.vendor == "apple") macs.push_back({&d, 1});
   }
   Recommendation r;
   r.max_gpus = options.max_gpus;
   r.single = trier.first_fit(priced_singles, by_price);
   r.value = trier.first_fit(priced_multiples(catalog, 2, options.max_gpus), by_price);
   r.unified = trier.first_fit(unified, by_price);
+  r.mac = trier.first_fit(macs, by_price);
+  // Several cards are the value answer only when no single device that holds
+  // it costs as little: two small cards never beat one card at their price.
+  if (r.value && r.single && r.single->price && r.value->price && r.single->price->usd <= r.value->price->usd)
+    r.value.reset();
 
   const OfferLists lists = offer_lists(offers);
   r.cloud = cheapest_offer(sizer, trier, lists.on_demand);

@@ -192,6 +192,9 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
   auto m = finetune_method_from_name(method);
   if (!m) return error_response(bad_key("method", "must be full, lora or qlora"));
   r.method = *m;
+  // Unless asked: QLoRA with checkpointing, as PEFT's prepare_model_for_kbit_training
+  // (use_gradient_checkpointing=True by default) sets it up; LoRA and full without.
+  if (f.find("gradient_checkpointing") == nullptr) r.gradient_checkpointing = r.method == FinetuneMethod::qlora;
   auto o = optimizer_from_name(optimizer);
   if (!o) return error_response(bad_key("optimizer", "must be adamw or adamw8bit"));
   r.optimizer = *o;

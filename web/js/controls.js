@@ -205,8 +205,9 @@ export function readControl(name, state, model) {
   switch (name) {
     case 'ctx': next.ctx = contextFromSlider(el.value, model?.max_context_tokens); break;
     case 'prompt': next.prompt = 2 ** Number(el.value); break;
-    case 'batch': case 'gpus': next[name] = Number(el.value); break;
-    case 'offload': next.offload = Number(el.value); next.offload_mode = 'auto'; break;
+    case 'batch': next.batch = Number(el.value); break;
+    case 'gpus': next.gpus = Number(el.value); next.split = ''; break;  // a split is per GPU
+    case 'offload': next.offload = Number(el.value); next.offload_mode = 'auto'; next.split = ''; break;
     case 'ram': {
       const gib = Number(el.value);
       if (el.value !== '' && Number.isFinite(gib) && gib >= 0 && gib <= 65536) next.ram = gib;
@@ -214,8 +215,11 @@ export function readControl(name, state, model) {
     }
     case 'price': next.price = el.value === '' ? null : Number(el.value); break;
     case 'vision': next.vision = el.checked ? 1 : 0; break;
+    case 'model': next.model = el.value; next.split = ''; break;  // layer counts are the model's
     case 'gpu':
       next.gpu = el.value;
+      next.split = '';
+      next.gpulimit = 0;  // a limit set on one machine is not another's
       if (state.cards) next.cards = [el.value, ...state.cards.slice(1)];
       break;
     default: next[name] = el.value;

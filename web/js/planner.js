@@ -300,7 +300,13 @@ export class PlannerPanels {
     const methods = ['qlora', 'lora', 'full'];
     let answers;
     try {
-      answers = methods.map((method) => this.engine.finetune({ ...base, method }));
+      // QLoRA as PEFT sets it up, with checkpointing (the engine's default
+      // when the request leaves it out); the box sets it for LoRA and full.
+      answers = methods.map((method) => {
+        const asks = { ...base, method };
+        if (method === 'qlora' && !asked.gradient_checkpointing) delete asks.gradient_checkpointing;
+        return this.engine.finetune(asks);
+      });
     } catch (error) {
       body.replaceChildren();
       note.textContent = `Cannot size the fine-tuning: ${error.message}`;

@@ -118,13 +118,15 @@ export function renderMemory(r, nameOf = (id) => id) {
   setField('memory.weights_bytes', m.weights_bytes, bytesText(m.weights_bytes));
   setField('memory.kv_cache_bytes', m.kv_cache_bytes, bytesText(m.kv_cache_bytes));
   setField('memory.runtime_bytes', m.runtime_bytes, bytesText(m.runtime_bytes));
-  setField('memory.offload_bytes', m.offload_bytes, bytesText(m.offload_bytes));
+  setField('memory.weights_on_gpus_bytes', m.weights_on_gpus_bytes, bytesText(m.weights_on_gpus_bytes));
+  setField('memory.kv_cache_on_gpus_bytes', m.kv_cache_on_gpus_bytes, bytesText(m.kv_cache_on_gpus_bytes));
+  setField('memory.ram_required_bytes', m.ram_required_bytes, bytesText(m.ram_required_bytes));
   setField('memory.required_bytes', m.required_bytes, bytesText(m.required_bytes));
   setField('memory.usable_bytes', m.usable_bytes, bytesText(m.usable_bytes));
   setField('memory.headroom_bytes', m.headroom_bytes, bytesText(m.headroom_bytes));
   setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
-  const onDevice = m.per_gpu.reduce((s, g) => s + g.weights_bytes, 0);
-  const kvOnDevice = m.per_gpu.reduce((s, g) => s + g.kv_cache_bytes, 0);
+  const onDevice = m.weights_on_gpus_bytes;
+  const kvOnDevice = m.kv_cache_on_gpus_bytes;
   const projector = m.projector_bytes ?? 0;
   const draft = m.per_gpu.reduce((s, g) => s + (g.draft_bytes ?? 0), 0);
   $('projector-item').hidden = projector === 0;
@@ -138,7 +140,7 @@ export function renderMemory(r, nameOf = (id) => id) {
     { kind: 'runtime', label: 'runtime buffers', bytes: m.runtime_bytes },
     { kind: 'projector', label: 'vision encoder', bytes: projector },
     { kind: 'draft', label: 'draft model', bytes: draft },
-    { kind: 'offload', label: 'in system RAM', bytes: m.offload_bytes },
+    { kind: 'offload', label: 'in system RAM', bytes: m.ram_required_bytes },
   ], m.usable_bytes, `Required ${fmt.gib(m.required_bytes)}${m.usable_bytes ? ` of ${fmt.gib(m.usable_bytes)} usable` : ''}`);
 
   const perGpu = $('per-gpu');
@@ -191,9 +193,43 @@ export function renderSpeedAndCost(r, state) {
 const whereText = (state, device) => (!device ? 'the chosen device'
   : device.mixed ? device.name : `${state.gpus > 1 ? `${state.gpus} × ` : ''}${device.name}`);
 
+// The engine's binding limit in words: which GPU (of how many), system RAM,
+// or the unified memory GPU and CPU share.
+function limitPlace(m) {
+  const l = m.limit;
+  const n = m.per_gpu?.length ?? 1;
+  if (!l || l.where === 'gpu') return n > 1 ? `GPU ${(l?.gpu_index ?? 0) + 1} of ${n}` : 'the GPU';
+  return l.where === 'ram' ? 'system RAM' : 'unified memory (GPU and CPU together)';
+}
+
 function verdictText(m) {
-  return m.fits == null ? 'No device chosen'
-    : m.fits ? `Fits: ${fmt.percent(m.utilization)} of usable memory` : `Does not fit: needs ${fmt.percent(m.utilization)} of usable memory`;
+  if (m.fits == null) return 'No device chosen';
+  const l = m.limit;
+  if (m.fits) {
+    const fullest = l && l.where === 'gpu' && (m.per_gpu?.length ?? 1) > 1 ? `; the fullest, ${limitPlace(m)}, at ${fmt.percent(l.utilization)}` : '';
+    return `Fits: ${fmt.percent(m.utilization)} of usable memory${fullest}`;
+  }
+  if (!l) return `Does not fit: needs ${fmt.percent(m.utilization)} of usable memory`;
+  return `Does not fit: ${limitPlace(m)} needs ${fmt.gib(l.required_bytes)} of ${fmt.gib(l.available_bytes)} (${fmt.percent(l.utilization)})`;
+}
+
+// Unified memory: one pool, the OS's share, the GPU's limit and where the
+// CPU-side bytes come from; a paged engine's queue.
+function poolSentences(r, state) {
+  const m = r.memory;
+  const out = [];
+  if (m.unified_pool) {
+    const rule = m.gpu_limit_basis === 'apple-wired-limit' ? "macOS's default GPU limit"
+      : m.gpu_limit_basis === 'user-gpu-limit' ? 'the GPU limit set' : 'its GPU limit';
+    out.push(`GPU and CPU share its ${fmt.gib(m.shared_pool_bytes)}: the GPU may use ${fmt.gib(m.gpu_limit_bytes)} (${rule}), ` +
+      `${fmt.gib(m.os_reserve_bytes)} is left to the operating system` +
+      `${m.ram_required_bytes > 0 ? `, and the ${fmt.gib(m.ram_required_bytes)} llama.cpp keeps on the CPU side comes out of the same memory` : ''}.`);
+  }
+  if (m.max_concurrent_sequences != null && m.concurrent_sequences < state.batch) {
+    out.push(`The engine's KV pool holds ${m.max_concurrent_sequences} sequence${m.max_concurrent_sequences === 1 ? '' : 's'} of ` +
+      `${fmt.tokens(state.ctx)} tokens at once: ${m.concurrent_sequences} of the ${state.batch} run together and the rest wait in its queue.`);
+  }
+  return out;
 }
 
 // The verdict's sentences: under the verdict, and the page's description.
@@ -206,9 +242,14 @@ function summarySentences(r, state, model, device) {
       `take ${fmt.gib(m.kv_cache_bytes)} of KV cache (${state.kv}).`,
     m.usable_bytes == null ? '' : m.fits
       ? `On ${where} it needs ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, leaving ${fmt.gib(m.headroom_bytes)}.`
-      : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable${m.ram_fits === false ? `, and system RAM (${fmt.gib(m.system_ram_bytes)}) cannot hold the ${fmt.gib(m.ram_required_bytes)} kept there` : ''}.`,
+      : m.limit?.where === 'gpu' && (m.per_gpu?.length ?? 1) > 1
+        ? `On ${where}, ${limitPlace(m)} needs ${fmt.gib(m.limit.required_bytes)} but has ${fmt.gib(m.limit.available_bytes)} usable (all GPUs: ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)}).`
+        : m.limit && m.limit.where !== 'gpu'
+          ? `On ${where} the GPU's share is ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, and ${limitPlace(m)} cannot hold the ${fmt.gib(m.ram_required_bytes)} kept on the CPU side (${fmt.gib(m.system_ram_bytes)} is left for it).`
+          : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable.`,
+    ...poolSentences(r, state),
     !r.speed ? '' : state.batch > 1
-      ? `With all ${state.batch} sequences decoding together, each gets about ${fmt.rate(r.speed.decode_tokens_per_s_per_sequence)}, ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
+      ? `With ${m.concurrent_sequences < state.batch ? `${m.concurrent_sequences} sequences` : `all ${state.batch} sequences`} decoding together, each gets about ${fmt.rate(r.speed.decode_tokens_per_s_per_sequence)}, ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
       : `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)}${r.speed.prefill_tokens_per_s > 0 ? ` and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt` : ''}.`,
   ].filter(Boolean);
 }
@@ -220,6 +261,13 @@ export function renderVerdict(r, state, model, device) {
   verdict.className = `verdict ${m.fits == null ? 'unknown' : m.fits ? 'fits' : 'nofit'}`;
   verdict.textContent = verdictText(m);
   $('summary').textContent = summarySentences(r, state, model, device).join(' ');
+  // One memory on a Mac, DGX Spark or Strix Halo: no second pool to size.
+  const ram = $('ram');
+  const unified = m.unified_pool === true;
+  ram.disabled = unified;
+  if (unified) ram.value = String(Math.round(m.shared_pool_bytes / 1073741824));
+  writeText($('ram-label'), unified ? `System RAM: unified with the GPU's (${fmt.gib(m.shared_pool_bytes)} in all)`
+    : 'System RAM, GiB (holds what is offloaded)');
   setList($('warnings'), r.warnings);
   const margin = m.fit_margin_bytes_per_gpu;
   writeText($('fit-rule'), m.usable_bytes == null ? '' :
@@ -276,6 +324,12 @@ export function clearFigures() {
   writeText($('commands-note'), 'No commands: the scenario cannot be sized.');
 }
 
+// What each kind of change costs the user, as the engine ranks them.
+const COST_WORDS = {
+  none: 'costs nothing', kv_precision: 'costs KV precision', quality: 'costs model quality',
+  speed: 'costs speed', context: 'costs context', hardware: 'costs hardware',
+};
+
 // What would make it fit (the estimate's suggestions): one line each with its
 // own fit and speed, and a button that applies the change.
 export function renderSuggestions(r, describe, onApply) {
@@ -285,19 +339,20 @@ export function renderSuggestions(r, describe, onApply) {
   const items = r.suggestions ?? [];
   box.hidden = items.length === 0 && r.memory.fits !== false;
   if (r.memory.fits === false && items.length === 0) {
-    list.replaceChildren(el('li', {}, 'No single change of offload, quantization, device count or context makes it fit on this device.'));
+    list.replaceChildren(el('li', {}, 'No single change (layer split, GPU limit, KV type, quantization, offload, context or device count) makes it fit on this device.'));
     return;
   }
   list.replaceChildren(...items.map((x, i) => {
     const li = el('li', { 'data-field': `suggestions.${i}.fits`, 'data-value': String(x.fits) });
     const what = el('strong', {}, describe(x.change, x));
+    const cost = COST_WORDS[x.cost];
     const facts = el('span', {}, ` — fits at ${fmt.fixed(x.utilization * 100, 1)}% (${fmt.gib(x.required_bytes)} of ${fmt.gib(x.usable_bytes)})` +
       `${x.ram_required_bytes > 0 && x.change.offload ? `, ${fmt.gib(x.ram_required_bytes)} in system RAM` : ''}, `);
     const speed = el('span', { 'data-field': `suggestions.${i}.decode_tokens_per_s`, 'data-value': x.decode_tokens_per_s == null ? '' : String(x.decode_tokens_per_s) },
       x.decode_tokens_per_s == null ? 'decode unknown' : `${fmt.rate(x.decode_tokens_per_s)} decode`);
     const button = el('button', { type: 'button', 'data-field': `suggestions.${i}.change`, 'data-value': JSON.stringify(x.change) }, 'Apply');
     button.addEventListener('click', () => onApply(x.change));
-    li.append(what, facts, speed, ' ', button);
+    li.append(what, facts, speed, cost ? ` · ${cost}` : '', ' ', button);
     return li;
   }));
 }

@@ -74,21 +74,30 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
   }
   qa(items, `What is the minimum hardware for ${model.name}?`, ...minimum);
 
-  const unified = r.unified;
-  const isMac = unified && unified.gpu.startsWith('mac-');
-  qa(items, `Can I run ${model.name} on a Mac?`, ...(unified
-    ? [isMac ? 'Yes: ' : 'Not on a Mac in the catalog; the cheapest unified-memory machine that holds it is ',
-      figure(`${count(unified)}${unified.name || deviceName(unified.gpu)}`, 'mac.gpu', unified.gpu),
-      ` (${priceText(unified.price, unified.count)}) holds it ${at}, at ${fmt.percent(unified.utilization)} of the memory the GPU may use`,
-      unified.tokens_per_s_per_user == null ? '.' : ', decoding about ',
-      ...(unified.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(unified.tokens_per_s_per_user), 'mac.decode_tokens_per_s', unified.tokens_per_s_per_user), '.'])]
-    : [figure(`No Mac or other unified-memory machine in the catalog holds it ${at}.`, 'mac.gpu', null),
-      ' A smaller quantization or a shorter context may.']));
+  // The Mac answer is a Mac's; a cheaper unified machine (Strix Halo, DGX
+  // Spark) is said beside it, never in its place.
+  const mac = r.mac;
+  const unified = r.unified && !r.unified.gpu.startsWith('mac-') ? r.unified : null;
+  const other = unified ? [' A cheaper unified-memory machine that is not a Mac: ',
+    figure(`${unified.name || deviceName(unified.gpu)}`, 'mac.other_unified_gpu', unified.gpu),
+    ` (${priceText(unified.price, unified.count)}), at ${fmt.percent(unified.utilization)} of the memory its GPU may use.`] : [];
+  qa(items, `Can I run ${model.name} on a Mac?`, ...(mac
+    ? ['Yes: ', figure(`${mac.name || deviceName(mac.gpu)}`, 'mac.gpu', mac.gpu),
+      ` (${priceText(mac.price, mac.count)}) holds it ${at}, at ${fmt.percent(mac.utilization)} of the memory macOS lets the GPU use`,
+      mac.tokens_per_s_per_user == null ? '.' : ', decoding about ',
+      ...(mac.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(mac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', mac.tokens_per_s_per_user), '.']),
+      ...other]
+    : [figure(`No Mac in the catalog holds it ${at}.`, 'mac.gpu', null), ' A smaller quantization or a shorter context may.', ...other]));
 
-  const best = quantFits.find((q) => !q.result.error && q.result.memory.fits === true);
+  // Where it does not fit, the engine's own quantization fix (the largest of
+  // llama.cpp's K- and I-quants that fits); else the table's best that fits.
+  const fix = (result.suggestions ?? []).find((x) => x.change.quant);
+  const best = result.memory.fits === false && fix
+    ? { quant: fix.change.quant, result: { memory: { required_bytes: fix.required_bytes } } }
+    : quantFits.find((q) => !q.result.error && q.result.memory.fits === true);
   const where = machine?.mixed ? machine.name : `${state.gpus > 1 ? `${state.gpus} × ` : ''}${deviceName(state.gpu)}`;
   qa(items, `Which quantization should I use for ${model.name}?`, ...(best
-    ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization of the table that fits is `,
+    ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization that fits is `,
       figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +
       'Fewer bits per weight leave room for a longer context or more sequences (the table below gives each one\'s memory).']
     : ['None of the table\'s quantizations fits ', where, ` with ${fmt.tokens(state.ctx)} tokens; `,

@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft'];
+  'ram', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -29,7 +29,11 @@ export const DEFAULTS = {
   vision: 0,    // 1: the model's vision encoder and one image (where it has one)
   draft: '',    // speculative decoding: a catalog model's id, 'mtp', or none
   cards: null,  // mixed cards: every card's id in order (gpu is the first), else null
+  split: '',    // llama.cpp over equal cards: layers per GPU ("41,39"), '' for an even split
+  gpulimit: 0,  // unified memory: the GPU limit set in MiB (macOS iogpu.wired_limit_mb), 0 for the default
 };
+// Whole numbers of layers, one per GPU; the engine checks they add up.
+const SPLIT = /^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){1,63}$/;
 
 // Kept as decimals; the rest are whole numbers.
 const DECIMAL = new Set(['offload', 'tps', 'kwh']);
@@ -46,6 +50,7 @@ const LIMITS = {
   hours: [1, 24],
   kwh: [0, 10],
   vision: [0, 1],
+  gpulimit: [0, 16777216],
 };
 
 // base: the state keys absent from the hash take (a prerendered page's own
@@ -75,6 +80,11 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
       continue;
     }
     if (key === 'gpus' && state.cards) continue;  // the list says how many
+    if (key === 'split') {
+      if (raw === '' || SPLIT.test(raw)) state.split = raw;
+      else problems.push(`split “${raw.slice(0, 60)}” is not a list of layers per GPU such as 41,39`);
+      continue;
+    }
     if (key in ids) {
       if (ids[key].has(raw)) {
         state[key] = raw;
@@ -96,6 +106,10 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
 
 export function toHash(state) {
   const params = new URLSearchParams();
-  for (const key of KEYS) params.set(key, key === 'gpu' && state.cards ? state.cards.join(',') : String(state[key]));
+  for (const key of KEYS) {
+    // Set only when used: most links have neither.
+    if ((key === 'split' && !state.split) || (key === 'gpulimit' && !state.gpulimit)) continue;
+    params.set(key, key === 'gpu' && state.cards ? state.cards.join(',') : String(state[key]));
+  }
   return `#${params.toString().replace(/%2C/g, ',')}`;  // commas read better and are valid in a fragment
 }

@@ -138,6 +138,11 @@ struct MemoryEstimate {
   // default); 0 where the engine's own fraction (vLLM, SGLang) is the margin.
   std::int64_t fit_margin_bytes_per_gpu = 0;
   std::int64_t required_bytes = 0;  // on the GPUs, summed
+  // The GPUs' shares of the weights and of the KV cache, summed: with
+  // runtime_bytes, projector and draft they add up to required_bytes (the
+  // rest of the weights and KV is in ram_required_bytes).
+  std::int64_t weights_on_gpus_bytes = 0;
+  std::int64_t kv_cache_on_gpus_bytes = 0;
   std::optional<std::int64_t> usable_bytes;
   std::optional<std::int64_t> headroom_bytes;  // usable - required (negative: short by that much)
   std::optional<double> utilization;

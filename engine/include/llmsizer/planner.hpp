@@ -120,6 +120,7 @@ struct Recommendation {
   std::optional<HardwareChoice> single;   // cheapest priced device that holds it alone
   std::optional<HardwareChoice> value;    // cheapest priced set of 2 or more identical devices
   std::optional<HardwareChoice> unified;  // cheapest priced unified-memory machine (Mac, APU)
+  std::optional<HardwareChoice> mac;      // cheapest priced Mac (the question people ask by name)
   std::optional<CloudChoice> cloud;       // cheapest on-demand offer
   std::optional<CloudChoice> cloud_any;   // cheapest offer of any billing (spot, marketplace)
   // Devices that hold it alone but whose price no source gives (smallest

@@ -1,0 +1,76 @@
+// The answers suite: questions people come with, each answer worked out by
+// hand from sourced facts (scenarios.json, 'working'), checked against the
+// native engine and then against what the page shows for the same hash.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+
+import { nativeResponses } from '../wasm/load.mjs';
+import { openPage, useBrowser } from '../browser/harness.mjs';
+
+const { scenarios } = JSON.parse(readFileSync(new URL('./scenarios.json', import.meta.url), 'utf8'));
+const answers = nativeResponses(scenarios.map((s) => s.request)).map((line) => JSON.parse(line));
+
+// "suggestions.0.commands.llama.cpp.steps.0": keys may hold dots (llama.cpp),
+// so the longest key present is taken at each step.
+function at(value, path) {
+  const parts = path.split('.');
+  let node = value;
+  for (let i = 0; i < parts.length;) {
+    if (node == null) return undefined;
+    let j = parts.length;
+    while (j > i && !(parts.slice(i, j).join('.') in Object(node))) j -= 1;
+    if (j === i) return undefined;
+    node = node[parts.slice(i, j).join('.')];
+    i = j;
+  }
+  return node;
+}
+
+function check(answer, e) {
+  const value = at(answer, e.path);
+  const what = `${e.path} = ${JSON.stringify(value)?.slice(0, 200)}`;
+  if ('equals' in e) assert.deepEqual(value, e.equals, what);
+  if ('equals_path' in e) assert.deepEqual(value, at(answer, e.equals_path), what);
+  if ('between' in e) assert.ok(value >= e.between[0] && value <= e.between[1], `${what}, expected ${e.between}`);
+  if ('matches' in e) assert.match(String(value), new RegExp(e.matches), what);
+  if ('sum_of' in e) assert.equal(value, e.sum_of.reduce((sum, p) => sum + at(answer, p), 0), what);
+  if (e.absent) assert.equal(value, undefined, what);
+  if ('none_with' in e) assert.ok(value.every((x) => at(x, e.none_with) === undefined), `${e.path}: none with ${e.none_with}`);
+  if ('some_with' in e) assert.ok(value.some((x) => at(x, e.some_with) !== undefined), `${e.path}: one with ${e.some_with}`);
+}
+
+for (const [i, s] of scenarios.entries()) {
+  test(`answer (native): ${s.name}`, () => {
+    assert.equal(answers[i].ok, true, JSON.stringify(answers[i].error));
+    for (const e of s.expect) check(answers[i], e);
+  });
+}
+
+const session = useBrowser();
+
+for (const [i, s] of scenarios.entries()) {
+  if (!s.hash) continue;
+  test(`answer (page): ${s.name}`, async () => {
+    const { page, log } = await openPage(session.browser, session.server.url + s.hash);
+    try {
+      const expected = answers[i];
+      assert.equal(await page.$eval('#verdict', (n) => n.dataset.value), String(expected.memory.fits));
+      if (expected.memory.fits === false && expected.suggestions.length) {
+        await page.waitForSelector('#suggestions li button');
+        const shown = await page.$$eval('#suggestions li button', (l) => l.map((b) => JSON.parse(b.dataset.value)));
+        assert.deepEqual(shown, expected.suggestions.map((x) => x.change), 'the suggestions, in order');
+      }
+      for (const p of s.page ?? []) {
+        if ('disabled' in p) assert.equal(await page.$eval(p.selector, (n) => n.disabled), p.disabled, p.selector);
+        if ('matches' in p) {
+          const texts = await page.$$eval(p.selector, (l) => l.map((n) => n.textContent));
+          assert.ok(texts.some((t) => new RegExp(p.matches).test(t)), `${p.selector} ~ ${p.matches}: ${texts.join(' | ').slice(0, 400)}`);
+        }
+      }
+      assert.deepEqual(log.errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
