@@ -597,8 +597,8 @@ def merge_device_records(ref, cur):
 
 
 DEVICE_KEYS = [
-    "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "memory_type",
-    "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
+    "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
+    "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
     "price_high_usd", "price_machine", "price_usd_used", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
@@ -634,6 +634,7 @@ def normalize_device(r, cur):
         "aliases": r.get("_aliases", []),
         "memory_gb_marketed": clean_number(r.get("memory_gb")),
         "driver_memory_mib": to_int(r.get("driver_memory_mib")),
+        "gpu_memory_limit_mib": None,
         "memory_type": r.get("memory_type"),
         "bandwidth_gb_per_s": clean_number(r.get("bandwidth_gbs")),
         "fp16_tflops": clean_number(r.get("fp16_tflops")),
@@ -691,6 +692,10 @@ def normalize_device(r, cur):
     if did in cur.get("marketed_memory_overrides", {}):
         x = cur["marketed_memory_overrides"][did]
         d["memory_gb_marketed"] = x["value"]
+        notes.append(x["note"])
+    if did in cur.get("gpu_memory_limit", {}):
+        x = cur["gpu_memory_limit"][did]
+        d["gpu_memory_limit_mib"] = x["value"]
         notes.append(x["note"])
     if did in cur.get("driver_memory_withheld", {}):
         d["driver_memory_mib"] = None

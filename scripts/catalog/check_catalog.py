@@ -52,7 +52,7 @@ MODEL_FIELDS = {
 USE_TAGS = ("coding", "reasoning", "chat", "vision")
 DEVICE_FIELDS = {
     "id": (str, True), "name": (str, True), "vendor": (str, True), "kind": (str, True), "backend": (str, True),
-    "memory_gb_marketed": (NUM, True), "driver_memory_mib": (int, False), "memory_type": (str, False),
+    "memory_gb_marketed": (NUM, True), "driver_memory_mib": (int, False), "gpu_memory_limit_mib": (int, False), "memory_type": (str, False),
     "bandwidth_gb_per_s": (NUM, False), "fp16_tflops": (NUM, False), "fp16_acc16_tflops": (NUM, False),
     "fp8_tflops": (NUM, False), "int8_tops": (NUM, False), "tdp_w": (NUM, False), "interconnect": (str, False),
     "nvlink_gb_per_s": (NUM, False), "price_usd": (NUM, False), "price_kind": (str, False),

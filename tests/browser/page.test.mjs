@@ -133,6 +133,12 @@ for (const [hash, request] of [
     await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
     const expected = JSON.parse(nativeRecommend(request));
     for (const key of ['single', 'value', 'unified']) {
+      if (key === 'value' && !expected.value) {
+        // Several cards are no answer when one card holds it for less.
+        assert.ok(expected.single, `single exists for ${request.model}`);
+        assert.ok(!(await fieldValue(page, 'recommend.value.gpu').catch(() => '')), 'no value answer shown');
+        continue;
+      }
       assert.ok(expected[key], `${key} exists for ${request.model}`);
       assert.equal(await fieldValue(page, `recommend.${key}.gpu`), expected[key].gpu, key);
       assert.equal(Number(await fieldValue(page, `recommend.${key}.price_usd`)), expected[key].price.usd, key);
@@ -157,7 +163,7 @@ test('a suggestion is one click: it applies the change and the scenario fits', a
   await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');
   assert.ok(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) > 0);
   for (const [key, value] of Object.entries(change)) {
-    await page.waitForFunction(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === String(v), [key === 'offload_mode' ? 'offload_mode' : key, value]);
+    await page.waitForFunction(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === String(v), [{ layer_split: 'split', gpu_limit_mib: 'gpulimit' }[key] ?? key, value]);
   }
   assert.match(await page.textContent('#commands'), /llama-server/);
   assert.equal(await page.$eval('#suggestions-box', (b) => b.hidden), true);

@@ -307,6 +307,18 @@ expect_error "recommend: users without a speed" recommend --model llama-3.1-8b -
 expect_error "finetune: unknown LoRA target" finetune --model llama-3.1-8b --targets q,x
 expect_error "fit without a GPU" fit --ram-gib 64
 expect_error "finetune: unknown method" finetune --model llama-3.1-8b --method dora
+# QLoRA as PEFT's prepare_model_for_kbit_training sets it up: gradient
+# checkpointing on unless --no-checkpointing (LoRA keeps it off unless asked).
+"$bin" finetune --model llama-3.1-8b --method qlora --json >"$work/q_default.json"
+"$bin" finetune --model llama-3.1-8b --method qlora --checkpointing --json >"$work/q_on.json"
+"$bin" finetune --model llama-3.1-8b --method qlora --no-checkpointing --json >"$work/q_off.json"
+if python3 -c "import json,sys; a,b,c=(json.load(open(f))['activations_bytes'] for f in sys.argv[1:]); sys.exit(0 if a == b and b < c else 1)" \
+  "$work/q_default.json" "$work/q_on.json" "$work/q_off.json"; then ok; else bad "finetune: QLoRA checkpoints by default"; fi
+expect_error "finetune: checkpointing on and off" finetune --model llama-3.1-8b --method qlora --checkpointing --no-checkpointing
+# Unified memory and hand-set splits (issue 29): a GPU limit or split that cannot be.
+expect_error "estimate: GPU limit above the machine" estimate --model llama-3.1-8b --gpu mac-m1-max-32gb --gpu-limit-mib 40000
+expect_error "estimate: layer split not adding up" estimate --model llama-3.1-8b --gpu rtx-3090 --gpus 2 --layer-split 10,10
+expect_error "estimate: malformed layer split" estimate --model llama-3.1-8b --gpu rtx-3090 --gpus 2 --layer-split 16,x
 expect_error "finetune: ZeRO stage 4" finetune --model llama-3.1-8b --method full --zero 4
 
 # Issue 23: mixed cards. Llama-3.1-8B Q8_0 on 2 x RTX 3090 + RTX 3060 12GB:
