@@ -179,6 +179,21 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(rtx4090->price_kind == "launch_msrp");
   CHECK(rtx4090->price_as_of == "2022-10-12");
 
+  // device_prices.json tesla-v100: "LOW CONFIDENCE (AI-written guide). 32GB
+  // SXM2 used range": flagged; the H100 SXM's analyst range is not.
+  const Device* v100 = c.find_device("tesla-v100");
+  REQUIRE(v100 != nullptr);
+  CHECK(v100->price_low_confidence);
+  CHECK_FALSE(h100->price_low_confidence);
+
+  // SXM modules come on 4- or 8-GPU HGX boards (Wikipedia, SXM (socket)); the
+  // MI300X's OAM modules on AMD's 8-GPU UBB (ServeTheHome); a PCIe card has none.
+  CHECK(h100->server_board_gpus == std::vector<int>{4, 8});
+  CHECK(mi300x->server_board_gpus == std::vector<int>{8});
+  REQUIRE(c.find_device("h100-pcie") != nullptr);
+  CHECK(c.find_device("h100-pcie")->server_board_gpus.empty());
+  CHECK(rtx4090->server_board_gpus.empty());
+
   // No price in any source: null, not zero.
   const Device* k100 = c.find_device("hygon-dcu-k100-ai");
   REQUIRE(k100 != nullptr);

@@ -248,6 +248,9 @@ TEST_CASE("MLX: the repo of those bits, on a Mac only", "[commands]") {
   const LaunchCommand off = run(nvidia).of("mlx");
   CHECK(off.steps.empty());
   CHECK_THAT(off.note, Contains("Apple"));
+  // Prose names the device as people know it, not by its catalog id.
+  CHECK_THAT(off.note, Contains("not on the NVIDIA GeForce RTX 4090") || Contains("not on the RTX 4090"));
+  CHECK_THAT(off.note, !Contains("rtx-4090"));
 }
 
 TEST_CASE("vLLM and SGLang serve the repo of the chosen checkpoint format", "[commands]") {

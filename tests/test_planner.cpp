@@ -283,6 +283,49 @@ TEST_CASE("recommend: several cards are no value answer when one card holds it f
   CHECK(p.value().value->price->usd < p.value().single->price->usd);
 }
 
+TEST_CASE("recommend: modules are bought as the baseboards they come on, weak prices buy nothing") {
+  // Llama 3.1 8B Q4_K_M at 8K, ~6.2 GiB. A $100 module of 8 GiB (an SXM or
+  // OAM part) would be the cheapest single answer and two of them ($200) the
+  // value answer, but nobody sells one or two loose modules: the buyer buys a
+  // 4- or 8-GPU board ($400 for four). A $50 16 GiB card whose price the
+  // reference calls low confidence answers nothing either. Left: mid-12g ($400)
+  // single, two small-6g ($300) value; four modules ($400) are not cheaper.
+  Catalog c = hand_catalog();
+  Device module = gpu("module-8g", 8, 100.0, DeviceKind::datacenter);
+  module.server_board_gpus = {4, 8};
+  c.devices.push_back(module);
+  Device weak = gpu("weak-price-16g", 16, 50.0);
+  weak.price_low_confidence = true;
+  c.devices.push_back(weak);
+  const Sizer sizer(std::move(c));
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  auto r = recommend(sizer, m, llama_scenario(), {});
+  REQUIRE(r.ok());
+  REQUIRE(r.value().single);
+  CHECK(r.value().single->gpu == "mid-12g");
+  REQUIRE(r.value().value);
+  CHECK(r.value().value->gpu == "small-6g");
+  CHECK(r.value().value->count == 2);
+  // The target planner buys the same way: 12 users at 8K need 12 GiB of KV
+  // plus ~5 GiB of weights. Four modules (a 4-GPU board, 32 GiB, $400) hold
+  // it for less than four small-6g ($600) or two mid-12g ($800); the weak $50
+  // card, which would hold it with another, is not bought.
+  ServingTarget target;
+  target.users = 12;
+  target.tokens_per_s_per_user = 1.0;
+  auto plan = plan_for_target(sizer, m, llama_scenario(), {}, target);
+  REQUIRE(plan.ok());
+  REQUIRE(plan.value().buy);
+  CHECK(plan.value().buy->gpu == "module-8g");
+  CHECK(plan.value().buy->count == 4);
+  CHECK(plan.value().buy->price->usd == Approx(400.0));
+  CHECK(plan.value().buy->price->server_board);
+  // Low confidence travels with the price wherever it is shown.
+  const auto j = recommendation_to_json(r.value());
+  CHECK(j["single"]["price"]["low_confidence"] == false);
+  CHECK(j["single"]["price"]["server_board"] == false);
+}
+
 TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users at a speed") {
   Catalog c = hand_catalog();
   // A faster card at a higher price: twice the bandwidth of the others.

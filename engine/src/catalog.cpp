@@ -121,7 +121,14 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
     d.price_low_usd = positive_number(entry, "price_low_usd");
     d.price_high_usd = positive_number(entry, "price_high_usd");
     d.price_machine = string_or(entry, "price_machine", "");
+    d.price_low_confidence = flag_or_false(entry, "price_low_confidence");
   }
+  if (auto it = entry.find("server_board_gpus"); it != entry.end() && it->is_array())
+    for (const Json& n : *it) {
+      if (!n.is_number_integer() || n.get<int>() < 2)
+        return Error{"catalog.bad_entry", path + "/server_board_gpus must list GPU counts of 2 or more"};
+      d.server_board_gpus.push_back(n.get<int>());
+    }
   return d;
 }
 

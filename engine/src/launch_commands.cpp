@@ -441,7 +441,7 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
 LaunchCommand mlx(const Names& n, const Scenario& s) {
   LaunchCommand out{"mlx", {}, {}};
   if (!is_apple(s)) {
-    out.note = s.device ? "MLX-LM runs on Apple silicon only, not on " + shell_safe(s.device->id) + "."
+    out.note = s.device ? "MLX-LM runs on Apple silicon only, not on the " + s.device->name + "."
                         : "MLX-LM runs on Apple silicon: choose a Mac to see its command.";
     return out;
   }

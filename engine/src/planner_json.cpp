@@ -16,6 +16,8 @@ Json price_json(const std::optional<PriceInfo>& p) {
   j["low_usd"] = optional_json(p->low_usd);
   j["high_usd"] = optional_json(p->high_usd);
   j["machine"] = p->machine.empty() ? Json(nullptr) : Json(p->machine);
+  j["server_board"] = p->server_board;
+  j["low_confidence"] = p->low_confidence;
   return j;
 }
 

@@ -25,6 +25,8 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   if (d.price_low_usd) p.low_usd = *d.price_low_usd * count;
   if (d.price_high_usd) p.high_usd = *d.price_high_usd * count;
   p.machine = d.price_machine;
+  p.server_board = !d.server_board_gpus.empty();
+  p.low_confidence = d.price_low_confidence;
   return p;
 }
 
@@ -92,6 +94,22 @@ int max_count(const Device& d, int max_gpus) {
   return max_gpus > 0 ? max_gpus : practical_device_count(d);
 }
 
+// The counts a buyer can buy at the catalog's price: none when the price is
+// unknown or one the reference calls weak; a module (SXM, OAM) only as the
+// baseboards it comes on; a card or a machine one at a time up to the cap.
+std::vector<int> buyable_counts(const Device& d, int max_gpus) {
+  if (!d.price_usd || d.price_low_confidence) return {};
+  const int cap = max_count(d, max_gpus);
+  std::vector<int> counts;
+  if (!d.server_board_gpus.empty()) {
+    for (int n : d.server_board_gpus)
+      if (n <= cap) counts.push_back(n);
+    return counts;
+  }
+  for (int n = 1; n <= cap; ++n) counts.push_back(n);
+  return counts;
+}
+
 std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers) {
   std::stable_sort(offers.begin(), offers.end(),
                    [](const CloudOffer* a, const CloudOffer* b) { return a->usd_per_hour < b->usd_per_hour; });
@@ -127,12 +145,12 @@ bool by_price(const Candidate& a, const Candidate& b) {
   return std::make_tuple(total_price(a), a.count) < std::make_tuple(total_price(b), b.count);
 }
 
-// Priced devices from `min_count` up to each device's count cap: what a buyer can choose from.
+// What a buyer can choose from: each device at the counts it is sold in, from `min_count` up.
 std::vector<Candidate> priced_multiples(const Catalog& catalog, int min_count, int max_gpus) {
   std::vector<Candidate> out;
   for (const Device& d : catalog.devices)
-    if (d.price_usd)
-      for (int n = min_count; n <= max_count(d, max_gpus); ++n) out.push_back({&d, n});
+    for (int n : buyable_counts(d, max_gpus))
+      if (n >= min_count) out.push_back({&d, n});
   return out;
 }
 
@@ -167,7 +185,8 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   std::vector<Candidate> multiples, priced_singles, unified, macs;
   for (const Device& d : catalog.devices) {
     for (int n = 1; n <= max_count(d, options.max_gpus); ++n) multiples.push_back({&d, n});
-    if (!d.price_usd) continue;
+    const std::vector<int> counts = buyable_counts(d, options.max_gpus);
+    if (counts.empty() || counts.front() != 1) continue;
     priced_singles.push_back({&d, 1});
     if (is_unified(d)) unified.push_back({&d, 1});
     if (d.vendor == "apple") macs.push_back({&d, 1});

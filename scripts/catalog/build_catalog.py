@@ -600,7 +600,7 @@ DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
-    "price_high_usd", "price_machine", "price_usd_used", "year",
+    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "server_board_gpus", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
 PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share")
@@ -697,6 +697,11 @@ def normalize_device(r, cur):
         x = cur["gpu_memory_limit"][did]
         d["gpu_memory_limit_mib"] = x["value"]
         notes.append(x["note"])
+    for group in cur.get("server_modules", {}).get("groups", []):
+        if did in group["devices"]:
+            d["server_board_gpus"] = group["gpus_per_board"]
+            notes.append("Sold as a module on a baseboard of " + " or ".join(map(str, group["gpus_per_board"])) +
+                         " GPUs, not as a card: " + group["source"])
     if did in cur.get("driver_memory_withheld", {}):
         d["driver_memory_mib"] = None
         notes.append(cur["driver_memory_withheld"][did])
@@ -953,6 +958,9 @@ def apply_prices(devices, ref, cur_dev, cur_apple):
         d["price_low_usd"] = clean_number(best["price_low_usd"])
         d["price_high_usd"] = clean_number(best["price_high_usd"])
         d["price_machine"] = best.get("machine")
+        # The reference marks its weakest figures in the record's notes; such a
+        # price is shown with that label and never answers "what to buy".
+        d["price_low_confidence"] = True if (best.get("notes") or "").upper().startswith("LOW CONFIDENCE") else None
         if "price_usd" in d["estimated_fields"]:
             d["estimated_fields"].remove("price_usd")
         d["sources"] = dedupe(d["sources"] + [s for r in recs for s in as_list(r.get("sources"))])
@@ -993,6 +1001,11 @@ def build_devices(ref, cur_dev, cur_apple):
         elif "_price_notes" in d:
             d["notes"] = join_notes([d["notes"]] + d.pop("_price_notes"))
         d.pop("_ref", None)
+    ids = {d["id"] for d in devices}
+    for group in cur_dev.get("server_modules", {}).get("groups", []):
+        unknown = [i for i in group["devices"] if i not in ids]
+        if unknown:
+            raise BuildError(f"curated_devices.json server_modules: {unknown} not in the catalog")
     for d in devices:
         if set(d) != set(DEVICE_KEYS):
             raise BuildError(f"device {d['id']}: keys {sorted(set(d) ^ set(DEVICE_KEYS))} differ from the schema")

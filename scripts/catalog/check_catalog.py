@@ -57,7 +57,8 @@ DEVICE_FIELDS = {
     "fp8_tflops": (NUM, False), "int8_tops": (NUM, False), "tdp_w": (NUM, False), "interconnect": (str, False),
     "nvlink_gb_per_s": (NUM, False), "price_usd": (NUM, False), "price_kind": (str, False),
     "price_as_of": (str, False), "price_low_usd": (NUM, False), "price_high_usd": (NUM, False),
-    "price_machine": (str, False), "price_usd_used": (NUM, False), "fp32_tflops": (NUM, False),
+    "price_machine": (str, False), "price_usd_used": (NUM, False), "price_low_confidence": (bool, False),
+    "server_board_gpus": (list, False), "fp32_tflops": (NUM, False),
     "year": (int, False), "unified_memory": (bool, True), "sources": (list, True),
     "estimated_fields": (list, True), "notes": (str, False),
 }
@@ -282,9 +283,13 @@ def check_devices(c, doc):
             c.err(F, f"{p}/backend", f"unknown backend {d['backend']!r}")
         if d["price_as_of"] and not DATE_RE.match(d["price_as_of"]):
             c.err(F, f"{p}/price_as_of", "must be YYYY, YYYY-MM or YYYY-MM-DD")
+        boards = d.get("server_board_gpus")
+        if boards is not None and (not boards or not all(isinstance(n, int) and n >= 2 for n in boards)):
+            c.err(F, f"{p}/server_board_gpus", "must list the GPU counts of its baseboards (integers >= 2)")
         price = d["price_usd"]
         if price is None:
-            for k in ("price_kind", "price_as_of", "price_low_usd", "price_high_usd", "price_machine"):
+            for k in ("price_kind", "price_as_of", "price_low_usd", "price_high_usd", "price_machine",
+                      "price_low_confidence"):
                 if d[k] is not None:
                     c.err(F, f"{p}/{k}", "set but price_usd is null")
         else:

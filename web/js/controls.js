@@ -39,7 +39,9 @@ export function modelLabel(m) {
 }
 
 function deviceLabel(d) {
-  return `${d.name} · ${fmt.gib(d.memory_bytes)} · ${fmt.tokens(d.bandwidth_bytes_per_s / 1e9)} GB/s`;
+  // A device whose bandwidth nobody sourced shows none rather than "0 GB/s".
+  const bandwidth = d.bandwidth_bytes_per_s > 0 ? ` · ${fmt.tokens(d.bandwidth_bytes_per_s / 1e9)} GB/s` : '';
+  return `${d.name} · ${fmt.gib(d.memory_bytes)}${bandwidth}`;
 }
 
 const VENDOR_NAMES = {

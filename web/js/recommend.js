@@ -31,7 +31,10 @@ export function priceText(price, count = 1) {
   const kind = PRICE_KINDS[price.kind] ?? (price.kind || 'price');
   const range = price.low_usd != null && price.high_usd != null && price.low_usd !== price.high_usd
     ? `; ${fmt.usd(price.low_usd)}–${fmt.usd(price.high_usd)} quoted` : '';
-  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}`;
+  // A module's price buys the GPUs on their baseboard, not the server around them.
+  const board = price.server_board && price.kind !== 'server_share' ? ' · GPU modules only, the server is extra' : '';
+  const weak = price.low_confidence ? ' · low confidence' : '';
+  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${weak}`;
 }
 
 function count(h) {

@@ -37,6 +37,13 @@ struct Device {
   std::string price_as_of;  // the date or year of the figure
   std::optional<double> price_low_usd, price_high_usd;  // the spread sources quote
   std::string price_machine;  // what the price buys when not the device alone (a Mac's configuration)
+  // The reference marks the figure itself as weak (one unconfirmed source, a
+  // different variant's price): shown with that label, never a purchase answer.
+  bool price_low_confidence = false;
+  // A mezzanine module (SXM, OAM) plugs only into a baseboard of these many
+  // GPUs (HGX: 4 or 8; AMD's UBB: 8): what a buyer can buy. Empty for a card
+  // or a machine, which sells one at a time.
+  std::vector<int> server_board_gpus;
   bool unified_memory = false;
   // Dies the GPU's memory is attached to: Apple's Ultra parts are two Max dies
   // joined by UltraFusion (1 when not stated; the speed model also reads "Ultra"
