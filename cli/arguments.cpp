@@ -50,7 +50,7 @@ const char* usage_text() {
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
          "                      --safetensors FILE [--config config.json]) [--json]\n"
-         "  llm-sizer list     models|gpus|quants|engines [--json]\n"
+         "  llm-sizer list     models|gpus|ram|quants|engines [--json]\n"
          "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T]\n"
          "                     [--users N --tokens-per-s X] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer fit      --gpu ID [--gpus N] [--ram-gib X] [--ctx N] [--engine E]\n"
@@ -196,9 +196,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     return bad("unknown option '" + arg.substr(0, 40) + "'");
   }
   if (c.verb == Verb::list) {
-    if (!c.list_what) return bad("list needs what to list: models, gpus, quants or engines");
-    if (*c.list_what != "models" && *c.list_what != "gpus" && *c.list_what != "quants" && *c.list_what != "engines")
-      return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, quants or engines");
+    if (!c.list_what) return bad("list needs what to list: models, gpus, ram, quants or engines");
+    if (*c.list_what != "models" && *c.list_what != "gpus" && *c.list_what != "ram" && *c.list_what != "quants" &&
+        *c.list_what != "engines")
+      return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, ram, quants or engines");
     return c;
   }
   if (c.verb == Verb::fit) {  // hardware in, models out: no model source

@@ -215,9 +215,9 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
 // Models and devices as the page lists them (json_contract's catalog_to_json:
 // counts, badges, usable memory); quantizations and engines as plain names.
 Json list_json(const Catalog& catalog, const std::string& what) {
-  if (what == "models" || what == "gpus") {
+  if (what == "models" || what == "gpus" || what == "ram") {
     Json all = catalog_to_json(Sizer(catalog));
-    return std::move(all[what == "models" ? "models" : "devices"]);
+    return std::move(all[what == "models" ? "models" : what == "gpus" ? "devices" : "ram_profiles"]);
   }
   Json out = Json::array();
   if (what == "quants") {
@@ -234,6 +234,11 @@ std::string list_table(const Catalog& catalog, const std::string& what) {
     for (const auto& m : catalog.models) out << m.id << "\t" << m.name << "\n";
   } else if (what == "gpus") {
     for (const auto& d : catalog.devices) out << d.id << "\t" << d.name << "\t" << bytes_label(d.memory_bytes) << "\n";
+  } else if (what == "ram") {
+    // The --ram-bandwidth-gbs figure of each kind of host RAM.
+    for (const auto& p : catalog.ram_profiles)
+      out << p.id << "\t" << p.name << "\t" << p.bandwidth_bytes_per_s / 1e9 << " GB/s"
+          << (p.platform.empty() ? "" : "\t" + p.platform) << "\n";
   } else {
     for (const auto& item : list_json(catalog, what)) out << item.get<std::string>() << "\n";
   }

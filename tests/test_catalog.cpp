@@ -201,6 +201,29 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(k100->price_kind.empty());
 }
 
+TEST_CASE("host RAM kinds of system_ram.json reach the engine, the default among them", "[catalog][ram]") {
+  const Catalog& c = test::catalog();
+  REQUIRE(c.ram_profiles.size() >= 10);
+  for (std::size_t i = 1; i < c.ram_profiles.size(); ++i)
+    CHECK(c.ram_profiles[i - 1].bandwidth_bytes_per_s <= c.ram_profiles[i].bandwidth_bytes_per_s);
+  auto find = [&](const std::string& id) -> const RamProfile* {
+    for (const RamProfile& p : c.ram_profiles)
+      if (p.id == id) return &p;
+    return nullptr;
+  };
+  // Channels x 8 bytes x MT/s: DDR4-3200 dual channel 2 x 8 x 3200 = 51.2 GB/s;
+  // EPYC 9004, 12 x 8 x 4800 = 460.8 GB/s per socket.
+  REQUIRE(find("ddr4-3200-2ch") != nullptr);
+  CHECK(find("ddr4-3200-2ch")->bandwidth_bytes_per_s == Approx(51.2e9));
+  REQUIRE(find("ddr5-4800-12ch") != nullptr);
+  CHECK(find("ddr5-4800-12ch")->bandwidth_bytes_per_s == Approx(460.8e9));
+  // The estimate's default (dual-channel DDR5-5600, 2 x 8 x 5600 = 89.6 GB/s)
+  // is one of them, so the page can name it.
+  const RamProfile* ddr5 = find("ddr5-5600-2ch");
+  REQUIRE(ddr5 != nullptr);
+  CHECK(ddr5->bandwidth_bytes_per_s == Approx(Scenario{}.ram_bandwidth_bytes_per_s));
+}
+
 TEST_CASE("device specs of device_specs.json reach the engine", "[catalog][specs]") {
   const Catalog& c = test::catalog();
   // device_specs.json mac-m2-ultra-64gb: 800 GB/s; FP32 21.47 TFLOPS (hmc-tech,

@@ -266,6 +266,7 @@ class App {
     if (s.offload_mode !== 'auto' && s.offload > 0) request.offload_mode = s.offload_mode;
     if (s.split && !('layer_split' in overrides)) request.layer_split = s.split;
     if (s.gpulimit > 0 && !('gpu_limit_mib' in overrides)) request.gpu_limit_mib = s.gpulimit;
+    if (s.rambw > 0 && !('ram_bandwidth_gbs' in overrides)) request.ram_bandwidth_gbs = s.rambw;
     if (this.price != null) request.hourly_price_usd = this.price;
     if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       delete request.model;

@@ -258,6 +258,15 @@ Result<Catalog> parse_catalog(std::string_view models_json, std::string_view dev
     if (!d) return d.error();
     catalog.devices.push_back(std::move(d).value());
   }
+  if (auto ram = devices.find("ram_profiles"); ram != devices.end() && ram->is_array())
+    for (std::size_t i = 0; i < ram->size(); ++i) {
+      const Json& entry = (*ram)[i];
+      const auto bandwidth = positive_number(entry, "bandwidth_gb_per_s");
+      const std::string id = string_or(entry, "id", "");
+      if (!bandwidth || id.empty())
+        return Error{"catalog.bad_entry", "/ram_profiles/" + std::to_string(i) + " needs an id and a bandwidth_gb_per_s"};
+      catalog.ram_profiles.push_back({id, string_or(entry, "name", id), *bandwidth * kGB, string_or(entry, "platform", "")});
+    }
   attach_facts(catalog, facts_json);
   return catalog;
 }

@@ -57,7 +57,8 @@ bool has_shared_pool(const Device& device) {
          (device.unified_memory || device.kind == DeviceKind::unified || device.kind == DeviceKind::apu);
 }
 
-std::int64_t os_reserve_bytes(const Device& device) { return std::min(kOsReserveBytes, device.memory_bytes); }
+std::int64_t os_reserve_bytes(std::int64_t memory_bytes) { return std::min(kOsReserveBytes, memory_bytes); }
+std::int64_t os_reserve_bytes(const Device& device) { return os_reserve_bytes(device.memory_bytes); }
 
 UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes) {
   UsableMemory m;

@@ -208,9 +208,11 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["max_concurrent_sequences"] = optional_json(m.max_concurrent_sequences);
   // Unified memory: the one pool, the OS's share, the GPU's limit and its rule.
   mem["unified_pool"] = m.unified_pool;
+  // The OS's share of the host's RAM (or of the unified pool): system_ram_bytes
+  // is what it leaves for what the setting keeps on the CPU's side.
+  mem["os_reserve_bytes"] = m.os_reserve_bytes;
   if (m.unified_pool) {
     mem["shared_pool_bytes"] = m.shared_pool_bytes;
-    mem["os_reserve_bytes"] = m.os_reserve_bytes;
     mem["gpu_limit_bytes"] = m.gpu_limit_bytes;
     mem["gpu_limit_basis"] = m.gpu_limit_basis;
   }
@@ -384,9 +386,14 @@ Json catalog_to_json(const Sizer& sizer) {
   }
   Json engines = Json::array();
   for (const char* e : {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}) engines.push_back(e);
-  Json out = json_object(5);  // growing would copy the model and device lists
+  Json ram_profiles = Json::array();
+  for (const RamProfile& p : c.ram_profiles)
+    ram_profiles.push_back({{"id", p.id}, {"name", p.name}, {"bandwidth_bytes_per_s", p.bandwidth_bytes_per_s},
+                            {"platform", p.platform.empty() ? Json(nullptr) : Json(p.platform)}});
+  Json out = json_object(7);  // growing would copy the model and device lists
   out["models"] = std::move(models);
   out["devices"] = std::move(devices);
+  out["ram_profiles"] = std::move(ram_profiles);
   out["quants"] = std::move(quants);
   out["engines"] = std::move(engines);
   out["kv_types"] = Json::array_t{"f16", "bf16", "fp8", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1"};

@@ -61,11 +61,14 @@ void check_ram(const Scenario& s, const std::optional<UsableMemory>& usable, Est
                            " MiB the operating system leaves of the machine's one memory");
     return;
   }
-  m.system_ram_bytes = s.system_ram_bytes;
-  m.ram_fits = m.ram_required_bytes <= s.system_ram_bytes;
+  // A discrete card's host: what is offloaded shares the RAM with the OS.
+  m.os_reserve_bytes = os_reserve_bytes(s.system_ram_bytes);
+  m.system_ram_bytes = s.system_ram_bytes - m.os_reserve_bytes;
+  m.ram_fits = m.ram_required_bytes <= m.system_ram_bytes;
   if (!m.ram_fits)
-    e.warnings.push_back("system RAM of " + std::to_string(s.system_ram_bytes >> 30) +
-                         " GiB cannot hold what this setting keeps there");
+    e.warnings.push_back("system RAM of " + std::to_string(s.system_ram_bytes >> 30) + " GiB, less " +
+                         std::to_string(m.os_reserve_bytes >> 30) +
+                         " GiB left to the operating system, cannot hold what this setting keeps there");
 }
 
 // The constraint with the highest required/available share: the one to name.

@@ -93,6 +93,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
   set_dense_flops(r.basis, d, engine, weights, hw);
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
+  r.basis.host_ram = !shares_memory_with_cpu(d);
   r.basis.memory_class = memory_class_name(memory);
   r.basis.memory_pressure = memory_pressure(d, e);
   r.basis.memory_dies = memory_dies(d);

@@ -55,7 +55,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(11);
+    Json basis = json_object(12);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -64,6 +64,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["vector_fp32_flops"] = positive_or_null(b.vector_fp32_flops);
     basis["link_bytes_per_s"] = b.link_bytes_per_s;
     basis["ram_bandwidth_bytes_per_s"] = b.ram_bandwidth_bytes_per_s;
+    basis["host_ram"] = b.host_ram;
     basis["memory_class"] = b.memory_class;
     basis["memory_pressure"] = b.memory_pressure;
     basis["memory_dies"] = b.memory_dies;

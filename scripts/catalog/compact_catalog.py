@@ -73,9 +73,16 @@ def compact(name, doc):
     # Devices and offers, like configs, keep the fields the engine names (no
     # int8 TOPS, release year, offer region or listing date: nothing reads them).
     if name == "devices.json":
+        # The host RAM kinds (system_ram.json's profiles with a bandwidth) ride
+        # with the devices: the page offers them next to the RAM size.
+        ram = json.loads((DATA / "system_ram.json").read_text(encoding="utf-8"))
+        profiles = sorted((p for p in ram["profiles"] if p.get("bandwidth_gb_per_s")),
+                          key=lambda p: (p["bandwidth_gb_per_s"], p["id"]))
         return {"schema_version": doc.get("schema_version", 1),
                 "devices": [{k: v for k, v in d.items() if k not in DEVICE_DROP_KEYS and k in ENGINE_NAMES}
-                            for d in doc["devices"]]}
+                            for d in doc["devices"]],
+                "ram_profiles": [{"id": p["id"], "name": p["name"], "bandwidth_gb_per_s": p["bandwidth_gb_per_s"],
+                                  "platform": p.get("platform")} for p in profiles]}
     if name == "cloud_offers.json":
         return {"schema_version": doc.get("schema_version", 1),
                 "offers": [{k: v for k, v in o.items() if k not in ("sources", "notes") and k in ENGINE_NAMES}

@@ -59,6 +59,8 @@ json_check "list models" "len(j) >= 90 and all('id' in m for m in j)" list model
 json_check "list gpus" "len(j) >= 60" list gpus
 json_check "list quants" "'Q4_K_M' in j and 'UD-Q4_K_XL' in j" list quants
 json_check "list engines" "'llama.cpp' in j and 'vllm' in j" list engines
+# Host RAM kinds for --ram-bandwidth-gbs: dual-channel DDR4-3200 is 2 x 8 B x 3200 MT/s = 51.2 GB/s.
+json_check "list ram" "any(p['id'] == 'ddr4-3200-2ch' and abs(p['bandwidth_bytes_per_s'] - 51.2e9) < 1e6 for p in j)" list ram
 
 # A config file goes through the same path as the catalog.
 cat >"$work/config.json" <<'JSON'

@@ -138,6 +138,10 @@ export function fillStatic(catalog) {
   $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (approx. mix)` : q.name)));
   $('kv').replaceChildren(...catalog.kv_types.map((k) => option(k, k)));
   $('engine').replaceChildren(...catalog.engines.map((e) => option(e, e)));
+  // The kinds of host RAM (data/system_ram.json), valued in GB/s; a figure
+  // none of them has gets an option of its own when the estimate names it.
+  $('rambw').replaceChildren(...(catalog.ram_profiles ?? []).map((p) =>
+    option(String(Math.round(p.bandwidth_bytes_per_s / 1e6) / 1000), `${p.name} · ${fmt.fixed(p.bandwidth_bytes_per_s / 1e9, 1)} GB/s${p.platform ? ` (${p.platform})` : ''}`)));
 }
 
 const log2 = (n) => Math.log2(n);
@@ -213,6 +217,12 @@ export function readControl(name, state, model) {
     case 'ram': {
       const gib = Number(el.value);
       if (el.value !== '' && Number.isFinite(gib) && gib >= 0 && gib <= 65536) next.ram = gib;
+      break;
+    }
+    case 'rambw':
+    case 'rambw-gbs': {
+      const gbs = Number(el.value);
+      if (el.value !== '' && Number.isFinite(gbs) && gbs >= 1 && gbs <= 10000) next.rambw = gbs;
       break;
     }
     case 'price': next.price = el.value === '' ? null : Number(el.value); break;

@@ -195,6 +195,32 @@ const whereText = (state, device) => (!device ? 'the chosen device'
 
 // The engine's binding limit in words: which GPU (of how many), system RAM,
 // or the unified memory GPU and CPU share.
+// The host RAM's bandwidth the estimate read offloaded bytes at: its kind
+// selected when one has that figure, the figure itself beside it. On unified
+// memory or a CPU-only machine the device's own memory is that RAM.
+function showRamKind(basis, unified) {
+  const select = $('rambw');
+  const number = $('rambw-gbs');
+  const hostRam = !unified && basis != null && basis.host_ram !== false;
+  select.disabled = !hostRam;
+  number.disabled = !hostRam;
+  writeText($('rambw-label'), hostRam ? 'System RAM kind: offloaded layers are read at its bandwidth'
+    : basis ? "System RAM kind: the device's own memory, read at its bandwidth" : 'System RAM kind');
+  if (!basis) return;
+  const gbs = basis.ram_bandwidth_bytes_per_s / 1e9;
+  const value = String(Math.round(gbs * 1000) / 1000);
+  select.querySelector('option[data-custom]')?.remove();
+  if (![...select.options].some((o) => o.value === value)) {
+    const own = document.createElement('option');
+    own.value = value;
+    own.dataset.custom = '';
+    own.textContent = hostRam ? `${fmt.fixed(gbs, 1)} GB/s (set here)` : `the device's memory · ${fmt.fixed(gbs, 1)} GB/s`;
+    select.append(own);
+  }
+  select.value = value;
+  if (document.activeElement !== number) number.value = String(Math.round(gbs * 10) / 10);
+}
+
 function limitPlace(m) {
   const l = m.limit;
   const n = m.per_gpu?.length ?? 1;
@@ -267,7 +293,8 @@ export function renderVerdict(r, state, model, device) {
   ram.disabled = unified;
   if (unified) ram.value = String(Math.round(m.shared_pool_bytes / 1073741824));
   writeText($('ram-label'), unified ? `System RAM: unified with the GPU's (${fmt.gib(m.shared_pool_bytes)} in all)`
-    : 'System RAM, GiB (holds what is offloaded)');
+    : `System RAM, GiB (holds what is offloaded; ${fmt.gib(m.os_reserve_bytes)} of it is left to the OS)`);
+  showRamKind(r.speed?.basis, unified);
   setList($('warnings'), r.warnings);
   const margin = m.fit_margin_bytes_per_gpu;
   writeText($('fit-rule'), m.usable_bytes == null ? '' :

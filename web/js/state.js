@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -22,6 +22,7 @@ export const DEFAULTS = {
   offload_mode: 'auto',
   prompt: 4096,
   ram: 64,      // GiB of system RAM for offloaded layers or experts
+  rambw: 0,     // GB/s of that RAM (a discrete card's host), 0 for the engine's default
   users: 8,     // buy or rent for many users
   tps: 20,      // tokens/s each of them needs
   hours: 24,    // hours a day the hardware runs (rent per month, power)
@@ -36,7 +37,7 @@ export const DEFAULTS = {
 const SPLIT = /^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){1,63}$/;
 
 // Kept as decimals; the rest are whole numbers.
-const DECIMAL = new Set(['offload', 'tps', 'kwh']);
+const DECIMAL = new Set(['offload', 'tps', 'kwh', 'rambw']);
 
 const LIMITS = {
   ctx: [512, 16777216],
@@ -45,6 +46,7 @@ const LIMITS = {
   offload: [0, 1],
   prompt: [16, 1048576],
   ram: [0, 65536],
+  rambw: [0, 10000],
   users: [1, 4096],
   tps: [0.1, 10000],
   hours: [1, 24],

@@ -66,9 +66,20 @@ struct CatalogModel {
   std::optional<ModelFacts> facts;  // precomputed by the build; else read on demand
 };
 
+// A kind of host RAM (data/system_ram.json): what offloaded layers are read
+// from on a machine with a discrete card. Theoretical bandwidth: channels x 8
+// bytes x MT/s.
+struct RamProfile {
+  std::string id;    // "ddr5-5600-2ch"
+  std::string name;  // "DDR5-5600, 2 channels"
+  double bandwidth_bytes_per_s = 0.0;
+  std::string platform;  // where it is found ("desktop dual channel", "AMD EPYC 9004 (Genoa), per socket"), or ""
+};
+
 struct Catalog {
   std::vector<CatalogModel> models;
   std::vector<Device> devices;
+  std::vector<RamProfile> ram_profiles;  // by bandwidth, slowest first
 
   const CatalogModel* find_model(std::string_view id) const;
   const Device* find_device(std::string_view id) const;

@@ -87,5 +87,8 @@ bool has_shared_pool(const Device& device);
 // The operating system's share of a machine's memory: a stated 4 GiB (a Linux
 // server idles well below it; a desktop with a browser open comes near it).
 std::int64_t os_reserve_bytes(const Device& device);
+// The same share of a host's system RAM (what a discrete card's offload may
+// not use): 4 GiB, or all of a smaller RAM.
+std::int64_t os_reserve_bytes(std::int64_t memory_bytes);
 
 }  // namespace llmsizer

@@ -124,12 +124,13 @@ struct MemoryEstimate {
   std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting
   std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
   std::int64_t ram_required_bytes = 0;  // offload_bytes + host_bytes: what system RAM must hold
-  std::int64_t system_ram_bytes = 0;    // the RAM it is checked against: the scenario's, or on unified
-                                        // memory what the OS and the GPU's share leave of the pool
-  // Unified memory: the one pool, the OS's share of it and the GPU's limit.
+  std::int64_t system_ram_bytes = 0;    // the RAM it is checked against: the scenario's less the OS's
+                                        // share, or on unified memory what the OS and the GPU's share
+                                        // leave of the pool
+  std::int64_t os_reserve_bytes = 0;    // the OS's share of the host RAM or of the unified pool
+  // Unified memory: the one pool and the GPU's limit.
   bool unified_pool = false;
   std::int64_t shared_pool_bytes = 0;
-  std::int64_t os_reserve_bytes = 0;
   std::int64_t gpu_limit_bytes = 0;
   const char* gpu_limit_basis = "";  // usable_memory()'s basis
   bool ram_fits = true;                 // ram_required_bytes <= system_ram_bytes

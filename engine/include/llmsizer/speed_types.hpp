@@ -18,6 +18,10 @@ struct SpeedBasis {
   double vector_fp32_flops = 0.0;  // the device's stated FP32 rate, where flops_basis is fp32_vector
   double link_bytes_per_s = 0.0;
   double ram_bandwidth_bytes_per_s = 0.0;
+  // Offloaded bytes are read from a host RAM of their own (a discrete card's
+  // machine), at the scenario's RAM bandwidth; false where the device's own
+  // memory is that RAM (unified memory, a CPU-only machine).
+  bool host_ram = true;
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
   int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
