@@ -104,6 +104,22 @@ TEST_CASE("offload moves bytes to RAM without creating or losing any", "[estimat
   const StepWork w = decode_step_work(a, s, e, 1);
   CHECK(w.ram_bytes == static_cast<double>(e.memory.offload_bytes));
 
+  // The host's RAM leaves the OS its stated 4 GiB: what llama.cpp keeps there
+  // (offload_bytes plus the embedding, about 21.7 GiB here) fits in 26 GiB of
+  // RAM (22 left) and not in 25 (21 left), though 25 GiB is more than it needs.
+  const std::int64_t in_ram = e.memory.ram_required_bytes;
+  REQUIRE(in_ram == e.memory.offload_bytes + e.memory.host_bytes);
+  REQUIRE(in_ram > (std::int64_t{21} << 30));
+  REQUIRE(in_ram < (std::int64_t{22} << 30));
+  Scenario tight = s;
+  tight.system_ram_bytes = std::int64_t{25} << 30;
+  const Estimate over = run(a, tight);
+  CHECK(over.memory.os_reserve_bytes == (std::int64_t{4} << 30));
+  CHECK(over.memory.system_ram_bytes == (std::int64_t{21} << 30));
+  CHECK_FALSE(over.memory.ram_fits);
+  tight.system_ram_bytes = std::int64_t{26} << 30;
+  CHECK(run(a, tight).memory.ram_fits);
+
   // MoE: --n-cpu-moe (with -ngl 999) moves only experts; the KV and the output
   // layer stay on the GPU. Automatic mode and experts mode agree.
   const Architecture moe = catalog_arch("qwen3-30b-a3b");
