@@ -83,6 +83,19 @@ TEST_CASE("MTP layers draft only where the model has them and the files keep the
   CHECK(served["memory"]["draft_kv_cache_bytes"] == 576 * 2 * 8192);
   CHECK(served["scenario"]["draft_tokens"] == 1);
   CHECK(served["speed"]["speculative"]["tokens_per_step_low"] == 1.6);
+  // Without drafting, vLLM and SGLang skip the MTP layer when they load the
+  // checkpoint (their deepseek_v2.py load_weights): its bytes leave the GPUs.
+  // With it, they are loaded: the difference is the layer's weights exactly.
+  const std::int64_t mtp_bytes = served["weights"]["mtp_bytes"].get<std::int64_t>();
+  REQUIRE(mtp_bytes > 10'000'000'000);  // one DeepSeek-V3 layer of 256 FP8 experts, ~11.6 GB
+  for (const char* engine : {"vllm", "sglang"}) {
+    const auto plain = nlohmann::json::parse(estimate_response(
+        sizer, std::string(R"({"model": "deepseek-v3", "quant": "FP8", "kv": "bf16", "gpu": "h200-sxm", "gpus": 8, "engine": ")") +
+                   engine + "\"}"));
+    REQUIRE(plain["ok"] == true);
+    CHECK(served["memory"]["weights_bytes"].get<std::int64_t>() - plain["memory"]["weights_bytes"].get<std::int64_t>() ==
+          mtp_bytes);
+  }
   const auto unknown = nlohmann::json::parse(estimate_response(sizer, R"({"model": "llama-3.1-8b", "draft": "nope"})"));
   CHECK(unknown["error"]["message"] == "draft: unknown model 'nope'");
 }

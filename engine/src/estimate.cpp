@@ -251,13 +251,21 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // head sits in RAM with offloaded layers.
   e.memory.host_bytes = llama && !cpu_only ? e.weights.token_embd_bytes : 0;
   e.memory.ram_required_bytes = e.memory.offload_bytes + e.memory.host_bytes;
+  // vLLM and SGLang skip a checkpoint's MTP layers when loading the model
+  // unless speculative decoding drafts with them (vLLM deepseek_v2.py
+  // load_weights: "skip spec decode layers for main model",
+  // vllm-project/vllm@b863fe5b; SGLang deepseek_v2.py load_weights skips
+  // model.layers.N for N >= num_hidden_layers when not NextN,
+  // sgl-project/sglang@3e4a39ee).
+  const bool paged = s.engine == InferenceEngine::vllm || s.engine == InferenceEngine::sglang;
+  const std::int64_t skipped_mtp_bytes = paged && !(s.draft && s.draft->use_mtp) ? e.weights.mtp_bytes : 0;
   // GGUF metadata is not a GPU tensor.
   const std::int64_t gpu_weight_total =
-      e.weights.tensor_bytes - ram_weight_bytes - e.memory.host_bytes +
+      e.weights.tensor_bytes - skipped_mtp_bytes - ram_weight_bytes - e.memory.host_bytes +
       (llama && arch.tied_embeddings && !cpu_only && !output_in_ram ? e.weights.token_embd_bytes : 0);
-  e.memory.weights_bytes = e.weights.total_bytes;
+  e.memory.weights_bytes = e.weights.total_bytes - skipped_mtp_bytes;
   if (e.weights.file_bytes >= 0) {
-    e.memory.weights_bytes = e.weights.tensor_bytes;
+    e.memory.weights_bytes = e.weights.tensor_bytes - skipped_mtp_bytes;
     e.memory.file_bytes = e.weights.file_bytes;
   }
   e.memory.kv_cache_bytes = e.kv.total_bytes;
