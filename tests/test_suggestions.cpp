@@ -148,6 +148,36 @@ TEST_CASE("an MoE model: experts to RAM, within the RAM there is") {
   }
 }
 
+TEST_CASE("experts in RAM on two cards: an uneven split comes first, the offload kept") {
+  // Qwen3-30B-A3B Q4_K_M (~17.3 GiB, 48 layers, mostly routed experts) on two
+  // 8 GiB cards with the first 24 layers' experts in RAM (--n-cpu-moe 24):
+  // ~9.3 GiB stay on the GPUs, less than the two cards' ~13 GiB usable, but an
+  // even 24/24 split gives card 1 the 24 expert-less layers (~0.7 GiB) and
+  // card 2 every full layer (~9.4 GiB). Moving full layers to card 1 fits at
+  // no cost, so that is the first fix, with the offload as it was.
+  Fixture f = fixture("qwen3-30b-a3b", "Q4_K_M", 8.0);
+  f.scenario.gpu_count = 2;
+  f.scenario.offload_fraction = 0.5;
+  f.scenario.offload_mode = OffloadMode::experts;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  const auto& cards = e.value().memory.per_gpu;
+  REQUIRE(cards.size() == 2);
+  REQUIRE(cards[0].fits);
+  REQUIRE_FALSE(cards[1].fits);
+  REQUIRE(cards[0].required_bytes + cards[1].required_bytes < cards[0].usable_bytes + cards[1].usable_bytes);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  REQUIRE_FALSE(all.empty());
+  const Suggestion& first = all.front();
+  REQUIRE_FALSE(first.change.layer_split.empty());
+  CHECK(first.cost == "none");
+  REQUIRE(first.scenario.layers_per_gpu.size() == 2);
+  CHECK(first.scenario.layers_per_gpu[0] > 24);  // full layers moved to card 1
+  CHECK(first.scenario.offload_fraction == 0.5);
+  CHECK(fits(f, first.scenario));
+}
+
 TEST_CASE("a context too long: the largest that fits, in llama.cpp's 256-token steps") {
   // Llama-3.1-8B Q4_K_M at 131072 tokens needs 16 GiB of f16 KV; a 12 GiB card does not hold it.
   Fixture f = fixture("llama-3.1-8b", "Q4_K_M", 12.0);

@@ -62,12 +62,18 @@ EdgeProbe gpu_probe(const Estimate& e) {
 std::optional<Suggestion> layer_split_suggestion(const Architecture& arch, const Estimator& estimate_fn,
                                                  const Scenario& s, const Estimate& e) {
   const auto& cards = e.memory.per_gpu;
-  if (!engine_is_llama_cpp_based(s.engine) || cards.size() < 2 || !s.cards.empty() || e.memory.offloaded_layers > 0)
+  // Whole layers in RAM (-ngl below the layer count) are left alone; experts
+  // in RAM (--n-cpu-moe) keep every layer on a GPU, and the experts' layers
+  // (the first ones) weigh less there: those are what make one card full.
+  const bool whole_layers_in_ram = e.memory.offloaded_layers > 0 && !e.memory.offload_experts_only;
+  if (!engine_is_llama_cpp_based(s.engine) || cards.size() < 2 || !s.cards.empty() || whole_layers_in_ram)
     return std::nullopt;
   const int n_layers = arch.decoder_layer_count();
+  const int expert_layers_in_ram = e.memory.offload_experts_only ? e.memory.offloaded_layers : 0;
   std::vector<double> layer(static_cast<std::size_t>(n_layers));
   for (std::size_t i = 0; i < layer.size(); ++i)
-    layer[i] = static_cast<double>(e.weights.layer_bytes[i] + e.kv.layer_bytes[i]);
+    layer[i] = static_cast<double>(e.weights.layer_bytes[i] + e.kv.layer_bytes[i] -
+                                   (static_cast<int>(i) < expert_layers_in_ram ? e.weights.layer_expert_bytes[i] : 0));
   std::vector<double> fixed, room;
   for (const GpuShare& g : cards) {
     double own = 0.0;
