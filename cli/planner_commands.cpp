@@ -280,6 +280,11 @@ int run_fit(const Command& c, const Sizer& sizer) {
     if (!is_use_tag(*c.use)) return fail(Error{"cli.bad_argument", "--use must be coding, reasoning, chat or vision"});
     request.use = *c.use;
   }
+  if (c.tokens_per_s) {
+    if (!(*c.tokens_per_s >= 0.0 && *c.tokens_per_s <= 100000.0))
+      return fail(Error{"cli.bad_argument", "--tokens-per-s must be between 0 and 100000"});
+    request.min_tokens_per_s = *c.tokens_per_s;
+  }
   if (!request.cards.empty()) {
     Scenario check;
     check.engine = request.engine;
@@ -310,6 +315,9 @@ int run_fit(const Command& c, const Sizer& sizer) {
   }
   std::printf("ranked by %s%s; max_ctx N+? : the model states no maximum, N fits\n", fit_rank_name(sweep.rank),
               sweep.use.empty() ? "" : (", " + sweep.use + " models only").c_str());
+  if (sweep.rank == FitRank::quality)
+    std::printf("quality: models decoding at %.0f tok/s or more first (--tokens-per-s), 4-bit and up before 3 and 2 bits,\n"
+                "then the larger dense equivalent (an MoE's sqrt(total x active))\n", sweep.min_tokens_per_s);
   std::printf("%zu results, %d estimates, %.1f ms\n", sweep.results.size(), sweep.estimates, ms);
   return 0;
 }

@@ -1,6 +1,7 @@
 // The planner on a small hand-made catalog where the right answers are known.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner.hpp"
@@ -474,17 +475,20 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
     CHECK(r->offload_bytes == 0);
     CHECK(r->decode_tokens_per_s > 0.0);
   }
-  // Ranked by quality: the larger model (30B) first, each model's best quantization first.
+  // Ranked by quality: the larger model (30B-A3B, sqrt(30.5B x 3.3B) = 10B
+  // dense equivalent against the 8B) first, each model's best quantization first.
   for (std::size_t i = 1; i < with_ram.results.size(); ++i) {
     const FitResult& a = with_ram.results[i - 1];
     const FitResult& b = with_ram.results[i];
-    CHECK(a.params_total >= b.params_total);
-    if (a.model == b.model) CHECK(a.quant_rank < b.quant_rank);
+    if (a.model == b.model && a.usable_speed == b.usable_speed && a.low_bit_tier == b.low_bit_tier)
+      CHECK(a.quant_rank < b.quant_rank);
   }
   CHECK(with_ram.results.front().model == "qwen3-30b-a3b");
-  // Too little RAM for the experts: not listed.
-  request.ram_bytes = 1 * static_cast<std::int64_t>(kGiB);
+  // Too little RAM for the experts: not listed (8 GiB less the OS's 4 GiB
+  // cannot hold the ~9 GiB of Q8_0 experts the card cannot).
+  request.ram_bytes = 8 * static_cast<std::int64_t>(kGiB);
   CHECK(find(what_fits(sizer, request), "qwen3-30b-a3b", "Q8_0") == nullptr);
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
   // A context past the model's trained length (Llama-3.1: 131072 positions) is
   // no answer, even where the memory would hold it.
   request.device = *sizer.catalog().find_device("unpriced-80g");
@@ -505,17 +509,19 @@ TEST_CASE("what can I run: ranked as asked, filtered by use, context within the 
 
   const FitSweep quality = what_fits(sizer, request);
   REQUIRE(quality.results.size() > 10);
-  // Models by total parameters, largest first, rows of one model together, its best quantization first.
+  // The stated rule, row after row: usable speed first, then 4 bits and up
+  // before 3 and 2, then the larger dense equivalent, a model's rows by quantization.
   std::vector<std::string> order;
   for (std::size_t i = 0; i < quality.results.size(); ++i) {
     const FitResult& r = quality.results[i];
-    if (order.empty() || order.back() != r.model) {
-      CHECK(std::find(order.begin(), order.end(), r.model) == order.end());
-      order.push_back(r.model);
-    }
+    if (std::find(order.begin(), order.end(), r.model) == order.end()) order.push_back(r.model);
     if (i == 0) continue;
     const FitResult& a = quality.results[i - 1];
-    CHECK(a.params_total >= r.params_total);
+    CHECK((a.usable_speed || !r.usable_speed));
+    if (a.usable_speed != r.usable_speed) continue;
+    CHECK(a.low_bit_tier <= r.low_bit_tier);
+    if (a.low_bit_tier != r.low_bit_tier) continue;
+    CHECK(a.dense_equivalent_params >= r.dense_equivalent_params);
     if (a.model == r.model) CHECK(a.quant_rank < r.quant_rank);
   }
   // A 30B at a lower quantization ranks above an 8B at Q8_0.
@@ -562,10 +568,18 @@ TEST_CASE("what can I run: ranked as asked, filtered by use, context within the 
   request.use = "coding";
   const FitSweep coding = what_fits(sizer, request);
   REQUIRE_FALSE(coding.results.empty());
+  // The coder by its name, Qwen3-30B-A3B by its card ("thinking mode (for
+  // complex logical reasoning, math, and coding)"); not Llama-3.1-8B or Falcon-7B.
+  bool coder = false, qwen3 = false;
   for (const FitResult& r : coding.results) {
-    CHECK(r.model == "qwen3-coder-30b-a3b-instruct");
+    coder = coder || r.model == "qwen3-coder-30b-a3b-instruct";
+    qwen3 = qwen3 || r.model == "qwen3-30b-a3b";
+    CHECK(r.model != "llama-3.1-8b");
+    CHECK(r.model != "falcon-7b");
     CHECK(std::find(r.uses.begin(), r.uses.end(), "coding") != r.uses.end());
   }
+  CHECK(coder);
+  CHECK(qwen3);
   request.use = "chat";
   for (const FitResult& r : what_fits(sizer, request).results) CHECK(r.model != "llama-3.1-8b");
   request.use = "poetry";
@@ -609,6 +623,62 @@ TEST_CASE("what can I run: ranked as asked, filtered by use, context within the 
     if (m["id"] == "llama-3.1-8b") CHECK(m["max_context_tokens"] == 131072);
     if (m["id"] == "qwen3-coder-30b-a3b-instruct") CHECK(m["uses"] == Json::array_t{"coding", "chat"});
   }
+}
+
+TEST_CASE("what can I run: the best model at a usable speed, by the stated rule") {
+  // A 16 GiB card with 64 GiB of RAM. Qwen3-32B (32.8B dense) fits only at
+  // Q2_K (~12.3 GB); Qwen3-30B-A3B runs at Q8_0 with experts in RAM. The old
+  // order (total parameters) put the 32B at 2 bits first; the rule puts the
+  // 30B-A3B at 8 bits above it: 4 bits and up come before 2.
+  Catalog c = hand_catalog();
+  c.models.push_back(*test::catalog().find_model("qwen3-32b"));
+  c.devices.push_back(gpu("card-16g", 16, 700.0));
+  const Sizer sizer(std::move(c));
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("card-16g");
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+  request.min_tokens_per_s = 0.0;  // every row usable: the bits and size decide
+  const FitSweep sweep = what_fits(sizer, request);
+  auto first_row = [](const FitSweep& s, const std::string& model) {
+    for (std::size_t i = 0; i < s.results.size(); ++i)
+      if (s.results[i].model == model) return i;
+    return s.results.size();
+  };
+  const std::size_t dense32 = first_row(sweep, "qwen3-32b");
+  const std::size_t moe30 = first_row(sweep, "qwen3-30b-a3b");
+  REQUIRE(dense32 < sweep.results.size());
+  REQUIRE(moe30 < sweep.results.size());
+  CHECK(sweep.results[dense32].quant == "Q2_K");
+  CHECK(sweep.results[dense32].low_bit_tier == 2);
+  CHECK(sweep.results[moe30].quant == "Q8_0");
+  CHECK(sweep.results[moe30].low_bit_tier == 0);
+  CHECK(moe30 < dense32);
+  // Dense equivalent of Qwen3-30B-A3B: sqrt(30.5e9 x 3.3e9) ~ 10.0e9.
+  CHECK(sweep.results[moe30].dense_equivalent_params == Approx(std::sqrt(
+      static_cast<double>(sweep.results[moe30].params_total) * static_cast<double>(sweep.results[moe30].params_active))));
+  CHECK(sweep.results[moe30].dense_equivalent_params > 9.0e9);
+  CHECK(sweep.results[moe30].dense_equivalent_params < 11.0e9);
+
+  // A usable speed just above the 30B-A3B's Q8_0 (experts read from RAM):
+  // that row drops below every usable one, and the model's first row is now
+  // its best quantization that runs at that speed.
+  const double q8_speed = sweep.results[moe30].decode_tokens_per_s;
+  request.min_tokens_per_s = q8_speed + 1.0;
+  const FitSweep usable = what_fits(sizer, request);
+  const std::size_t first = first_row(usable, "qwen3-30b-a3b");
+  REQUIRE(first < usable.results.size());
+  CHECK(first == 0);  // the largest dense equivalent among usable rows at 4 bits and up
+  CHECK(usable.results[first].quant != "Q8_0");
+  CHECK(usable.results[first].decode_tokens_per_s >= request.min_tokens_per_s);
+  std::size_t last_usable = 0, slow_q8 = usable.results.size();
+  for (std::size_t i = 0; i < usable.results.size(); ++i) {
+    if (usable.results[i].usable_speed) last_usable = i;
+    if (usable.results[i].model == "qwen3-30b-a3b" && usable.results[i].quant == "Q8_0") slow_q8 = i;
+  }
+  REQUIRE(slow_q8 < usable.results.size());
+  CHECK_FALSE(usable.results[slow_q8].usable_speed);
+  CHECK(slow_q8 > last_usable);
+  CHECK(fit_sweep_to_json(usable)["min_tokens_per_s"] == request.min_tokens_per_s);
 }
 
 TEST_CASE("what can I run over the whole catalog stays fast") {

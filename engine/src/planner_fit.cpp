@@ -1,6 +1,7 @@
 // What can I run: every catalog model x standard quantization on given hardware,
 // with MoE experts moved to system RAM when that is what makes it fit.
 #include <algorithm>
+#include <cmath>
 
 #include "llmsizer/planner.hpp"
 #include "planner_edge.hpp"
@@ -58,7 +59,8 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   if (!all_in_ram || !all_in_ram.value().fits) return a;
   auto edge = find_edge(0, all_in_ram.value(), n, edge_probe(whole.value()), kept);
   if (!edge || edge.value() != best_kept) return a;
-  if (best->memory.offload_bytes + best->memory.host_bytes > ram_bytes) return a;
+  // The estimate's RAM check: what stays in RAM within what the OS leaves.
+  if (!best->memory.ram_fits) return a;
   a.estimate = std::move(best);
   a.scenario = with_experts_in_ram(n - best_kept);
   return a;
@@ -73,6 +75,19 @@ std::string checkpoint_format(const QuantScheme& q) {
   if (name.rfind("GPTQ", 0) == 0) name = "GPTQ";
   for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   return name;
+}
+
+// How far below 4 bits a quantization's weights are: 3-bit and 2-bit GGUF
+// types (K- and I-quants) lose visibly more than 4 bits and up (llama.cpp's
+// perplexity table in quant_types.json rises steeply below Q4).
+int low_bit_tier(const QuantScheme& q) {
+  if (!q.is_gguf()) return 0;
+  const std::string& n = q.name;
+  const auto starts = [&](const char* p) { return n.rfind(p, 0) == 0; };
+  if (starts("Q3") || starts("IQ3") || starts("UD-Q3") || starts("UD-IQ3")) return 1;
+  if (starts("Q2") || starts("IQ2") || starts("IQ1") || starts("UD-Q2") || starts("UD-IQ2") || starts("UD-IQ1") ||
+      starts("TQ")) return 2;
+  return 0;
 }
 
 }  // namespace
@@ -102,6 +117,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   sweep.rank = request.rank;
   sweep.use = request.use;
   sweep.kv_type = default_kv_type(request.engine);
+  sweep.min_tokens_per_s = request.min_tokens_per_s;
   const std::vector<std::string> quants = standard_quants(request.engine);
   std::vector<QuantScheme> schemes;
   for (const auto& name : quants) {
@@ -116,6 +132,8 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   base.kv_type = default_kv_type(request.engine);
   base.context_tokens = request.context_tokens;
   base.prompt_tokens = std::min<std::int64_t>(base.prompt_tokens, request.context_tokens);
+  // The RAM given is the host's (0: no offload, the default RAM for host buffers).
+  if (request.ram_bytes > 0) base.system_ram_bytes = request.ram_bytes;
 
   const Catalog& catalog = sizer.catalog();
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {
@@ -127,6 +145,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       continue;
     const bool ctx_known = arch.value().max_context_tokens > 0;
     const std::int64_t params_total = sizer.model_facts(i).params_total;
+    const std::int64_t params_active = sizer.model_facts(i).params_active;
     // A model trained for fewer positions than asked does not answer the question.
     if (arch.value().max_context_tokens > 0 && arch.value().max_context_tokens < request.context_tokens) continue;
     SizedModel model;
@@ -150,6 +169,9 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       r.own_format = !schemes[q].is_gguf() && !entry.native_dtype.empty() && r.format == entry.native_dtype;
       r.uses = entry.uses;
       r.params_total = params_total;
+      r.params_active = params_active > 0 ? params_active : params_total;
+      r.dense_equivalent_params = std::sqrt(static_cast<double>(params_total) * static_cast<double>(r.params_active));
+      r.low_bit_tier = low_bit_tier(schemes[q]);
       // Without the model's own maximum, a context above the one asked (which
       // fits) would be a number the model may never have been trained for.
       r.max_ctx = request.context_tokens;
@@ -162,6 +184,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
         }
       }
       r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;
+      r.usable_speed = r.decode_tokens_per_s >= request.min_tokens_per_s;
       r.offload_bytes = a.estimate->memory.offload_bytes;
       r.offloaded_layers = a.estimate->memory.offloaded_layers;
       r.offload_fraction = a.scenario.offload_fraction;
@@ -177,7 +200,14 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   std::stable_sort(sweep.results.begin(), sweep.results.end(), [&](const FitResult& a, const FitResult& b) {
     switch (request.rank) {
       case FitRank::quality:
-        if (a.params_total != b.params_total) return a.params_total > b.params_total;
+        // The best model that runs at a usable speed: usable rows first; then
+        // 4 bits and up before 3 and 2 bits (a newer, larger model at a sane
+        // quantization beats an old one squeezed to 2-3 bits); then the larger
+        // dense equivalent (an MoE's sqrt(total x active)).
+        if (a.usable_speed != b.usable_speed) return a.usable_speed;
+        if (a.low_bit_tier != b.low_bit_tier) return a.low_bit_tier < b.low_bit_tier;
+        if (a.dense_equivalent_params != b.dense_equivalent_params)
+          return a.dense_equivalent_params > b.dense_equivalent_params;
         if (a.model != b.model) return a.model < b.model;  // same size: by id, each model's rows together
         break;
       case FitRank::speed:

@@ -110,6 +110,10 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
     item["own_format"] = r.own_format;
     item["uses"] = r.uses;
     item["params_total"] = r.params_total;
+    item["params_active"] = r.params_active;
+    item["dense_equivalent_params"] = r.dense_equivalent_params;
+    item["low_bit_tier"] = r.low_bit_tier;
+    item["usable_speed"] = r.usable_speed;
     item["max_ctx"] = r.max_ctx;
     item["max_ctx_known"] = r.max_ctx_known;
     item["decode_tokens_per_s"] = r.decode_tokens_per_s;
@@ -123,6 +127,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   j["kv"] = kv_type_name(sweep.kv_type);
   j["rank"] = fit_rank_name(sweep.rank);
   j["use"] = sweep.use.empty() ? Json() : Json(sweep.use);
+  j["min_tokens_per_s"] = sweep.min_tokens_per_s;
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   return j;

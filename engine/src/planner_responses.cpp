@@ -146,6 +146,8 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   std::string rank = "quality", use;
   f.text("rank", rank, 16);
   f.text("use", use, 16);
+  double min_tokens_per_s = FitRequest{}.min_tokens_per_s;
+  f.number("min_tokens_per_s", min_tokens_per_s, 0.0, 100000.0);
   if (f.check.error) return error_response(*f.check.error);
   const std::optional<FitRank> fit_rank = fit_rank_from_name(rank);
   if (!fit_rank) return error_response(bad_key("rank", "must be quality, speed or context"));
@@ -154,6 +156,7 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   FitRequest fit;
   fit.rank = *fit_rank;
   fit.use = use;
+  fit.min_tokens_per_s = min_tokens_per_s;
   fit.device = *s.device;
   fit.gpu_count = s.gpu_count;
   fit.cards = s.cards;  // "gpu": "rtx-3090,rtx-3090,rtx-3060-12gb" lists mixed cards

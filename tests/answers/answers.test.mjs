@@ -46,6 +46,10 @@ function check(answer, e) {
   if ('sum_of' in e) assert.equal(value, e.sum_of.reduce((sum, p) => sum + at(answer, p), 0), what);
   if (e.absent) assert.equal(value, undefined, what);
   if ('none_with' in e) assert.ok(value.every((x) => at(x, e.none_with) === undefined), `${e.path}: none with ${e.none_with}`);
+  if ('some_equal' in e) {
+    const [key, want] = e.some_equal;
+    assert.ok(value.some((x) => at(x, key) === want), `${e.path}: one with ${key} = ${want}`);
+  }
   if ('some_with' in e) assert.ok(value.some((x) => at(x, e.some_with) !== undefined), `${e.path}: one with ${e.some_with}`);
 }
 

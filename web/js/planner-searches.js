@@ -51,7 +51,7 @@ let fitChoicesWired = false;
 function wireFitChoices(p) {
   if (fitChoicesWired) return;
   fitChoicesWired = true;
-  for (const id of ['fit-rank', 'fit-use']) $(id).addEventListener('change', () => { if (p.fit) whatFits(p); });
+  for (const id of ['fit-rank', 'fit-use', 'fit-speed']) $(id).addEventListener('change', () => { if (p.fit) whatFits(p); });
 }
 
 export function whatFits(p) {
@@ -63,6 +63,8 @@ export function whatFits(p) {
     engine: state.engine, rank: $('fit-rank').value,
   };
   if ($('fit-use').value) request.use = $('fit-use').value;
+  const speed = Number($('fit-speed').value);
+  if ($('fit-speed').value !== '' && Number.isFinite(speed)) request.min_tokens_per_s = speed;
   $('fit-note').textContent = 'Sizing every catalog model…';
   $('fit-table').tBodies[0].replaceChildren();
   // One frame for the note to show: the sweep takes a moment.
@@ -139,7 +141,8 @@ export function renderFit(p) {
       cell(formatText(r), 'fit.format', r.format),
       cell(r.uses.length ? r.uses.join(', ') : '—', 'fit.uses', r.uses.join(',')),
       cell(contextText(r), 'fit.max_ctx', r.max_ctx),
-      cell(fmt.rate(r.decode_tokens_per_s), 'fit.decode_tokens_per_s', r.decode_tokens_per_s),
+      cell(r.usable_speed ? fmt.rate(r.decode_tokens_per_s) : `${fmt.rate(r.decode_tokens_per_s)} · below the usable speed`,
+        'fit.decode_tokens_per_s', r.decode_tokens_per_s),
       cell(r.offload_bytes > 0 ? fmt.gib(r.offload_bytes) : '—', 'fit.offload_bytes', r.offload_bytes),
       open,
     );
@@ -147,7 +150,10 @@ export function renderFit(p) {
   }));
   const models = new Set(answer.results.map((r) => r.model)).size;
   const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${p.deviceName(request.gpu)} and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
-  const order = { quality: 'largest models first', speed: 'fastest first', context: 'longest context first' }[answer.rank];
+  const order = {
+    quality: `models at ${fmt.rate(answer.min_tokens_per_s)} or faster first, 4 bits and up before 3 and 2, then the larger (an MoE as √(total × active))`,
+    speed: 'fastest first', context: 'longest context first',
+  }[answer.rank];
   const use = answer.use ? `${answer.use} ` : '';
   $('fit-note').textContent = `${models} ${use}models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
     `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache; ${order}${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.`;

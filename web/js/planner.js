@@ -11,6 +11,13 @@ import { renderQuestions as drawQuestions } from './report.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
+// "What can I run" inputs that follow the workbench: id -> its value there.
+const FIT_FOLLOWS = new Map([
+  ['fit-gpu', (state, machine) => (machine?.mixed ? machine.id : state.gpu)],
+  ['fit-gpus', (state) => String(state.gpus)],
+  ['fit-ram', (state) => String(state.ram)],
+  ['fit-ctx', (state) => String(state.ctx)],
+]);
 const FINETUNE_SEQUENCES = [512, 1024, 2048, 4096, 8192, 16384, 32768];
 const OFFERS_SHOWN = 12;
 
@@ -59,6 +66,9 @@ export class PlannerPanels {
     const fitFail = (text) => { $('fit-note').textContent = text; };
     $('serve').addEventListener('click', search('serve', failIn('serve-results', 'Buy or rent', 'target.error')));
     $('fit').addEventListener('click', search('whatFits', fitFail));
+    // The hardware and context of "what can I run" follow the workbench's
+    // until the reader sets one in the panel itself.
+    for (const id of FIT_FOLLOWS.keys()) $(id).addEventListener('input', () => { $(id).dataset.own = ''; });
     $('fit-all').addEventListener('change', search('renderFit', fitFail));
     // Their own inputs fetch the full module if it is not there yet (its
     // arrival draws both panels).
@@ -114,6 +124,7 @@ export class PlannerPanels {
   // engine call); the offers table (one estimate per offer) once the input rests.
   scenarioChanged() {
     this.offerMachine();
+    this.followWorkbench();
     const request = this.workbench.request();
     const key = `${request.model}\u0000${request.config ?? ''}\u0000${this.workbench.custom()?.kind ?? ''}\u0000${request.gpu}`;
     if (key !== this.finetuneKey) {
@@ -123,6 +134,20 @@ export class PlannerPanels {
     clearTimeout(this.offersTimer);
     this.offersTimer = setTimeout(() => this.renderOffers(), 150);
     this.scheduleRecommendation();
+  }
+
+  // The panel's inputs the reader has not set take the workbench's values:
+  // its device (or its mixed cards), their count, the RAM and the context.
+  followWorkbench() {
+    const state = this.workbench.state();
+    const machine = this.workbench.machine();
+    for (const [id, value] of FIT_FOLLOWS) {
+      const input = $(id);
+      if ('own' in input.dataset) continue;
+      const next = value(state, machine);
+      if (input.tagName === 'SELECT' && ![...input.options].some((o) => o.value === next)) continue;
+      input.value = next;
+    }
   }
 
   // "What can I run" offers the workbench's mixed cards as one choice, first.

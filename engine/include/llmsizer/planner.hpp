@@ -233,6 +233,10 @@ struct FitRequest {
   InferenceEngine engine = InferenceEngine::llama_cpp;
   FitRank rank = FitRank::quality;
   std::string use;  // empty: every model; else only models with this use tag
+  // "Best quality" means the best model that runs at a usable speed: rows
+  // decoding at least this fast rank first. A stated default the reader can
+  // change, not a measured fact.
+  double min_tokens_per_s = 10.0;
 };
 
 struct FitResult {
@@ -246,6 +250,15 @@ struct FitResult {
   bool own_format = false;    // the quantization is that checkpoint as published
   std::vector<std::string> uses;
   std::int64_t params_total = 0;
+  std::int64_t params_active = 0;
+  // The quality rule's terms: a dense model's parameters, an MoE's geometric
+  // mean of total and active (the rule of thumb r/LocalLLaMA's "Geometric Mean
+  // Prediction of MoE performance", 2024-03-28, reports holding: Mixtral 8x7B
+  // ~ a dense 25B); and how far below 4 bits the weights are (0: 4 bits or
+  // more, 1: a 3-bit K/I-quant, 2: 2 bits or fewer).
+  double dense_equivalent_params = 0.0;
+  int low_bit_tier = 0;
+  bool usable_speed = false;  // decodes at least at the request's min_tokens_per_s
   // The largest context that fits, up to the model's maximum. With no maximum
   // known (max_ctx_known false) nothing above the requested context is
   // claimed: max_ctx is the requested context, which fits.
@@ -262,6 +275,7 @@ struct FitSweep {
   KvType kv_type = KvType::f16;    // the KV cache every result was sized with (one sequence each)
   FitRank rank = FitRank::quality;
   std::string use;
+  double min_tokens_per_s = 0.0;
   std::vector<FitResult> results;  // in the request's rank
   int estimates = 0;
 };
