@@ -278,9 +278,11 @@ json_check "fit: MoE experts in RAM" "any(r['model'] == 'qwen3-30b-a3b' and r['o
 json_check "fit --rank speed --use coding: coder models only, fastest first" \
   "j['rank'] == 'speed' and j['use'] == 'coding' and j['results'] and all('coding' in r['uses'] for r in j['results']) and all(a['decode_tokens_per_s'] >= b['decode_tokens_per_s'] for a, b in zip(j['results'], j['results'][1:]))" \
   fit --gpu rtx-4090 --ram-gib 64 --rank speed --use coding
-json_check "fit: quality ranks larger models first; formats and uses in each row" \
-  "j['rank'] == 'quality' and all(a['params_total'] >= b['params_total'] for a, b in zip(j['results'], j['results'][1:])) and all(r['format'] == 'gguf' and isinstance(r['uses'], list) for r in j['results'])" \
+# Best quality by the stated rule: usable speed first, then 4 bits and up, then the larger dense equivalent.
+json_check "fit: quality by the stated rule; formats and uses in each row" \
+  "j['rank'] == 'quality' and j['min_tokens_per_s'] == 10 and all((a['usable_speed'], -a['low_bit_tier'], a['dense_equivalent_params']) >= (b['usable_speed'], -b['low_bit_tier'], b['dense_equivalent_params']) for a, b in zip(j['results'], j['results'][1:])) and all(r['format'] == 'gguf' and isinstance(r['uses'], list) for r in j['results'])" \
   fit --gpu rtx-4090 --ram-gib 64
+expect_error "fit: a usable speed out of range" fit --gpu rtx-4090 --tokens-per-s -1
 json_check "fit: no stated maximum, no context above the one asked" \
   "any(r['model'] == 'falcon-7b' for r in j['results']) and all(r['max_ctx'] == 8192 and not r['max_ctx_known'] for r in j['results'] if r['model'] == 'falcon-7b')" \
   fit --gpu h100-sxm --rank context
