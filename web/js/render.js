@@ -204,8 +204,7 @@ function showRamKind(basis, unified) {
   const hostRam = !unified && basis != null && basis.host_ram !== false;
   select.disabled = !hostRam;
   number.disabled = !hostRam;
-  writeText($('rambw-label'), hostRam ? 'System RAM kind: offloaded layers are read at its bandwidth'
-    : basis ? "System RAM kind: the device's own memory, read at its bandwidth" : 'System RAM kind');
+  writeText($('rambw-label'), hostRam ? 'RAM kind (offload reads it)' : basis ? "RAM kind: the device's own memory" : 'RAM kind');
   if (!basis) return;
   const gbs = basis.ram_bandwidth_bytes_per_s / 1e9;
   const value = String(Math.round(gbs * 1000) / 1000);
@@ -293,7 +292,7 @@ export function renderVerdict(r, state, model, device) {
   ram.disabled = unified;
   if (unified) ram.value = String(Math.round(m.shared_pool_bytes / 1073741824));
   writeText($('ram-label'), unified ? `System RAM: unified with the GPU's (${fmt.gib(m.shared_pool_bytes)} in all)`
-    : `System RAM, GiB (holds what is offloaded; ${fmt.gib(m.os_reserve_bytes)} of it is left to the OS)`);
+    : `System RAM, GiB (${fmt.gib(m.os_reserve_bytes)} for the OS)`);
   showRamKind(r.speed?.basis, unified);
   setList($('warnings'), r.warnings);
   const margin = m.fit_margin_bytes_per_gpu;
