@@ -41,7 +41,7 @@ const char* usage_text() {
          "                      --gpu-vendor nvidia|amd|apple|intel|cpu [--gpu-dies 1|2]] [--gpus N]\n"
          "                     (mixed cards: --gpu once per card, --gpu rtx-3090 --gpu rtx-3060-12gb)\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
-         "                     [--prompt 4096] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
+         "                     [--prompt 4096] [--output-tokens O (served under load: speed.served)] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
          "                     [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
          "                     [--ram-gib 64] [--ram-bandwidth-gbs 89.6] [--ubatch 512]\n"
          "                     [--gpu-limit-mib N (a Mac: the iogpu.wired_limit_mb set; unified memory only)]\n"
@@ -61,7 +61,10 @@ const char* usage_text() {
          "                     [--optimizer adamw|adamw8bit] [--checkpointing | --no-checkpointing]\n"
          "                     (QLoRA checkpoints unless --no-checkpointing, as PEFT sets it up) [--zero 0|1|2|3]\n"
          "                     [--no-flash-attn] [--json]\n"
-         "  llm-sizer command  (the flags of estimate) [--json]\n";
+         "  llm-sizer command  (the flags of estimate) [--json]\n"
+         "  llm-sizer serve    (the flags of estimate) [--prompt 1024] [--output-tokens 1024]\n"
+         "                     [--concurrency 1,2,4,... (default: a sweep to saturation)]\n"
+         "                     [--target-tokens-per-s-per-user X] [--hourly-price USD] [--json]\n";
 }
 
 Result<Command> parse_arguments(const std::vector<std::string>& args) {
@@ -75,8 +78,9 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   else if (verb == "fit") c.verb = Verb::fit;
   else if (verb == "finetune") c.verb = Verb::finetune;
   else if (verb == "command") c.verb = Verb::command;
+  else if (verb == "serve") c.verb = Verb::serve;
   else if (verb == "help" || verb == "--help" || verb == "-h") return c;
-  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune or command");
+  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune, command or serve");
 
   using Setter = std::function<std::optional<Error>(const std::string&)>;
   auto text = [](std::optional<std::string>& field) -> Setter {
@@ -119,6 +123,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--offload", number(c.offload, "--offload")},
       {"--offload-mode", text(c.offload_mode)},
       {"--prompt", integer(c.prompt, "--prompt")},
+      {"--output-tokens", integer(c.output_tokens, "--output-tokens")},
       {"--backend", text(c.backend)},
       {"--ram-bandwidth-gbs", number(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs")},
       {"--ubatch", integer(c.ubatch, "--ubatch")},
@@ -144,6 +149,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--targets", text(c.lora_targets)},
       {"--users", integer(c.users, "--users")},
       {"--tokens-per-s", number(c.tokens_per_s, "--tokens-per-s")},
+      {"--concurrency", text(c.concurrency)},
+      {"--target-tokens-per-s-per-user", number(c.target_tokens_per_s_per_user, "--target-tokens-per-s-per-user")},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];

@@ -8,7 +8,7 @@
 
 namespace llmsizer::cli {
 
-enum class Verb { estimate, params, list, help, recommend, fit, finetune, command };
+enum class Verb { estimate, params, list, help, recommend, fit, finetune, command, serve };
 
 struct Command {
   Verb verb = Verb::help;
@@ -35,6 +35,7 @@ struct Command {
   std::optional<double> offload;
   std::optional<std::string> offload_mode;
   std::optional<long long> prompt;
+  std::optional<long long> output_tokens;  // served figures: output tokens per request
   bool no_flash_attention = false;
   std::optional<std::string> draft;      // speculative decoding: a catalog model id, or "mtp"
   std::optional<long long> draft_tokens;  // tokens drafted per step
@@ -67,6 +68,8 @@ struct Command {
   std::optional<std::string> lora_targets;  // finetune: all | attention | q,k,v,...
   std::optional<long long> users;           // recommend: concurrent streams for the target
   std::optional<double> tokens_per_s;       // recommend: target decode speed per user
+  std::optional<std::string> concurrency;   // serve: "1,2,4,8" (empty: a sweep)
+  std::optional<double> target_tokens_per_s_per_user;  // serve: the speed each user needs
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

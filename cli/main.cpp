@@ -151,6 +151,9 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   s.context_tokens = c.ctx.value_or(8192);
   s.sequences = c.batch.value_or(1);
   s.prompt_tokens = c.prompt.value_or(4096);
+  if (c.output_tokens && (*c.output_tokens < 0 || *c.output_tokens > (1 << 24)))
+    return Error{"cli.bad_argument", "--output-tokens must be between 0 and 16777216"};
+  s.output_tokens = c.output_tokens.value_or(0);
   const long long gpus = c.gpus.value_or(1);
   if (gpus < 1 || gpus > 1024) return Error{"cli.bad_argument", "--gpus must be between 1 and 1024"};
   s.gpu_count = static_cast<int>(gpus);

@@ -11,6 +11,7 @@
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/planner.hpp"
+#include "llmsizer/serve.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
@@ -402,6 +403,70 @@ int run_command(const Command& c, const Sizer& sizer) {
 
 }  // namespace
 
+// "1,2,4,8" -> {1, 2, 4, 8}; an error names the bad item.
+Result<std::vector<std::int64_t>> concurrency_list(const std::string& text) {
+  std::vector<std::int64_t> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty() || item.size() > 5 || item.find_first_not_of("0123456789") != std::string::npos)
+      return Error{"cli.bad_argument", "--concurrency takes counts such as 1,2,4,8 (got '" + item.substr(0, 20) + "')"};
+    out.push_back(std::stoll(item));
+    if (out.size() > 64) return Error{"cli.bad_argument", "--concurrency takes at most 64 counts"};
+    start = comma + 1;
+  }
+  return out;
+}
+
+int run_serve(const Command& c, const Sizer& sizer) {
+  Command with_defaults = c;
+  // A serving engine's chat mix unless told: 1k tokens in, 1k out.
+  if (!with_defaults.prompt) with_defaults.prompt = 1024;
+  auto resolved = resolve(with_defaults, sizer);
+  if (!resolved) return fail(resolved.error());
+  Scenario s = resolved.value().scenario;
+  s.output_tokens = c.output_tokens.value_or(1024);
+  if (s.output_tokens < 1 || s.output_tokens > (1 << 24))
+    return fail(Error{"cli.bad_argument", "--output-tokens must be between 1 and 16777216"});
+  // Paged engines give each request the pages its tokens fill: the window is
+  // the request's prompt and output unless --ctx says otherwise.
+  if (!c.ctx) s.context_tokens = s.prompt_tokens + s.output_tokens;
+  std::vector<std::int64_t> counts;
+  if (c.concurrency) {
+    auto parsed = concurrency_list(*c.concurrency);
+    if (!parsed) return fail(parsed.error());
+    counts = std::move(parsed).value();
+  }
+  auto curve = serve_curve(sizer, resolved.value().model, s, counts, c.target_tokens_per_s_per_user.value_or(0.0));
+  if (!curve) return fail(curve.error());
+  const ServeCurve& v = curve.value();
+  if (c.json) {
+    std::cout << dump_json(serve_curve_to_json(v), 1) << "\n";
+    return 0;
+  }
+  std::printf("%lld tokens in, %lld out per request\n", static_cast<long long>(s.prompt_tokens),
+              static_cast<long long>(s.output_tokens));
+  std::printf("%11s %9s %12s %14s %12s %9s %9s %10s\n", "concurrency", "decoding", "t/s per user", "output t/s",
+              "per GPU", "TTFT s", "TPOT ms", "$/M out");
+  for (const ServePoint& p : v.points) {
+    char cost[32] = "-";
+    if (p.usd_per_million_output_tokens) std::snprintf(cost, sizeof cost, "%.3f", *p.usd_per_million_output_tokens);
+    std::printf("%11lld %9.1f %12.1f %14.0f %12.0f %9.2f %9.1f %10s%s\n", static_cast<long long>(p.concurrency),
+                p.served.decoding_concurrency, p.served.tokens_per_s_per_user, p.served.output_tokens_per_s,
+                p.served.output_tokens_per_s_per_gpu, p.served.ttft_s, p.served.tpot_s * 1000.0, cost,
+                p.served.prefill_bound ? "  prompts wait for the budget" : "");
+  }
+  if (v.max_concurrency) std::printf("the KV pool holds %lld such requests at once\n", static_cast<long long>(*v.max_concurrency));
+  if (v.saturation) std::printf("peak output at concurrency %lld\n", static_cast<long long>(v.points[*v.saturation].concurrency));
+  if (v.target_tokens_per_s_per_user > 0.0) {
+    if (v.target) std::printf("%.1f tok/s per user: concurrency %lld, the most output that meets it\n",
+                              v.target_tokens_per_s_per_user, static_cast<long long>(v.points[*v.target].concurrency));
+    else std::printf("%.1f tok/s per user: no concurrency meets it on this hardware\n", v.target_tokens_per_s_per_user);
+  }
+  return 0;
+}
+
 int run_planner_command(const Command& c) {
   auto catalog = embedded_catalog();
   if (!catalog) return fail(catalog.error());
@@ -411,6 +476,7 @@ int run_planner_command(const Command& c) {
     case Verb::fit: return run_fit(c, sizer);
     case Verb::finetune: return run_finetune(c, sizer);
     case Verb::command: return run_command(c, sizer);
+    case Verb::serve: return run_serve(c, sizer);
     default: return fail(Error{"cli.bad_argument", "not a planner command"});
   }
 }

@@ -1,11 +1,11 @@
-// The planner's verbs: recommend, fit, finetune, command.
+// The planner's verbs: recommend, fit, finetune, command, serve.
 #pragma once
 #include "arguments.hpp"
 
 namespace llmsizer::cli {
 
 inline bool is_planner_verb(Verb v) {
-  return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command;
+  return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command || v == Verb::serve;
 }
 
 // Runs the verb, prints its answer (table or --json) and returns the exit status.

@@ -30,6 +30,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.number(kOffloadLimit.key, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
   f.text("offload_mode", r.offload_mode, 16);
   f.integer(kPromptLimit, r.prompt_tokens);
+  f.integer(kOutputLimit, r.output_tokens);
   f.boolean("flash_attention", r.flash_attention);
   f.boolean("vision", r.vision);
   f.text("draft", r.draft, kModelLength);
@@ -162,6 +163,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["mixed_cards"] = !s.cards.empty();
   scenario["offload"] = s.offload_fraction;
   scenario["prompt"] = s.prompt_tokens;
+  scenario["output_tokens"] = s.output_tokens;
   scenario["vision"] = s.vision;
   scenario["draft"] = s.draft ? Json(s.draft->use_mtp ? std::string("mtp") : s.draft->label) : Json(nullptr);
   scenario["draft_tokens"] = s.draft ? Json(s.draft->drafted_tokens) : Json(nullptr);

@@ -28,6 +28,7 @@ constexpr Limit kBatchLimit{"batch", 1, 4096};
 constexpr Limit kGpusLimit{"gpus", 1, 1024};
 constexpr Limit kOffloadLimit{"offload", 0.0, 1.0};
 constexpr Limit kPromptLimit{"prompt", 1, 16777216};
+constexpr Limit kOutputLimit{"output_tokens", 0, 16777216};
 constexpr Limit kRamLimit{"ram_gib", 0.0, 1048576.0};
 constexpr std::size_t kModelLength = 200, kConfigLength = 1u << 20, kQuantLength = 64, kKvLength = 16,
                       kEngineLength = 32, kGpuLength = 2000;  // gpu: a list of cards too

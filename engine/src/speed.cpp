@@ -5,6 +5,7 @@
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
 #include "speed_rates.hpp"
+#include "speed_served.hpp"
 
 namespace llmsizer {
 namespace {
@@ -221,6 +222,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
     // prompt in the cache (sampling, and the step that streams the first token out).
     sp.ttft_s = sp.prefill_time.total_s + sp.decode_after_prompt_time.total_s;
   }
+  sp.served = estimate_served(arch, s, e, rates);
   return sp;
 }
 

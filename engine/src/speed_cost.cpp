@@ -59,6 +59,7 @@ CostEstimate estimate_cost(const Scenario& s, const Estimate& e) {
   if (!c.usd_per_hour || !e.speed) return c;
   c.usd_per_million_tokens = per_million(*c.usd_per_hour, e.speed->decode_tokens_per_s);
   c.usd_per_million_tokens_batch = per_million(*c.usd_per_hour, e.speed->decode_tokens_per_s_total);
+  if (e.speed->served) c.usd_per_million_output_tokens = per_million(*c.usd_per_hour, e.speed->served->output_tokens_per_s);
   return c;
 }
 

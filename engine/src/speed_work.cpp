@@ -6,14 +6,6 @@
 namespace llmsizer {
 namespace {
 
-// Prompt tokens per forward pass: as asked, or llama.cpp's default micro-batch
-// (-ub 512); vLLM's chunked-prefill budget, SGLang's chunk and mlx-lm's prefill
-// step are 2048 tokens.
-std::int64_t prefill_chunk_tokens(const Scenario& s) {
-  if (s.prefill_ubatch_tokens > 0) return s.prefill_ubatch_tokens;
-  return engine_is_llama_cpp_based(s.engine) ? 512 : 2048;
-}
-
 // llama.cpp's logical batch (-b): tokens per llama_decode call, split into
 // micro-batches of -ub.
 constexpr std::int64_t kLlamaCppBatchTokens = 2048;
@@ -135,6 +127,14 @@ WeightReads weight_reads(const Architecture& arch, const Estimate& e, std::int64
 
 }  // namespace
 
+// Prompt tokens per forward pass: as asked, or llama.cpp's default micro-batch
+// (-ub 512); vLLM's chunked-prefill budget, SGLang's chunk and mlx-lm's prefill
+// step are 2048 tokens.
+std::int64_t prefill_chunk_tokens(const Scenario& s) {
+  if (s.prefill_ubatch_tokens > 0) return s.prefill_ubatch_tokens;
+  return engine_is_llama_cpp_based(s.engine) ? 512 : 2048;
+}
+
 double expert_touched_share(std::int64_t n_experts, std::int64_t n_used, std::int64_t batch) {
   if (n_experts <= 0 || n_used <= 0) return 0.0;
   if (n_used >= n_experts) return 1.0;
@@ -228,6 +228,47 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
     w.flops = flops;
     if (n_gpus > 1) w.boundary_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
   }
+  return w;
+}
+
+StepWork served_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t decode_sequences,
+                          const KvBreakdown& cache, std::int64_t cached_tokens, std::int64_t prefill_tokens,
+                          double prefill_position) {
+  StepWork w = decode_step_work(arch, s, e, decode_sequences, cache, cached_tokens);
+  if (prefill_tokens <= 0) return w;
+  const std::int64_t step_tokens = decode_sequences + prefill_tokens;
+  const double tokens = static_cast<double>(step_tokens);
+  const double prefill = static_cast<double>(prefill_tokens);
+  const double split = static_cast<double>(w.tensor_parallel);
+  // The chunk's tokens route to more experts: the step reads what all its
+  // tokens touch, not only what the decoding sequences do.
+  const WeightReads with_chunk = weight_reads(arch, e, step_tokens);
+  const WeightReads decode_only = weight_reads(arch, e, decode_sequences);
+  w.gpu_weight_bytes += (with_chunk.gpu_bytes - decode_only.gpu_bytes) / split;
+  w.ram_bytes += with_chunk.ram_bytes - decode_only.ram_bytes;
+  // Prompt tokens run every matrix but the head (their logits are not needed)
+  // and attend to the prompt before them: on average half of it.
+  const double head = static_cast<double>(arch.vocab_size) * static_cast<double>(arch.hidden_size);
+  double attention = 0.0;
+  const int n_layers = arch.decoder_layer_count();
+  for (int i = 0; i < n_layers; ++i) {
+    const AttentionSpec& a = arch.layers[static_cast<std::size_t>(i)].attn;
+    if (!attends(a)) continue;
+    attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens(a, prefill_position);
+  }
+  w.flops += prefill * (2.0 * (matmul_params_per_token(arch, e.params) - head) + attention) / split;
+  // One GEMM over the step's tokens; each routed expert multiplies the tokens routed to it.
+  w.gemm_rows = tokens;
+  for (const LayerSpec& l : arch.layers) {
+    if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
+      const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
+      w.expert_rows = tokens * used_share;
+      w.expert_flops = 2.0 * static_cast<double>(e.params.routed_expert) * used_share * tokens / split;
+      break;
+    }
+  }
+  if (w.allreduces > 0) w.allreduce_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
+  if (w.boundary_bytes > 0.0) w.boundary_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   return w;
 }
 

@@ -102,6 +102,18 @@ if grep -q 'num_hidden_layers' "$work/err"; then ok; else bad "missing field not
 truncate -s 64M "$work/huge.json"
 expect_error "huge file" params --config "$work/huge.json"
 expect_error "missing gguf" params --gguf "$work/model.gguf"
+# Served under load: the curve over concurrency, the pool's limit and the saturation point.
+json_check "serve: a curve to saturation" \
+  "j['input_tokens'] == 1024 and j['output_tokens'] == 1024 and len(j['points']) >= 3 and j['points'][0]['concurrency'] == 1 and all(b['concurrency'] == 2 * a['concurrency'] for a, b in zip(j['points'], j['points'][1:])) and j['saturation'] in [p['concurrency'] for p in j['points']] and j['max_concurrency'] > 0" \
+  serve --model llama-3.1-8b --quant BF16-native --engine vllm --gpu h100-sxm
+json_check "serve: the point that meets a speed per user" \
+  "[p['concurrency'] for p in j['points']] == [1, 8, 64] and (j['target'] is None or any(p['concurrency'] == j['target'] and p['tokens_per_s_per_user'] >= 100 for p in j['points']))" \
+  serve --model llama-3.1-8b --quant BF16-native --engine vllm --gpu h100-sxm --concurrency 64,1,8 --target-tokens-per-s-per-user 100
+json_check "estimate: --output-tokens gives speed.served" \
+  "j['speed']['served']['concurrency'] == 4 and j['speed']['served']['output_tokens'] == 256 and j['scenario']['output_tokens'] == 256" \
+  estimate --model llama-3.1-8b --gpu rtx-4090 --batch 4 --prompt 512 --output-tokens 256
+expect_error "serve: a bad concurrency list" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 1,x
+expect_error "serve: concurrency zero" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 0
 expect_error "list nothing" list
 expect_error "list unknown" list widgets
 

@@ -45,6 +45,10 @@ struct Scenario {
   double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
   OffloadMode offload_mode = OffloadMode::automatic;
   std::int64_t prompt_tokens = 4096;
+  // Output tokens per request for the served figures (speed.served): requests
+  // of prompt_tokens in and output_tokens out, `sequences` of them at once.
+  // 0: no served figures.
+  std::int64_t output_tokens = 0;
   // Prompt tokens per forward pass for the speed model (llama.cpp -ub, the serving
   // engines' chunked-prefill budget); 0: the engine's default (512 for llama.cpp,
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
@@ -178,6 +182,32 @@ struct MemoryEstimate {
   std::vector<GpuShare> per_gpu;
 };
 
+// A serving engine under load (continuous batching, chunked prefill): requests
+// of `input_tokens` in and `output_tokens` out, `concurrency` of them in
+// flight. Each scheduler step decodes one token for every sequence past its
+// prompt and, while prompts wait, takes a chunk of them into the same pass.
+struct ServedEstimate {
+  std::int64_t concurrency = 1;           // requests in flight (the scenario's sequences)
+  std::int64_t admitted_concurrency = 1;  // of them, what the KV pool holds at once (the rest queue)
+  double decoding_concurrency = 1.0;      // of them, past their prompt on average
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t chunk_tokens = 0;          // the step's token budget (chunked prefill)
+  double prefill_step_share = 0.0;        // share of steps that carry a prompt chunk
+  bool prefill_bound = false;             // prompts arrive faster than the budget takes them
+  double tpot_s = 0.0;                    // mean time per output token: the mean step
+  double tokens_per_s_per_user = 0.0;     // 1 / tpot
+  double output_tokens_per_s = 0.0;       // all requests together
+  double output_tokens_per_s_per_gpu = 0.0;
+  double ttft_s = 0.0;                    // the wait for a turn, the prompt's chunks, the first step
+  double queue_s = 0.0;                   // of ttft_s, the wait
+  std::optional<std::int64_t> max_concurrency;  // paged engines: the requests the pool holds at once
+  StepWork decode_step_work;  // a step with no prompt chunk
+  StepTime decode_step_time;
+  StepWork mixed_step_work;   // a step that carries a prompt chunk
+  StepTime mixed_step_time;
+};
+
 struct SpeedEstimate {
   double decode_tokens_per_s = 0.0;        // one sequence with --ctx tokens cached (the full window)
   // One sequence right after its prompt: min(prompt, context) tokens cached (and
@@ -205,11 +235,13 @@ struct SpeedEstimate {
   StepWork prefill_work;
   StepTime prefill_time;
   SpeedBasis basis;  // the runtime row, weight family and peak figures used
+  std::optional<ServedEstimate> served;  // with Scenario::output_tokens > 0 (equal devices)
 };
 
 struct CostEstimate {
   std::optional<double> usd_per_million_tokens;        // one stream
   std::optional<double> usd_per_million_tokens_batch;  // all sequences together
+  std::optional<double> usd_per_million_output_tokens;  // served (speed.served): at its output rate
   std::optional<double> usd_per_hour;                  // rent, or owned: amortization + power
   std::optional<double> power_usd_per_month;           // owned hardware at TDP
   std::optional<double> break_even_months;             // buying vs renting at the given hourly price

@@ -32,6 +32,20 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
 KvBreakdown cache_after_prompt(const Architecture& arch, const Scenario& s, const Estimate& e);
 std::int64_t cached_after_prompt(const Scenario& s, const Estimate& e);
 
+// Prompt tokens per pass: -ub for llama.cpp (512 by default), the chunked-prefill
+// budget of the serving engines (2048), or s.prefill_ubatch_tokens.
+std::int64_t prefill_chunk_tokens(const Scenario& s);
+
+// One scheduler step of a serving engine under load (continuous batching with
+// chunked prefill): `decode_sequences` sequences each decode a token with
+// `cached_tokens` in their cache (`cache` sized as for decode_step_work), and
+// `prefill_tokens` of other requests' prompts ride in the same pass, each
+// attending to `prefill_position` tokens before it. Weights are read once for
+// the whole step (the experts all its tokens touch); FLOPs add up.
+StepWork served_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t decode_sequences,
+                          const KvBreakdown& cache, std::int64_t cached_tokens, std::int64_t prefill_tokens,
+                          double prefill_position);
+
 // A prompt of s.prompt_tokens tokens into an empty cache, in micro-batches of
 // s.prefill_ubatch_tokens (default: llama.cpp's -ub 512; chunks of 2048 for
 // vLLM/SGLang/TensorRT-LLM and MLX), logits for its last token only.

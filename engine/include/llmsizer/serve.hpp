@@ -1,0 +1,38 @@
+// A serving engine's curve: the served figures (speed.served) at each
+// concurrency of a sweep, where throughput saturates, and the point that meets
+// a speed per user at the least cost per token.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "llmsizer/json.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace llmsizer {
+
+struct ServePoint {
+  std::int64_t concurrency = 1;
+  ServedEstimate served;
+  std::optional<double> usd_per_million_output_tokens;  // at the scenario's hourly price or owned cost
+};
+
+struct ServeCurve {
+  std::vector<ServePoint> points;  // by concurrency
+  std::optional<std::int64_t> max_concurrency;  // paged engines: requests the KV pool holds at once
+  std::optional<std::size_t> saturation;  // index of the point of peak output throughput
+  double target_tokens_per_s_per_user = 0.0;  // 0: no target
+  std::optional<std::size_t> target;  // the most output per GPU among points meeting the target
+};
+
+// The scenario (model, device, engine, prompt_tokens in, output_tokens out) at
+// each of `concurrencies`; empty: 1, 2, 4, ... until the point where more
+// requests in flight no longer decode at once (the KV pool or the prompts'
+// budget holds them back), at most 4096. A window (context_tokens) below
+// prompt + output is raised to it. Errors: "serve.bad_value", or the estimate's.
+Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scenario scenario,
+                               std::vector<std::int64_t> concurrencies, double target_tokens_per_s_per_user);
+
+Json serve_curve_to_json(const ServeCurve& curve);
+
+}  // namespace llmsizer

@@ -1,0 +1,95 @@
+#include <algorithm>
+
+#include "llmsizer/serve.hpp"
+#include "llmsizer/speed.hpp"
+
+namespace llmsizer {
+namespace {
+
+Error bad(const std::string& what) { return Error{"serve.bad_value", what}; }
+
+constexpr std::int64_t kMostConcurrency = 4096;
+
+}  // namespace
+
+Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scenario scenario,
+                               std::vector<std::int64_t> concurrencies, double target_tokens_per_s_per_user) {
+  if (scenario.output_tokens <= 0) scenario.output_tokens = 1024;
+  if (!(target_tokens_per_s_per_user >= 0.0 && target_tokens_per_s_per_user <= 100000.0))
+    return bad("the target speed per user must be between 0 and 100000 tokens/s");
+  for (std::int64_t c : concurrencies)
+    if (c < 1 || c > kMostConcurrency) return bad("each concurrency must be between 1 and 4096");
+  std::sort(concurrencies.begin(), concurrencies.end());
+  concurrencies.erase(std::unique(concurrencies.begin(), concurrencies.end()), concurrencies.end());
+  // Each request holds its prompt and output in the cache.
+  scenario.context_tokens = std::max(scenario.context_tokens, scenario.prompt_tokens + scenario.output_tokens);
+  const bool sweep = concurrencies.empty();
+  ServeCurve curve;
+  curve.target_tokens_per_s_per_user = target_tokens_per_s_per_user;
+  double last_decoding = 0.0;
+  for (std::int64_t c = 1, i = 0; sweep ? c <= kMostConcurrency : i < static_cast<std::int64_t>(concurrencies.size());
+       c *= 2, ++i) {
+    Scenario s = scenario;
+    s.sequences = sweep ? c : concurrencies[static_cast<std::size_t>(i)];
+    auto e = sizer.estimate(model, s);
+    if (!e) return e.error();
+    const Estimate& x = e.value();
+    if (!x.memory.fits.value_or(false)) {
+      if (curve.points.empty()) return bad("one request of this size does not fit: nothing to serve");
+      break;
+    }
+    if (!x.speed || !x.speed->served) return bad("the device has no throughput figure for the prompts: no served speed");
+    ServePoint p;
+    p.concurrency = s.sequences;
+    p.served = *x.speed->served;
+    p.usd_per_million_output_tokens = estimate_cost(s, x).usd_per_million_output_tokens;
+    curve.max_concurrency = p.served.max_concurrency;
+    const double decoding = p.served.decoding_concurrency;
+    curve.points.push_back(std::move(p));
+    // The sweep ends once doubling the requests no longer adds decoding ones.
+    if (sweep && decoding <= last_decoding * 1.01) break;
+    last_decoding = decoding;
+  }
+  for (std::size_t i = 0; i < curve.points.size(); ++i) {
+    const ServedEstimate& v = curve.points[i].served;
+    if (!curve.saturation || v.output_tokens_per_s > curve.points[*curve.saturation].served.output_tokens_per_s)
+      curve.saturation = i;
+    // On one machine the cheapest token is the most output for the same hours.
+    if (target_tokens_per_s_per_user > 0.0 && v.tokens_per_s_per_user >= target_tokens_per_s_per_user &&
+        (!curve.target || v.output_tokens_per_s > curve.points[*curve.target].served.output_tokens_per_s))
+      curve.target = i;
+  }
+  return curve;
+}
+
+Json serve_curve_to_json(const ServeCurve& curve) {
+  Json points = Json::array();
+  for (const ServePoint& p : curve.points) {
+    const ServedEstimate& v = p.served;
+    Json j = json_object(12);
+    j["concurrency"] = p.concurrency;
+    j["admitted_concurrency"] = v.admitted_concurrency;
+    j["decoding_concurrency"] = v.decoding_concurrency;
+    j["tokens_per_s_per_user"] = v.tokens_per_s_per_user;
+    j["output_tokens_per_s"] = v.output_tokens_per_s;
+    j["output_tokens_per_s_per_gpu"] = v.output_tokens_per_s_per_gpu;
+    j["ttft_s"] = v.ttft_s;
+    j["queue_s"] = v.queue_s;
+    j["tpot_s"] = v.tpot_s;
+    j["prefill_bound"] = v.prefill_bound;
+    j["usd_per_million_output_tokens"] = optional_json(p.usd_per_million_output_tokens);
+    points.push_back(std::move(j));
+  }
+  Json j = json_object(7);
+  j["input_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.input_tokens);
+  j["output_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.output_tokens);
+  j["points"] = std::move(points);
+  j["max_concurrency"] = optional_json(curve.max_concurrency);
+  j["saturation"] = curve.saturation ? Json(curve.points[*curve.saturation].concurrency) : Json(nullptr);
+  j["target_tokens_per_s_per_user"] =
+      curve.target_tokens_per_s_per_user > 0.0 ? Json(curve.target_tokens_per_s_per_user) : Json(nullptr);
+  j["target"] = curve.target ? Json(curve.points[*curve.target].concurrency) : Json(nullptr);
+  return j;
+}
+
+}  // namespace llmsizer

@@ -1,0 +1,101 @@
+// A serving engine under load: continuous batching with chunked prefill, as
+// vLLM, SGLang, TensorRT-LLM and llama-server (-np) schedule it. Physics only:
+// the steps are timed by the same roofline as every other pass (step_time).
+//
+// Requests bring I prompt tokens and leave with O output tokens; C of them are
+// in flight (a benchmark's max concurrency), at most the KV pool's share at
+// once. A scheduler step has a token budget B (the chunked-prefill chunk): it
+// decodes one token for each of the D requests past their prompt and fills the
+// rest with waiting prompt tokens. In steady state prompts arrive as fast as
+// requests finish, D/O per step, and bring I tokens each: D x I / O prompt
+// tokens per step, which the room left, B - D, must absorb. When it cannot,
+// fewer requests decode at once: D/O = (B - D)/I, D = B x O / (I + O).
+#include "speed_served.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmsizer/kv_cache.hpp"
+
+namespace llmsizer {
+namespace {
+
+// The M/D/1 queue's mean wait for a prompt's chunks: service time x u / (2 (1 - u)),
+// u the share of time the budget spends on prompts. Held below 0.9: at
+// saturation the closed-loop count of waiting requests (Little's law) decides.
+double mean_wait_s(double service_s, double busy_share) {
+  const double u = std::clamp(busy_share, 0.0, 0.9);
+  return service_s * u / (2.0 * (1.0 - u));
+}
+
+}  // namespace
+
+std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Scenario& s, const Estimate& e,
+                                              const EffectiveRates& rates) {
+  if (s.output_tokens <= 0 || rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
+  ServedEstimate v;
+  v.concurrency = std::max<std::int64_t>(s.sequences, 1);
+  v.admitted_concurrency = e.memory.max_concurrent_sequences
+                               ? std::clamp<std::int64_t>(*e.memory.max_concurrent_sequences, 1, v.concurrency)
+                               : v.concurrency;
+  v.max_concurrency = e.memory.max_concurrent_sequences;
+  v.input_tokens = std::max<std::int64_t>(s.prompt_tokens, 1);
+  v.output_tokens = s.output_tokens;
+  const double in = static_cast<double>(v.input_tokens);
+  const double out = static_cast<double>(v.output_tokens);
+  // The budget holds every decoding sequence and at least one prompt token.
+  v.chunk_tokens = std::max<std::int64_t>(prefill_chunk_tokens(s), v.admitted_concurrency + 1);
+  const double budget = static_cast<double>(v.chunk_tokens);
+
+  const double balance = budget * out / (in + out);
+  v.prefill_bound = static_cast<double>(v.admitted_concurrency) > balance;
+  v.decoding_concurrency = std::min(static_cast<double>(v.admitted_concurrency), balance);
+  const double decoding = v.decoding_concurrency;
+  const double room = budget - decoding;
+  // Prompt tokens arriving per step, and what a step that takes prompts
+  // carries: one whole prompt when it fits the room (prompts arriving more
+  // often than one a step share the steps), else a room's worth.
+  const double arriving = decoding * in / out;
+  const double carried = std::min(room, std::max(in, arriving));
+  v.prefill_step_share = std::min(1.0, arriving / carried);
+
+  // A step's sequences hold, on average, the prompt and half their output.
+  const auto cached = std::min<std::int64_t>(v.input_tokens + v.output_tokens / 2, s.context_tokens);
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, cached));
+  const auto sequences = std::max<std::int64_t>(1, std::llround(decoding));
+  const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(carried)));
+  v.decode_step_work = decode_step_work(arch, s, e, sequences, cache, cached);
+  v.decode_step_time = step_time(v.decode_step_work, rates, 1.0, rates.basis.memory_pressure);
+  v.mixed_step_work = served_step_work(arch, s, e, sequences, cache, cached, chunk, in / 2.0);
+  v.mixed_step_time = step_time(v.mixed_step_work, rates, 1.0, rates.basis.memory_pressure);
+  const double light_s = v.decode_step_time.total_s;
+  const double heavy_s = v.mixed_step_time.total_s;
+  if (!(light_s > 0.0) || !(heavy_s > 0.0)) return std::nullopt;
+
+  // Every step gives each decoding sequence a token: the mean step is the
+  // time per output token.
+  v.tpot_s = v.prefill_step_share * heavy_s + (1.0 - v.prefill_step_share) * light_s;
+  v.tokens_per_s_per_user = 1.0 / v.tpot_s;
+  v.output_tokens_per_s = decoding / v.tpot_s;
+  v.output_tokens_per_s_per_gpu = v.output_tokens_per_s / static_cast<double>(e.memory.per_gpu.size());
+
+  // Time to first token: the prompt's chunks (heavy steps), the wait for the
+  // budget, and the step that returns the first token.
+  const double prompt_steps = std::ceil(in / std::min(std::floor(room), std::max(in, 1.0)));
+  const double own_prompt_s = prompt_steps * heavy_s;
+  const double waiting = static_cast<double>(v.concurrency) - decoding;
+  if (waiting > 0.5) {
+    // More requests in flight than decode at once (the pool is full, or
+    // prompts arrive faster than the budget takes them): by Little's law each
+    // spends waiting / (decoding / O) steps before it decodes.
+    const double before_decode_s = waiting * out / decoding * v.tpot_s;
+    v.queue_s = std::max(0.0, before_decode_s - own_prompt_s);
+  } else {
+    const double busy = v.prefill_step_share * heavy_s / v.tpot_s;
+    v.queue_s = mean_wait_s(own_prompt_s, busy);
+  }
+  v.ttft_s = v.queue_s + own_prompt_s + light_s;
+  return v;
+}
+
+}  // namespace llmsizer

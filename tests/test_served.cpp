@@ -1,0 +1,165 @@
+// Served speed under load (issue 35): a scheduler step that carries a prompt
+// chunk, the experts a step's tokens touch, the balance between decoding and
+// waiting prompts, the wait before the first token, and the curve's
+// saturation point. Expected values are worked out by hand in the comments.
+#include <cmath>
+
+#include "llmsizer/serve.hpp"
+#include "llmsizer/sizer.hpp"
+#include "llmsizer/speed.hpp"
+#include "llmsizer/speed_work.hpp"
+#include "test_support.hpp"
+
+using Catch::Matchers::WithinRel;
+using namespace llmsizer;
+
+namespace {
+
+Scenario served_scenario(const char* gpu, const char* quant, std::int64_t in, std::int64_t out, std::int64_t c) {
+  Scenario s;
+  s.device = test::device_of(gpu);
+  s.engine = InferenceEngine::vllm;
+  s.quant = quant_scheme_from_name(quant).value();
+  s.kv_type = KvType::bf16;
+  s.prompt_tokens = in;
+  s.output_tokens = out;
+  s.context_tokens = in + out;
+  s.sequences = c;
+  return s;
+}
+
+Estimate run(const Architecture& arch, const Scenario& s) {
+  auto e = estimate(arch, s);
+  if (!e) FAIL(e.error().message);
+  return e.value();
+}
+
+}  // namespace
+
+TEST_CASE("a step that carries a prompt chunk adds the chunk's FLOPs, not its weights (dense)", "[served]") {
+  // Llama 3.1 8B: 32 layers, 32 query heads of 128, hidden 4096, vocab 128256,
+  // untied head. Matrix weights per token: active 8,030,261,248 less the
+  // 525,336,576 embedding lookup = 7,504,924,672 with the head; a prompt token
+  // skips the head (its logits are not needed): 6,979,588,096. At position 512
+  // it attends to 512 tokens: 32 layers x 2 x 32 heads x (128 + 128) x 512 =
+  // 268,435,456. Per prompt token 2 x 6,979,588,096 + 268,435,456 =
+  // 14,227,611,648 FLOPs; a 1024-token chunk 14,569,074,327,552. A dense
+  // model's step reads every weight already: no more bytes.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  const Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, 8);
+  const Estimate e = run(arch, s);
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, 1536));
+  const StepWork decode = decode_step_work(arch, s, e, 8, cache, 1536);
+  const StepWork mixed = served_step_work(arch, s, e, 8, cache, 1536, 1024, 512.0);
+  CHECK(mixed.flops - decode.flops == 14569074327552.0);
+  CHECK(mixed.gpu_weight_bytes == decode.gpu_weight_bytes);
+  CHECK(mixed.gpu_kv_bytes == decode.gpu_kv_bytes);
+  CHECK(mixed.gemm_rows == 8.0 + 1024.0);
+}
+
+TEST_CASE("a step's tokens touch more experts than its decoding sequences alone", "[served]") {
+  // Qwen3-30B-A3B: 128 routed experts per layer, 8 used per token. A token
+  // misses a given expert with probability 120/128 = 15/16; 8 decoding
+  // sequences touch 1 - (15/16)^8 = 40.33% of the experts, the same step
+  // with a 56-token chunk (64 tokens) 1 - (15/16)^64 = 98.38%. The step reads
+  // the difference, (15/16)^8 - (15/16)^64 = 0.5967 - 0.0162 = 0.5806 of the
+  // routed-expert bytes, more.
+  const Architecture arch = test::catalog_arch("qwen3-30b-a3b");
+  const Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, 8);
+  const Estimate e = run(arch, s);
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, 1536));
+  const StepWork decode = decode_step_work(arch, s, e, 8, cache, 1536);
+  const StepWork mixed = served_step_work(arch, s, e, 8, cache, 1536, 56, 512.0);
+  const double share = std::pow(15.0 / 16.0, 8) - std::pow(15.0 / 16.0, 64);
+  CHECK_THAT(share, WithinRel(0.5806, 1e-3));
+  CHECK_THAT(mixed.gpu_weight_bytes - decode.gpu_weight_bytes,
+             WithinRel(static_cast<double>(e.weights.routed_expert_bytes) * share, 1e-9));
+  CHECK(mixed.expert_rows == 64.0 * 8.0 / 128.0);
+}
+
+TEST_CASE("prompts that arrive faster than the budget takes them hold back the decoding", "[served]") {
+  // Requests of 8000 tokens in and 1000 out, a 512-token step budget. In
+  // steady state D requests decode and finish D/1000 a step, bringing
+  // D x 8000/1000 = 8 D prompt tokens a step; the budget leaves 512 - D for
+  // them. Balance: 8 D = 512 - D, D = 512 x 1000 / 9000 = 56.89. With 128 in
+  // flight, the rest wait their turn: every step carries a chunk.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  Scenario s = served_scenario("h200-sxm", "FP8", 8000, 1000, 128);
+  s.prefill_ubatch_tokens = 512;
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  REQUIRE(v.admitted_concurrency > 57);  // the pool is not what limits it
+  CHECK(v.prefill_bound);
+  CHECK_THAT(v.decoding_concurrency, WithinRel(512.0 * 1000.0 / 9000.0, 1e-12));
+  CHECK(v.prefill_step_share == 1.0);
+  CHECK_THAT(v.tpot_s, WithinRel(v.mixed_step_time.total_s, 1e-12));
+  CHECK_THAT(v.output_tokens_per_s, WithinRel(v.decoding_concurrency / v.tpot_s, 1e-12));
+}
+
+TEST_CASE("the first token waits for the requests ahead: Little's law in a closed loop", "[served]") {
+  // 1024 in, 1024 out, 256 clients on one H100 under vLLM: more than the KV
+  // pool admits (A of them), so 256 - A wait. Requests finish at A/1024 a
+  // step; by Little's law each waits (256 - A) x 1024 / A steps of one TPOT
+  // before it decodes, its own prompt's steps included. With the pool not
+  // full (64 clients), the wait is a queue for the budget's prompt room only:
+  // far shorter than the closed loop's.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  const Estimate crowded = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 256));
+  REQUIRE(crowded.speed->served);
+  const ServedEstimate& v = *crowded.speed->served;
+  REQUIRE(v.admitted_concurrency < 256);
+  CHECK(v.admitted_concurrency == *crowded.memory.max_concurrent_sequences);
+  const double a = static_cast<double>(v.admitted_concurrency);
+  const double before_decode_s = (256.0 - a) * 1024.0 / a * v.tpot_s;
+  // The prompt's 1024 tokens fit one step of the 2048-token budget.
+  CHECK_THAT(v.queue_s, WithinRel(before_decode_s - v.mixed_step_time.total_s, 1e-9));
+  CHECK_THAT(v.ttft_s, WithinRel(before_decode_s + v.decode_step_time.total_s, 1e-9));
+
+  const Estimate calm = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 16));
+  const ServedEstimate& w = *calm.speed->served;
+  CHECK(w.admitted_concurrency == 16);
+  CHECK(w.queue_s < 0.1 * w.ttft_s);
+  CHECK(v.ttft_s > 20.0 * w.ttft_s);
+  // Idle, one request's first token is its prompt and one step: the served
+  // figure at concurrency 1 stays near the single-stream TTFT.
+  const Estimate idle = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 1));
+  CHECK_THAT(idle.speed->served->ttft_s, WithinRel(idle.speed->ttft_s, 0.25));
+}
+
+TEST_CASE("the serve curve stops where more requests no longer decode at once, its peak there", "[served]") {
+  // The prompt-bound mix above: decoding grows 1, 2, 4, ..., 32, then stops
+  // at the balance 56.89 from 64 requests on; the sweep runs to the first
+  // point that adds none (128) and the peak output is at 64.
+  const Sizer sizer(test::catalog());
+  SizerRequest r;
+  r.model_id = "llama-3.1-8b";
+  auto model = sizer.model_for(r);
+  REQUIRE(model);
+  Scenario s = served_scenario("h200-sxm", "FP8", 8000, 1000, 1);
+  s.prefill_ubatch_tokens = 512;
+  auto curve = serve_curve(sizer, model.value(), s, {}, 0.0);
+  REQUIRE(curve);
+  const ServeCurve& c = curve.value();
+  REQUIRE(c.points.size() == 8);  // 1, 2, 4, ..., 128
+  CHECK(c.points.back().concurrency == 128);
+  CHECK_THAT(c.points[6].served.decoding_concurrency, WithinRel(512.0 * 1000.0 / 9000.0, 1e-12));
+  REQUIRE(c.saturation);
+  CHECK(c.points[*c.saturation].concurrency == 64);
+  for (std::size_t i = 1; i <= 6; ++i)
+    CHECK(c.points[i].served.output_tokens_per_s > c.points[i - 1].served.output_tokens_per_s);
+  // A target of the speed at 16 requests is met up to 16, not beyond.
+  const double at16 = c.points[4].served.tokens_per_s_per_user;
+  auto targeted = serve_curve(sizer, model.value(), s, {1, 4, 16, 32}, at16);
+  REQUIRE(targeted);
+  REQUIRE(targeted.value().target);
+  CHECK(targeted.value().points[*targeted.value().target].concurrency == 16);
+  const Json j = serve_curve_to_json(targeted.value());
+  CHECK(j["target"] == 16);
+  CHECK(j["points"].size() == 4);
+  // Bad input: one message, no curve.
+  auto bad = serve_curve(sizer, model.value(), s, {0}, 0.0);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().id == "serve.bad_value");
+}
