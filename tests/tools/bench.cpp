@@ -9,6 +9,7 @@
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner.hpp"
+#include "llmsizer/serve.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace {
@@ -106,5 +107,27 @@ int main(int argc, char** argv) {
     if (answer.size() < 10) return 1;
   }
   figure("native.catalog_sweep", percentile(sweeps, 50), "ms");
+
+  // The seed's serving scenario swept over concurrency to saturation (llm-sizer serve).
+  llmsizer::SizerRequest served;
+  served.model_id = "glm-4.5";
+  served.quant = "FP8";
+  served.engine = "vllm";
+  served.gpu_id = "mi300x";
+  served.gpu_count = 8;
+  served.prompt_tokens = 1024;
+  served.output_tokens = 1024;
+  served.context_tokens = 2048;
+  auto model = sizer.model_for(served);
+  auto scenario = sizer.scenario_for(served);
+  if (!model || !scenario) return 1;
+  std::vector<double> curves;
+  for (int i = 0; i < 5; ++i) {
+    t0 = Clock::now();
+    auto curve = llmsizer::serve_curve(sizer, model.value(), scenario.value(), {}, 0.0);
+    curves.push_back(since_us(t0) / 1000.0);
+    if (!curve || curve.value().points.empty()) return 1;
+  }
+  figure("native.serve_curve", percentile(curves, 50), "ms");
   return 0;
 }
