@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "llmsizer/planner.hpp"
+#include "llmsizer/suggestions.hpp"
 #include "planner_edge.hpp"
 
 namespace llmsizer {
@@ -77,18 +78,9 @@ std::string checkpoint_format(const QuantScheme& q) {
   return name;
 }
 
-// How far below 4 bits a quantization's weights are: 3-bit and 2-bit GGUF
-// types (K- and I-quants) lose visibly more than 4 bits and up (llama.cpp's
-// perplexity table in quant_types.json rises steeply below Q4).
-int low_bit_tier(const QuantScheme& q) {
-  if (!q.is_gguf()) return 0;
-  const std::string& n = q.name;
-  const auto starts = [&](const char* p) { return n.rfind(p, 0) == 0; };
-  if (starts("Q3") || starts("IQ3") || starts("UD-Q3") || starts("UD-IQ3")) return 1;
-  if (starts("Q2") || starts("IQ2") || starts("IQ1") || starts("UD-Q2") || starts("UD-IQ2") || starts("UD-IQ1") ||
-      starts("TQ")) return 2;
-  return 0;
-}
+// How far below 4 bits a quantization's weights are (0: 4 bits or more, 1:
+// 3-bit, 2: 2-bit, 3: 1-bit), by the bits class the fix suggestions rank by.
+int low_bit_tier(const QuantScheme& q) { return std::max(0, 4 - quant_bits_class(q.name)); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include "llmsizer/serve.hpp"
 #include "llmsizer/speed.hpp"
+#include "llmsizer/speed_json.hpp"
 
 namespace llmsizer {
 namespace {
@@ -65,18 +66,8 @@ Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scen
 Json serve_curve_to_json(const ServeCurve& curve) {
   Json points = Json::array();
   for (const ServePoint& p : curve.points) {
-    const ServedEstimate& v = p.served;
-    Json j = json_object(12);
-    j["concurrency"] = p.concurrency;
-    j["admitted_concurrency"] = v.admitted_concurrency;
-    j["decoding_concurrency"] = v.decoding_concurrency;
-    j["tokens_per_s_per_user"] = v.tokens_per_s_per_user;
-    j["output_tokens_per_s"] = v.output_tokens_per_s;
-    j["output_tokens_per_s_per_gpu"] = v.output_tokens_per_s_per_gpu;
-    j["ttft_s"] = v.ttft_s;
-    j["queue_s"] = v.queue_s;
-    j["tpot_s"] = v.tpot_s;
-    j["prefill_bound"] = v.prefill_bound;
+    // The fields of speed.served, and the point's cost.
+    Json j = served_to_json(p.served, false);
     j["usd_per_million_output_tokens"] = optional_json(p.usd_per_million_output_tokens);
     points.push_back(std::move(j));
   }

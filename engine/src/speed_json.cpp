@@ -40,30 +40,6 @@ Json step_json(const StepWork& w, const StepTime& t) {
   return j;
 }
 
-Json served_json(const ServedEstimate& v) {
-  Json j = json_object(20);
-  j["concurrency"] = v.concurrency;
-  j["admitted_concurrency"] = v.admitted_concurrency;
-  j["decoding_concurrency"] = v.decoding_concurrency;
-  j["max_concurrency"] = optional_json(v.max_concurrency);
-  j["input_tokens"] = v.input_tokens;
-  j["output_tokens"] = v.output_tokens;
-  j["chunk_tokens"] = v.chunk_tokens;
-  j["prefill_step_share"] = v.prefill_step_share;
-  j["prefill_bound"] = v.prefill_bound;
-  j["tokens_per_s_per_user"] = v.tokens_per_s_per_user;
-  j["output_tokens_per_s"] = v.output_tokens_per_s;
-  j["output_tokens_per_s_per_gpu"] = v.output_tokens_per_s_per_gpu;
-  j["tpot_s"] = v.tpot_s;
-  j["ttft_s"] = v.ttft_s;
-  j["queue_s"] = v.queue_s;
-  Json steps = json_object(2);
-  steps["decode"] = step_json(v.decode_step_work, v.decode_step_time);
-  steps["with_prompt_chunk"] = step_json(v.mixed_step_work, v.mixed_step_time);
-  j["steps"] = std::move(steps);
-  return j;
-}
-
 }  // namespace
 
 Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
@@ -99,12 +75,37 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     breakdown["decode_after_prompt"] = step_json(speed->decode_after_prompt_work, speed->decode_after_prompt_time);
     breakdown["prefill"] = step_json(speed->prefill_work, speed->prefill_time);
     j["breakdown"] = std::move(breakdown);
-    j["served"] = speed->served ? served_json(*speed->served) : Json(nullptr);
+    j["served"] = speed->served ? served_to_json(*speed->served, true) : Json(nullptr);
   } else {
     j["basis"] = nullptr;
     j["breakdown"] = nullptr;
     j["served"] = nullptr;
   }
+  return j;
+}
+
+Json served_to_json(const ServedEstimate& v, bool with_steps) {
+  Json j = json_object(20);
+  j["concurrency"] = v.concurrency;
+  j["admitted_concurrency"] = v.admitted_concurrency;
+  j["decoding_concurrency"] = v.decoding_concurrency;
+  j["max_concurrency"] = optional_json(v.max_concurrency);
+  j["input_tokens"] = v.input_tokens;
+  j["output_tokens"] = v.output_tokens;
+  j["chunk_tokens"] = v.chunk_tokens;
+  j["prefill_step_share"] = v.prefill_step_share;
+  j["prefill_bound"] = v.prefill_bound;
+  j["tokens_per_s_per_user"] = v.tokens_per_s_per_user;
+  j["output_tokens_per_s"] = v.output_tokens_per_s;
+  j["output_tokens_per_s_per_gpu"] = v.output_tokens_per_s_per_gpu;
+  j["tpot_s"] = v.tpot_s;
+  j["ttft_s"] = v.ttft_s;
+  j["queue_s"] = v.queue_s;
+  if (!with_steps) return j;
+  Json steps = json_object(2);
+  steps["decode"] = step_json(v.decode_step_work, v.decode_step_time);
+  steps["with_prompt_chunk"] = step_json(v.mixed_step_work, v.mixed_step_time);
+  j["steps"] = std::move(steps);
   return j;
 }
 

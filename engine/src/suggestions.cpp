@@ -141,12 +141,6 @@ std::optional<Suggestion> kv_suggestion(const Estimator& estimate_fn, const Scen
   return if_fits(estimate_fn, sc, change, "kv_precision");
 }
 
-int bits_class(const std::string& name) {
-  for (const QuantRung& q : gguf_quality_ladder())
-    if (name == q.name) return q.bits_class;
-  return 4;  // checkpoint formats offered (BF16, FP8, AWQ) are 4 bits or more
-}
-
 // The best-quality quantization smaller than the scenario's that fits.
 std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& current) {
   std::vector<std::string> names;
@@ -252,6 +246,12 @@ std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const
 
 }  // namespace
 
+int quant_bits_class(const std::string& name) {
+  for (const QuantRung& q : gguf_quality_ladder())
+    if (name == q.name) return q.bits_class;
+  return 4;  // checkpoint formats offered (BF16, FP8, AWQ) are 4 bits or more
+}
+
 const std::vector<QuantRung>& gguf_quality_ladder() {
   static const std::vector<QuantRung> ladder = {
       {"Q8_0", 8},   {"Q6_K", 6},   {"Q5_K_M", 5},  {"Q5_K_S", 5},  {"Q4_K_M", 4},  {"Q4_K_S", 4},  {"IQ4_XS", 4},
@@ -272,7 +272,7 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   add(gpu_limit_suggestion(estimate_fn, scenario, estimate));
   add(kv_suggestion(estimate_fn, scenario));
   std::optional<Suggestion> quant = quant_suggestion(estimate_fn, scenario, estimate);
-  const bool quant_keeps_class = quant && bits_class(*quant->change.quant) >= std::min(4, bits_class(scenario.quant.name));
+  const bool quant_keeps_class = quant && quant_bits_class(*quant->change.quant) >= std::min(4, quant_bits_class(scenario.quant.name));
   if (quant && quant_keeps_class) add(std::move(quant));
   if (engine_is_llama_cpp_based(scenario.engine)) add(offload_suggestions(arch, estimate_fn, scenario));
   if (quant && !quant_keeps_class) add(std::move(quant));

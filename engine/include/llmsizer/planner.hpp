@@ -255,9 +255,9 @@ struct FitResult {
   // mean of total and active (the rule of thumb r/LocalLLaMA's "Geometric Mean
   // Prediction of MoE performance", 2024-03-28, reports holding: Mixtral 8x7B
   // ~ a dense 25B); and how far below 4 bits the weights are (0: 4 bits or
-  // more, 1: a 3-bit K/I-quant, 2: 2 bits or fewer).
+  // more, 1: 3-bit, 2: 2-bit, 3: 1-bit: the fix suggestions' bits classes).
   double dense_equivalent_params = 0.0;
-  int low_bit_tier = 0;
+  int low_bit_tier = 0;  // 0: 4 bits or more, 1: 3-bit, 2: 2-bit, 3: 1-bit
   bool usable_speed = false;  // decodes at least at the request's min_tokens_per_s
   // The largest context that fits, up to the model's maximum. With no maximum
   // known (max_ctx_known false) nothing above the requested context is

@@ -17,6 +17,10 @@ namespace llmsizer {
 // step (bytes, FLOPs) and its seconds per part.
 Json speed_to_json(const std::optional<SpeedEstimate>& speed);
 
+// speed.served: the served figures under load (speed_served.cpp), with the two
+// kinds of step behind them when with_steps (a serve curve's points leave them out).
+Json served_to_json(const ServedEstimate& served, bool with_steps);
+
 // cost.{usd_per_million_tokens, usd_per_million_tokens_batch, usd_per_hour,
 // power_usd_per_month, break_even_months, purchase_usd, basis}; null where no price is known.
 Json cost_to_json(const CostEstimate& cost);

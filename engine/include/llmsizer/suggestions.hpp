@@ -65,6 +65,9 @@ struct QuantRung {
   int bits_class;
 };
 const std::vector<QuantRung>& gguf_quality_ladder();
+// A quantization's bits class on that ladder; 4 for the checkpoint formats
+// (BF16, FP8, AWQ), which are 4 bits or more.
+int quant_bits_class(const std::string& name);
 
 // Empty when the scenario has no device or already fits. Offload applies to
 // llama.cpp and Ollama (experts of the first layers for MoE models, else whole
