@@ -7,6 +7,7 @@
 #include "llmsizer/serve.hpp"
 #include "llmsizer/sizer.hpp"
 #include "llmsizer/speed.hpp"
+#include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
 #include "test_support.hpp"
 
@@ -74,7 +75,14 @@ TEST_CASE("a step's tokens touch more experts than its decoding sequences alone"
   CHECK_THAT(share, WithinRel(0.5806, 1e-3));
   CHECK_THAT(mixed.gpu_weight_bytes - decode.gpu_weight_bytes,
              WithinRel(static_cast<double>(e.weights.routed_expert_bytes) * share, 1e-9));
-  CHECK(mixed.expert_rows == 64.0 * 8.0 / 128.0);
+  // Each touched expert multiplies the tokens routed to it: 64 x 8 / 128 = 4
+  // routings per expert on average, over the 98.39% of experts touched
+  // (1 - e^(64 ln(15/16)) = 1 - 0.016079): 4 / 0.983921 = 4.0654 rows. Eight
+  // decoding tokens alone: 8 x 8 / 128 = 0.5 over 40.33%: 1.2398 rows, not half a row.
+  CHECK_THAT(mixed.expert_rows, WithinRel(4.0 / 0.983921, 1e-5));
+  const StepWork decode_only = served_step_work(arch, s, e, 8, cache, 1536, 0, 0.0);
+  CHECK_THAT(decode_only.expert_rows, WithinRel(0.5 / (1.0 - std::pow(15.0 / 16.0, 8)), 1e-9));
+  CHECK_THAT(decode_only.expert_rows, WithinRel(1.2398, 1e-4));
 }
 
 TEST_CASE("prompts that arrive faster than the budget takes them hold back the decoding", "[served]") {
@@ -113,19 +121,26 @@ TEST_CASE("the first token waits for the requests ahead: Little's law in a close
   CHECK(v.admitted_concurrency == *crowded.memory.max_concurrent_sequences);
   const double a = static_cast<double>(v.admitted_concurrency);
   const double before_decode_s = (256.0 - a) * 1024.0 / a * v.tpot_s;
-  // The prompt's 1024 tokens fit one step of the 2048-token budget.
+  // The prompt's 1024 tokens fit one step of vLLM's 8192-token budget on an H100.
   CHECK_THAT(v.queue_s, WithinRel(before_decode_s - v.mixed_step_time.total_s, 1e-9));
-  CHECK_THAT(v.ttft_s, WithinRel(before_decode_s + v.decode_step_time.total_s, 1e-9));
+  // On top, the engine's fixed cost per request (vLLM on CUDA: its fitted row).
+  CHECK(v.request_overhead_s == served_calibration(InferenceEngine::vllm, Backend::cuda, WeightFamily::float16)
+                                    .factors.request_overhead_s);
+  CHECK_THAT(v.ttft_s, WithinRel(v.request_overhead_s + before_decode_s + v.decode_step_time.total_s, 1e-9));
 
   const Estimate calm = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 16));
   const ServedEstimate& w = *calm.speed->served;
   CHECK(w.admitted_concurrency == 16);
   CHECK(w.queue_s < 0.1 * w.ttft_s);
   CHECK(v.ttft_s > 20.0 * w.ttft_s);
-  // Idle, one request's first token is its prompt and one step: the served
-  // figure at concurrency 1 stays near the single-stream TTFT.
+  // Idle, one request's first token is the engine's cost per request, its
+  // prompt (one step: 1024 tokens in the 8192-token budget) and the step that
+  // returns the token; it hardly waits.
   const Estimate idle = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 1));
-  CHECK_THAT(idle.speed->served->ttft_s, WithinRel(idle.speed->ttft_s, 0.25));
+  const ServedEstimate& one = *idle.speed->served;
+  CHECK(one.queue_s < 0.01 * one.ttft_s);
+  CHECK_THAT(one.ttft_s, WithinRel(one.request_overhead_s + one.queue_s + one.mixed_step_time.total_s +
+                                       one.decode_step_time.total_s, 1e-9));
 }
 
 TEST_CASE("the serve curve stops where more requests no longer decode at once, its peak there", "[served]") {
@@ -162,4 +177,60 @@ TEST_CASE("the serve curve stops where more requests no longer decode at once, i
   auto bad = serve_curve(sizer, model.value(), s, {0}, 0.0);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().id == "serve.bad_value");
+}
+
+TEST_CASE("each engine's step budget and request limit are its own defaults on the device", "[served]") {
+  // vLLM V1's OpenAI server (vllm/engine/arg_utils.py, get_batch_defaults):
+  // 8192 tokens and 1024 requests on 70 GiB or more unless an A100, else 2048
+  // and 256. SGLang (server_args.py): 2048 below 35 GB of GPU memory, 8192
+  // below 160 GB, 16384 above; no request limit but the pool.
+  auto defaults = [](const char* gpu, InferenceEngine engine) {
+    Scenario s = served_scenario(gpu, "BF16-native", 1024, 1024, 1);
+    s.engine = engine;
+    return scheduler_defaults(s);
+  };
+  CHECK(defaults("h100-sxm", InferenceEngine::vllm).token_budget == 8192);
+  CHECK(defaults("h100-sxm", InferenceEngine::vllm).max_running_requests == 1024);
+  CHECK(defaults("a100-80gb-sxm", InferenceEngine::vllm).token_budget == 2048);
+  CHECK(defaults("a100-80gb-sxm", InferenceEngine::vllm).max_running_requests == 256);
+  CHECK(defaults("l40s", InferenceEngine::vllm).token_budget == 2048);  // 48 GiB
+  CHECK(defaults("rtx-4090", InferenceEngine::sglang).token_budget == 2048);
+  CHECK(defaults("h200-sxm", InferenceEngine::sglang).token_budget == 8192);  // 141 GiB
+  CHECK(defaults("b200", InferenceEngine::sglang).token_budget == 16384);     // 180 GiB
+  CHECK(defaults("mi300x", InferenceEngine::sglang).max_running_requests == 0);
+  CHECK(defaults("h100-sxm", InferenceEngine::llama_cpp).token_budget == 512);
+
+  // 1000 short requests on an A100 under vLLM: the pool would hold more
+  // (Llama 3.1 8B in BF16, 15 GiB, leaves some 54 GiB of the 72 GiB vLLM takes
+  // for a 128 KiB-per-token cache: about 860 requests of 512 tokens), the
+  // scheduler runs 256.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  const Estimate e = run(arch, served_scenario("a100-80gb-sxm", "BF16-native", 256, 256, 1000));
+  REQUIRE(e.memory.max_concurrent_sequences);
+  CHECK(*e.memory.max_concurrent_sequences > 256);
+  CHECK(e.speed->served->max_concurrency == 256);
+  CHECK(e.speed->served->admitted_concurrency == 256);
+}
+
+TEST_CASE("a request's own serving constants replace the fitted row's, and say so", "[served]") {
+  // A fixed 10 ms per scheduler step adds 10 ms to every step (one pass each);
+  // 0.1 s per request adds 0.1 s to the first token. Bandwidth and compute
+  // factors of 1 leave the single-stream rates.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, 8);
+  s.served_factors = ServedFactors{};
+  const Estimate plain = run(arch, s);
+  s.served_factors->step_overhead_s = 0.010;
+  s.served_factors->request_overhead_s = 0.1;
+  const Estimate slowed = run(arch, s);
+  const ServedEstimate& a = *plain.speed->served;
+  const ServedEstimate& b = *slowed.speed->served;
+  CHECK(b.calibration_override);
+  CHECK_THAT(b.decode_step_time.total_s - a.decode_step_time.total_s, WithinRel(0.010, 1e-9));
+  CHECK_THAT(b.mixed_step_time.total_s - a.mixed_step_time.total_s, WithinRel(0.010, 1e-9));
+  CHECK_THAT(b.tpot_s - a.tpot_s, WithinRel(0.010, 1e-9));
+  CHECK(b.request_overhead_s == 0.1);
+  // The single-stream decode step of the same eight sequences reads as much
+  // as the served step without a chunk: neutral factors, no extra cost.
+  CHECK(a.decode_step_work.gpu_weight_bytes == plain.speed->decode_batch_work.gpu_weight_bytes);
 }

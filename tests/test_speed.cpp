@@ -232,6 +232,23 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
   CHECK_THAT(k["layer_split_hop_s"].get<double>(), WithinRel(t.constants->layer_split_hop_s, 1e-15));
   CHECK_THAT(k["multi_die_bandwidth_factor"].get<double>(), WithinRel(t.constants->multi_die_bandwidth_factor, 1e-15));
   CHECK_THAT(k["hbm_bandwidth_factor_rocm"].get<double>(), WithinRel(t.constants->hbm_bandwidth_factor_rocm, 1e-15));
+  // The serving rows (scripts/speed/fit_served.py).
+  const auto& served = doc["served"]["rows"];
+  REQUIRE(served.size() == t.served_count);
+  for (std::size_t i = 0; i < t.served_count; ++i) {
+    const auto& row = served[i];
+    const ServedCalibration& r = t.served[i];
+    CHECK(row["engine"].get<std::string>() == engine_name(r.engine));
+    CHECK(row["backend"].get<std::string>() == backend_name(r.backend));
+    CHECK(row["weights"].get<std::string>() == std::string(r.weights));
+    CHECK_THAT(row["bandwidth_factor"].get<double>(), WithinRel(r.factors.bandwidth_factor, 1e-15));
+    CHECK_THAT(row["compute_factor"].get<double>(), WithinRel(r.factors.compute_factor, 1e-15));
+    CHECK(row["step_overhead_s"].get<double>() == r.factors.step_overhead_s);
+    CHECK_THAT(row["allreduce_latency_factor"].get<double>(), WithinRel(r.factors.allreduce_latency_factor, 1e-15));
+    CHECK(row["request_overhead_s"].get<double>() == r.factors.request_overhead_s);
+    CHECK(row["fitted_records"].get<int>() == r.fitted_records);
+    CHECK(row["basis"].get<std::string>() == std::string(r.basis));
+  }
 }
 
 TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
@@ -597,6 +614,7 @@ TEST_CASE("hybrid layers all-reduce once: a mixer-only or FFN-only layer has one
   // Prefill: the same ten per pass; 4096 prompt tokens in 2048-token chunks = 2 passes.
   Scenario s = synthetic_scenario(InferenceEngine::vllm, 1, 2);
   s.prefill_speed = true;
+  s.prefill_ubatch_tokens = 2048;
   const auto pre = estimate_speed(arch, s, synthetic_estimate(1, 2, 0.0, 8e9));
   REQUIRE(pre);
   CHECK(pre->prefill_work.passes == 2);

@@ -61,6 +61,19 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
     if (g.check.error) return Error{g.check.error->id, "custom_gpu: " + g.check.error->message};
     r.custom_gpu = c;
   }
+  if (const Json* served = f.find("served_calibration"); served != nullptr && !f.check.error) {
+    // A calibrated machine's serving constants (and the fit's trial values).
+    if (!served->is_object()) return bad_key("served_calibration", "must be an object");
+    ServedFactors factors;
+    FieldReader g{*served, {}};
+    g.number("bandwidth_factor", factors.bandwidth_factor, 0.01, 10.0);
+    g.number("compute_factor", factors.compute_factor, 0.01, 10.0);
+    g.number("step_overhead_s", factors.step_overhead_s, 0.0, 1.0);
+    g.number("allreduce_latency_factor", factors.allreduce_latency_factor, 0.0, 100.0);
+    g.number("request_overhead_s", factors.request_overhead_s, 0.0, 60.0);
+    if (g.check.error) return Error{g.check.error->id, "served_calibration: " + g.check.error->message};
+    r.served_factors = factors;
+  }
   if (f.check.error) return *f.check.error;
   if (model_key == ModelKey::required && r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};

@@ -146,6 +146,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.sequences = r.sequences;
   s.prompt_tokens = r.prompt_tokens;
   s.output_tokens = r.output_tokens;
+  s.served_factors = r.served_factors;
   s.system_ram_bytes = static_cast<std::int64_t>(r.system_ram_gib * static_cast<double>(kGiB));
   s.gpu_limit_bytes = static_cast<std::int64_t>(r.gpu_limit_mib) * static_cast<std::int64_t>(kMiB);
   if (!r.layer_split.empty()) {

@@ -113,6 +113,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.link_bytes_per_s = d.interconnect_bytes_per_s > 0.0 ? d.interconnect_bytes_per_s / 2.0 : k.pcie_bytes_per_s;
   r.basis.link_bytes_per_s = r.link_bytes_per_s;
   r.layer_overhead_s = rt.layer_overhead_s;
+  r.allreduce_latency_s = k.allreduce_latency_s;
   return r;
 }
 
@@ -143,11 +144,11 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
     // Ring all-reduce: each GPU sends and receives 2 (TP - 1) / TP of the buffer.
     const double tp = static_cast<double>(w.tensor_parallel);
     const double moved = w.allreduce_bytes * 2.0 * (tp - 1.0) / tp;
-    t.interconnect_s = static_cast<double>(w.allreduces) * (ratio(moved, r.link_bytes_per_s) + k.allreduce_latency_s);
+    t.interconnect_s = static_cast<double>(w.allreduces) * (ratio(moved, r.link_bytes_per_s) + r.allreduce_latency_s);
   }
   // Fixed cost per layer and pass; routed-expert layers launch more kernels.
   const double layers = static_cast<double>(w.layers) + (k.moe_layer_overhead_factor - 1.0) * static_cast<double>(w.moe_layers);
-  t.overhead_s = layers * static_cast<double>(w.passes) * r.layer_overhead_s;
+  t.overhead_s = static_cast<double>(w.passes) * (layers * r.layer_overhead_s + r.step_overhead_s);
   double gpu_s = std::max(t.weights_s + t.kv_s, t.compute_s) + t.overhead_s;
   if (w.layer_split_gpus > 1) {
     // Layer split: at each boundary the next GPU waits for the previous one's

@@ -10,6 +10,8 @@ extern const std::size_t kRuntimeCalibrationCount;
 extern const WeightCalibration kWeightCalibrations[];
 extern const std::size_t kWeightCalibrationCount;
 extern const SpeedConstants kSpeedConstants;
+extern const ServedCalibration kServedCalibrations[];
+extern const std::size_t kServedCalibrationCount;
 
 namespace {
 
@@ -183,10 +185,36 @@ const WeightCalibration& weight_calibration(WeightFamily family) {
 
 const SpeedConstants& speed_constants() { return kSpeedConstants; }
 
+const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, WeightFamily weights) {
+  // llama.cpp's server schedules like llama.cpp (its rows are llama.cpp's);
+  // Ollama too. Backends without rows of their own take CUDA's (the engines'
+  // reference platform), as the row's basis says.
+  if (engine == InferenceEngine::ollama) engine = InferenceEngine::llama_cpp;
+  if (backend != Backend::rocm) backend = Backend::cuda;
+  const std::string_view family = weight_family_name(weights);
+  const ServedCalibration* any_format = nullptr;
+  const ServedCalibration* any_backend = nullptr;
+  for (std::size_t i = 0; i < kServedCalibrationCount; ++i) {
+    const ServedCalibration& row = kServedCalibrations[i];
+    if (row.engine != engine) continue;
+    if (row.backend == backend && row.weights == family) return row;
+    if (row.backend == backend && row.weights.empty()) any_format = &row;
+    if (row.backend == Backend::cuda && row.weights.empty() && !any_backend) any_backend = &row;
+  }
+  if (any_format) return *any_format;
+  if (any_backend) return *any_backend;
+  // An engine no serving run was measured on (MLX): its single-stream
+  // constants, nothing added.
+  static constexpr ServedCalibration kUnmeasured{
+      InferenceEngine::mlx, Backend::metal, "", ServedFactors{}, 0,
+      "no serving runs measured on this engine: its single-stream constants, no per-step or per-request cost"};
+  return kUnmeasured;
+}
+
 CalibrationTables calibration_tables() {
   return CalibrationTables{kBackendCalibrations, kBackendCalibrationCount, kRuntimeCalibrations,
                            kRuntimeCalibrationCount, kWeightCalibrations,  kWeightCalibrationCount,
-                           &kSpeedConstants};
+                           &kSpeedConstants,       kServedCalibrations,    kServedCalibrationCount};
 }
 
 }  // namespace llmsizer

@@ -101,6 +101,21 @@ Json served_to_json(const ServedEstimate& v, bool with_steps) {
   j["tpot_s"] = v.tpot_s;
   j["ttft_s"] = v.ttft_s;
   j["queue_s"] = v.queue_s;
+  j["request_overhead_s"] = v.request_overhead_s;
+  // What the figures stand on: the serving row and how many measured runs fitted it.
+  Json basis = json_object(5);
+  basis["row"] = v.calibration_row;
+  basis["fitted_records"] = v.calibration_records;
+  basis["note"] = v.calibration_basis.empty() ? Json(nullptr) : Json(v.calibration_basis);
+  basis["from_request"] = v.calibration_override;
+  Json factors = json_object(5);
+  factors["bandwidth_factor"] = v.factors.bandwidth_factor;
+  factors["compute_factor"] = v.factors.compute_factor;
+  factors["step_overhead_s"] = v.factors.step_overhead_s;
+  factors["allreduce_latency_factor"] = v.factors.allreduce_latency_factor;
+  factors["request_overhead_s"] = v.factors.request_overhead_s;
+  basis["factors"] = std::move(factors);
+  j["basis"] = std::move(basis);
   if (!with_steps) return j;
   Json steps = json_object(2);
   steps["decode"] = step_json(v.decode_step_work, v.decode_step_time);

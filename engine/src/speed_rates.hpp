@@ -19,6 +19,8 @@ struct EffectiveRates {
   double matrix_flops = 0.0;        // GEMMs: prefill and batched decode; 0 when unknown
   double link_bytes_per_s = 0.0;    // one direction of the GPU-to-GPU link
   double layer_overhead_s = 0.0;
+  double allreduce_latency_s = 0.0;  // one small tensor-parallel all-reduce
+  double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
 };
 
 // s.device's rates under the engine and weight format.

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "llmsizer/kv_cache.hpp"
 
@@ -28,17 +29,40 @@ double mean_wait_s(double service_s, double busy_share) {
   return service_s * u / (2.0 * (1.0 - u));
 }
 
+// The single-stream rates as the serving engine's batched steps see them.
+EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f) {
+  EffectiveRates r = single;
+  r.weight_bytes_per_s *= f.bandwidth_factor;
+  r.kv_bytes_per_s *= f.bandwidth_factor;
+  r.matrix_flops *= f.compute_factor;
+  r.allreduce_latency_s *= f.allreduce_latency_factor;
+  r.step_overhead_s = f.step_overhead_s;
+  return r;
+}
+
 }  // namespace
 
 std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Scenario& s, const Estimate& e,
-                                              const EffectiveRates& rates) {
-  if (s.output_tokens <= 0 || rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
+                                              const EffectiveRates& single_rates) {
+  if (s.output_tokens <= 0 || single_rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   ServedEstimate v;
+  const ServedCalibration& row =
+      served_calibration(s.engine, s.device->backend, weight_family(s.quant, arch.native_format));
+  v.calibration_row = std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
+                      (row.weights.empty() ? "" : "/" + std::string(row.weights));
+  v.calibration_records = row.fitted_records;
+  v.calibration_basis = std::string(row.basis);
+  v.calibration_override = s.served_factors.has_value();
+  v.factors = s.served_factors.value_or(row.factors);
+  const EffectiveRates rates = served_rates(single_rates, v.factors);
   v.concurrency = std::max<std::int64_t>(s.sequences, 1);
-  v.admitted_concurrency = e.memory.max_concurrent_sequences
-                               ? std::clamp<std::int64_t>(*e.memory.max_concurrent_sequences, 1, v.concurrency)
-                               : v.concurrency;
+  // The engine runs what its KV pool holds, at most its request limit
+  // (vLLM's max_num_seqs); the rest wait their turn.
   v.max_concurrency = e.memory.max_concurrent_sequences;
+  const std::int64_t running_limit = scheduler_defaults(s).max_running_requests;
+  if (running_limit > 0) v.max_concurrency = std::min(v.max_concurrency.value_or(running_limit), running_limit);
+  v.admitted_concurrency =
+      v.max_concurrency ? std::clamp<std::int64_t>(*v.max_concurrency, 1, v.concurrency) : v.concurrency;
   v.input_tokens = std::max<std::int64_t>(s.prompt_tokens, 1);
   v.output_tokens = s.output_tokens;
   const double in = static_cast<double>(v.input_tokens);
@@ -64,7 +88,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, cached));
   const auto sequences = std::max<std::int64_t>(1, std::llround(decoding));
   const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(carried)));
-  v.decode_step_work = decode_step_work(arch, s, e, sequences, cache, cached);
+  v.decode_step_work = served_step_work(arch, s, e, sequences, cache, cached, 0, 0.0);
   v.decode_step_time = step_time(v.decode_step_work, rates, 1.0, rates.basis.memory_pressure);
   v.mixed_step_work = served_step_work(arch, s, e, sequences, cache, cached, chunk, in / 2.0);
   v.mixed_step_time = step_time(v.mixed_step_work, rates, 1.0, rates.basis.memory_pressure);
@@ -94,7 +118,8 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
     const double busy = v.prefill_step_share * heavy_s / v.tpot_s;
     v.queue_s = mean_wait_s(own_prompt_s, busy);
   }
-  v.ttft_s = v.queue_s + own_prompt_s + light_s;
+  v.request_overhead_s = v.factors.request_overhead_s;
+  v.ttft_s = v.request_overhead_s + v.queue_s + own_prompt_s + light_s;
   return v;
 }
 

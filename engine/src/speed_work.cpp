@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsizer/units.hpp"
+
 namespace llmsizer {
 namespace {
 
@@ -130,9 +132,44 @@ WeightReads weight_reads(const Architecture& arch, const Estimate& e, std::int64
 // Prompt tokens per forward pass: as asked, or llama.cpp's default micro-batch
 // (-ub 512); vLLM's chunked-prefill budget, SGLang's chunk and mlx-lm's prefill
 // step are 2048 tokens.
+SchedulerDefaults scheduler_defaults(const Scenario& s) {
+  SchedulerDefaults d;
+  const double memory_gib = s.device ? static_cast<double>(s.device->memory_bytes) / static_cast<double>(kGiB) : 0.0;
+  switch (s.engine) {
+    case InferenceEngine::vllm: {
+      // vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults (V1, the
+      // OpenAI server): 8192 tokens and 1024 requests on GPUs of 70 GiB or
+      // more that are not A100s ("setting large max_num_batched_tokens for
+      // A100 reduces throughput", PR #17885), else 2048 and 256.
+      const bool a100 = s.device && s.device->id.rfind("a100", 0) == 0;
+      const bool large = memory_gib >= 70.0 && !a100;
+      d.token_budget = large ? 8192 : 2048;
+      d.max_running_requests = large ? 1024 : 256;
+      break;
+    }
+    case InferenceEngine::sglang:
+      // python/sglang/srt/server_args.py: chunked_prefill_size 2048 below
+      // 35 GB, 8192 below 160 GB (H100, H200, A100), 16384 above (B200,
+      // MI300); max_running_requests follows the pool.
+      d.token_budget = memory_gib < 35.0 ? 2048 : memory_gib < 160.0 ? 8192 : 16384;  // gpu_mem in MiB
+      break;
+    case InferenceEngine::tensorrt_llm:
+      d.token_budget = 8192;  // the LLM API's max_num_tokens default
+      break;
+    case InferenceEngine::mlx:
+      d.token_budget = 2048;  // mlx-lm's prefill step size
+      break;
+    case InferenceEngine::llama_cpp:
+    case InferenceEngine::ollama:
+      d.token_budget = 512;  // -ub
+      break;
+  }
+  return d;
+}
+
 std::int64_t prefill_chunk_tokens(const Scenario& s) {
   if (s.prefill_ubatch_tokens > 0) return s.prefill_ubatch_tokens;
-  return engine_is_llama_cpp_based(s.engine) ? 512 : 2048;
+  return scheduler_defaults(s).token_budget;
 }
 
 double expert_touched_share(std::int64_t n_experts, std::int64_t n_used, std::int64_t batch) {
@@ -235,11 +272,25 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
                           const KvBreakdown& cache, std::int64_t cached_tokens, std::int64_t prefill_tokens,
                           double prefill_position) {
   StepWork w = decode_step_work(arch, s, e, decode_sequences, cache, cached_tokens);
-  if (prefill_tokens <= 0) return w;
-  const std::int64_t step_tokens = decode_sequences + prefill_tokens;
+  const std::int64_t step_tokens = decode_sequences + std::max<std::int64_t>(prefill_tokens, 0);
   const double tokens = static_cast<double>(step_tokens);
-  const double prefill = static_cast<double>(prefill_tokens);
   const double split = static_cast<double>(w.tensor_parallel);
+  // One GEMM over the step's tokens; each routed expert multiplies the tokens
+  // routed to it: a batch of decode tokens leaves the tiles part empty too.
+  w.gemm_rows = tokens;
+  for (const LayerSpec& l : arch.layers) {
+    if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
+      const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
+      // Rows per expert the batch touches (at least one token each): a few
+      // tokens reach a few experts, one row apiece, not a fraction of a row.
+      const double touched = expert_touched_share(l.ffn.n_experts, l.ffn.n_experts_used, step_tokens);
+      w.expert_rows = touched > 0.0 ? tokens * used_share / touched : tokens * used_share;
+      w.expert_flops = 2.0 * static_cast<double>(e.params.routed_expert) * used_share * tokens / split;
+      break;
+    }
+  }
+  if (prefill_tokens <= 0) return w;
+  const double prefill = static_cast<double>(prefill_tokens);
   // The chunk's tokens route to more experts: the step reads what all its
   // tokens touch, not only what the decoding sequences do.
   const WeightReads with_chunk = weight_reads(arch, e, step_tokens);
@@ -257,16 +308,6 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
     attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens(a, prefill_position);
   }
   w.flops += prefill * (2.0 * (matmul_params_per_token(arch, e.params) - head) + attention) / split;
-  // One GEMM over the step's tokens; each routed expert multiplies the tokens routed to it.
-  w.gemm_rows = tokens;
-  for (const LayerSpec& l : arch.layers) {
-    if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
-      const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
-      w.expert_rows = tokens * used_share;
-      w.expert_flops = 2.0 * static_cast<double>(e.params.routed_expert) * used_share * tokens / split;
-      break;
-    }
-  }
   if (w.allreduces > 0) w.allreduce_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   if (w.boundary_bytes > 0.0) w.boundary_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   return w;

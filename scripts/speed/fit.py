@@ -426,6 +426,12 @@ def write(cal, feats, counts):
         "borrowed": borrowed,
         "not_fitted_defaults": unfitted,
     }
+    # The serving rows are fit_served.py's: kept as they are.
+    if os.path.exists(CALIBRATION_JSON):
+        with open(CALIBRATION_JSON) as f:
+            previous = json.load(f)
+        if "served" in previous:
+            doc["served"] = previous["served"]
     with open(CALIBRATION_JSON, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -26,6 +26,17 @@ HAND_CONFIGS = {
             "hidden_act": "silu", "rope_theta": 10000.0,
         },
     },
+    "llama-2-70b": {
+        "source": "https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json (module shapes also in "
+                  "h2oGPT's Llama 2 70B Chat card: 80 layers, 8192 wide, k_proj 8192->1024, MLP 28672, vocab 32000)",
+        "config": {
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8192,
+            "intermediate_size": 28672, "num_hidden_layers": 80, "num_attention_heads": 64,
+            "num_key_value_heads": 8, "vocab_size": 32000, "max_position_embeddings": 4096,
+            "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "float16",
+            "hidden_act": "silu", "rope_theta": 10000.0,
+        },
+    },
     "llama-2-13b": {
         "source": "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
         "config": {

@@ -49,6 +49,9 @@ struct Scenario {
   // of prompt_tokens in and output_tokens out, `sequences` of them at once.
   // 0: no served figures.
   std::int64_t output_tokens = 0;
+  // The serving row's constants for a calibrated machine (and the fit,
+  // scripts/speed/fit_served.py); empty: the fitted row (served_calibration).
+  std::optional<ServedFactors> served_factors;
   // Prompt tokens per forward pass for the speed model (llama.cpp -ub, the serving
   // engines' chunked-prefill budget); 0: the engine's default (512 for llama.cpp,
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
@@ -202,6 +205,14 @@ struct ServedEstimate {
   double ttft_s = 0.0;                    // the wait for a turn, the prompt's chunks, the first step
   double queue_s = 0.0;                   // of ttft_s, the wait
   std::optional<std::int64_t> max_concurrency;  // paged engines: the requests the pool holds at once
+  double request_overhead_s = 0.0;        // of ttft_s, the engine's fixed cost per request
+  // What the steps were timed with: the serving row (engine/backend/format),
+  // its measurements (0: none, see basis) and its factors.
+  std::string calibration_row;
+  int calibration_records = 0;
+  std::string calibration_basis;
+  bool calibration_override = false;  // the request's own factors (served_calibration)
+  ServedFactors factors;
   StepWork decode_step_work;  // a step with no prompt chunk
   StepTime decode_step_time;
   StepWork mixed_step_work;   // a step that carries a prompt chunk

@@ -44,6 +44,7 @@ struct SizerRequest {
   double offload_fraction = 0.0;
   std::string offload_mode = "auto";  // auto | layers | experts
   std::int64_t prompt_tokens = 4096;
+  std::optional<ServedFactors> served_factors;  // Scenario::served_factors
   std::int64_t output_tokens = 0;  // served figures (speed.served) for requests of this many output tokens
   bool flash_attention = true;
   // Speculative decoding: a catalog id of the draft model, or "mtp" (the

@@ -9,6 +9,7 @@
 #include "llmsizer/device.hpp"
 #include "llmsizer/engines.hpp"
 #include "llmsizer/quantization.hpp"
+#include "llmsizer/speed_types.hpp"
 
 namespace llmsizer {
 
@@ -82,6 +83,21 @@ struct SpeedConstants {
                                      // MI300X): hbm_bandwidth_factor's counterpart for ROCm
 };
 
+// A serving engine's scheduler under load (speed.served), beside the
+// single-stream rows above: what its batched steps reach and what each step and
+// each request cost on top. Fitted per engine, backend and weight format on
+// measured serving runs (scripts/speed/fit_served.py; the "served" section of
+// data/speed_calibration.json).
+
+struct ServedCalibration {
+  InferenceEngine engine;
+  Backend backend;
+  std::string_view weights;  // weight_family_name, or "" for any format
+  ServedFactors factors;
+  int fitted_records;        // measurements behind the row; 0: borrowed
+  std::string_view basis;    // where an unfitted row's values come from ("" when fitted)
+};
+
 // Memory families whose achievable bandwidth differs for the same runtime.
 enum class MemoryClass { gddr, hbm, lpddr, ddr };  // ddr: a CPU-only machine's DIMMs
 MemoryClass memory_class(const Device& device);
@@ -98,6 +114,10 @@ const BackendCalibration& backend_calibration(Backend backend, std::string_view 
 const RuntimeCalibration& runtime_calibration(EngineFamily engine, Backend backend, std::string_view vendor);
 const WeightCalibration& weight_calibration(WeightFamily family);
 const SpeedConstants& speed_constants();
+// The row for a serving engine (vLLM, SGLang, TensorRT-LLM; llama.cpp's server
+// with parallel slots) on a backend and weight format: the most specific row,
+// else the engine's row on the nearest backend (stated in its basis).
+const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, WeightFamily weights);
 
 // The compiled tables, for the test that compares them with the JSON.
 struct CalibrationTables {
@@ -108,6 +128,8 @@ struct CalibrationTables {
   const WeightCalibration* weights;
   std::size_t weight_count;
   const SpeedConstants* constants;
+  const ServedCalibration* served;
+  std::size_t served_count;
 };
 CalibrationTables calibration_tables();
 

@@ -65,4 +65,14 @@ struct StepTime {
   double total_s = 0.0;
 };
 
+// A serving engine's constants under load (speed_calibration.hpp's
+// ServedCalibration; a request may set its own).
+struct ServedFactors {
+  double bandwidth_factor = 1.0;      // multiplies the weight and KV read rates in a served step
+  double compute_factor = 1.0;        // multiplies the matrix throughput in a served step
+  double step_overhead_s = 0.0;       // per scheduler step: scheduling, sampling, launch gaps
+  double allreduce_latency_factor = 1.0;  // multiplies allreduce_latency_s (the engines' own all-reduce kernels)
+  double request_overhead_s = 0.0;    // per request before its first token: tokenizing, admission, HTTP
+};
+
 }  // namespace llmsizer

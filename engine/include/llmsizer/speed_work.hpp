@@ -33,8 +33,18 @@ KvBreakdown cache_after_prompt(const Architecture& arch, const Scenario& s, cons
 std::int64_t cached_after_prompt(const Scenario& s, const Estimate& e);
 
 // Prompt tokens per pass: -ub for llama.cpp (512 by default), the chunked-prefill
-// budget of the serving engines (2048), or s.prefill_ubatch_tokens.
+// budget of the serving engines (scheduler_defaults), or s.prefill_ubatch_tokens.
 std::int64_t prefill_chunk_tokens(const Scenario& s);
+
+// What a serving engine schedules per step unless told otherwise, on the
+// scenario's device: the token budget of a step (vLLM max_num_batched_tokens,
+// SGLang chunked_prefill_size, TensorRT-LLM max_num_tokens, llama.cpp -ub) and
+// the most requests it runs at once (vLLM max_num_seqs; 0: only the KV pool).
+struct SchedulerDefaults {
+  std::int64_t token_budget = 512;
+  std::int64_t max_running_requests = 0;
+};
+SchedulerDefaults scheduler_defaults(const Scenario& s);
 
 // One scheduler step of a serving engine under load (continuous batching with
 // chunked prefill): `decode_sequences` sequences each decode a token with

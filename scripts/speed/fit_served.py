@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Fits the serving rows (speed.served) on measured serving runs.
+
+  python3 scripts/speed/fit_served.py [--respond build/native-release/tests/llmsizer_respond] [--write]
+
+Maps every run it can (served_records.py) to an estimate request with output
+tokens, asks the engine for speed.served with trial constants (the request's
+served_calibration), and fits, per serving row (engine x backend, and weight
+format where the runs tell one apart), the factors of ServedFactors by
+coordinate descent on the mean |log(predicted / measured)| over the figures
+each run measured (tokens/s per user, output tokens/s, TTFT). Every fourth
+run (by a hash of its id) is held out; docs/accuracy.md
+reports both splits. --write stores the rows in data/speed_calibration.json
+("served") and regenerates engine/src/served_calibration_data.cpp.
+Python standard library only.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import served_records  # noqa: E402
+from records import REPO  # noqa: E402
+
+CALIBRATION_JSON = os.path.join(REPO, "data", "speed_calibration.json")
+ACCURACY_MD = os.path.join(REPO, "docs", "accuracy.md")
+SERVED_MARKER = "<!-- served speeds: written by scripts/speed/fit_served.py -->"
+# Issue 35's goals on held-out runs: median and mean |error| per figure.
+GOALS = {"per_user": (10.0, 15.0), "total": (10.0, 15.0), "ttft_s": (25.0, None)}
+FIGURE_NAMES = {"per_user": "tokens/s per user", "total": "output tokens/s", "ttft_s": "time to first token"}
+GENERATED_CPP = os.path.join(REPO, "engine", "src", "served_calibration_data.cpp")
+DEFAULT_RESPOND = os.path.join(REPO, "build", "native-release", "tests", "llmsizer_respond")
+
+FACTORS = ["bandwidth_factor", "compute_factor", "step_overhead_s", "allreduce_latency_factor", "request_overhead_s"]
+NEUTRAL = {"bandwidth_factor": 1.0, "compute_factor": 1.0, "step_overhead_s": 0.0, "allreduce_latency_factor": 1.0,
+           "request_overhead_s": 0.0}
+# Search ranges (the request's own limits are wider).
+# Kept to what the engines can physically reach: a row's few setups must not
+# bend a factor to absorb what the model lacks (attention data parallel, ...).
+RANGES = {"bandwidth_factor": (0.5, 1.3), "compute_factor": (0.3, 2.0), "step_overhead_s": (0.0, 0.03),
+          "allreduce_latency_factor": (0.1, 3.0), "request_overhead_s": (0.0, 0.5)}
+METRICS = ["per_user", "total", "ttft_s"]
+
+# The rows: engine/backend[/weight family]. A run belongs to the most specific
+# row it matches; rows without fit runs borrow (BORROW) and say so.
+ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/rocm",
+        "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "llama.cpp/cuda"]
+BORROW = {
+    "sglang/rocm": ("vllm/rocm", "no SGLang runs on ROCm measured: vLLM's ROCm row"),
+    "vllm/rocm": ("vllm/cuda", "no vLLM runs on ROCm measured: vLLM's CUDA row"),
+    "vllm/cuda/mxfp4": ("vllm/cuda", "no gpt-oss runs: vLLM's CUDA row"),
+    "sglang/cuda/mxfp4": ("sglang/cuda", "no gpt-oss runs: SGLang's CUDA row"),
+    "tensorrt-llm/cuda/mxfp4": ("tensorrt-llm/cuda", "no gpt-oss runs: TensorRT-LLM's CUDA row"),
+    "llama.cpp/cuda": (None, "no llama-server runs under load measured: llama.cpp's single-stream constants, "
+                             "no per-step or per-request cost"),
+}
+
+
+def row_of(case):
+    """The most specific row the run belongs to: gpt-oss's MXFP4 experts run kernels of their own."""
+    base = "%s/%s" % (case.request["engine"], case.group["backend"])
+    if case.group["model"].startswith("gpt-oss") and base + "/mxfp4" in ROWS:
+        return base + "/mxfp4"
+    return base
+
+
+class Engine:
+    """One llmsizer_respond process: a request per line in, a response per line out."""
+
+    def __init__(self, binary):
+        if not os.path.exists(binary):
+            raise SystemExit("%s not found: build it first (cmake --build build/native-release)" % binary)
+        self.proc = subprocess.Popen([binary], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def served(self, case, factors):
+        req = dict(case.request)
+        req["served_calibration"] = factors
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        j = json.loads(self.proc.stdout.readline())
+        if not j.get("ok"):
+            return None, j.get("error", {}).get("message")
+        served = (j.get("speed") or {}).get("served")
+        if not served:
+            return None, "no served figures"
+        return served, None
+
+
+def predictions(served):
+    return {"per_user": served["tokens_per_s_per_user"], "total": served["output_tokens_per_s"],
+            "ttft_s": served["ttft_s"]}
+
+
+def errors_of(case, served):
+    """log(predicted / measured) per compared figure."""
+    p = predictions(served)
+    return {m: math.log(p[m] / case.measured[m]) for m in METRICS
+            if case.measured.get(m) and p.get(m) and p[m] > 0}
+
+
+def loss(engine, cases, factors):
+    total, n = 0.0, 0
+    for c in cases:
+        served, _ = engine.served(c, factors)
+        if served is None:
+            continue
+        for e in errors_of(c, served).values():
+            total += abs(e)
+            n += 1
+    return total / n if n else float("inf")
+
+
+def candidates(name, value):
+    lo, hi = RANGES[name]
+    if name in ("step_overhead_s", "request_overhead_s"):
+        base = [0.0, 1e-4, 3e-4, 1e-3, 2e-3, 4e-3, 8e-3, 0.015, 0.03] if name == "step_overhead_s" else \
+            [0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6]
+        out = set(base)
+        if value > 0:
+            out |= {value * f for f in (0.7, 0.85, 1.15, 1.4)}
+        return sorted(v for v in out if lo <= v <= hi)
+    return sorted({min(hi, max(lo, value * f)) for f in (0.5, 0.7, 0.85, 0.93, 1.0, 1.07, 1.18, 1.4, 2.0)})
+
+
+def fit_row(engine, cases, start, free):
+    factors = dict(start)
+    best = loss(engine, cases, factors)
+    for _ in range(6):
+        improved = False
+        for name in free:
+            for v in candidates(name, factors[name]):
+                trial = dict(factors, **{name: v})
+                lv = loss(engine, cases, trial)
+                if lv < best - 1e-6:
+                    best, factors, improved = lv, trial, True
+        if not improved:
+            break
+    return factors, best
+
+
+def free_factors(cases):
+    """The factors the row's runs can tell apart: all-reduces need tensor-parallel runs,
+    the per-request cost needs measured TTFTs."""
+    free = ["bandwidth_factor", "compute_factor", "step_overhead_s"]
+    if any(c.request["gpus"] > 1 for c in cases):
+        free.append("allreduce_latency_factor")
+    if any(c.measured.get("ttft_s") for c in cases):
+        free.append("request_overhead_s")
+    return free
+
+
+def summary(values):
+    a = [abs(v) for v in values]
+    if not a:
+        return None
+    return {"n": len(a), "median": statistics.median(a), "mean": statistics.fmean(a)}
+
+
+def pct(log_error):
+    return 100.0 * (math.exp(log_error) - 1.0)
+
+
+def evaluate(engine, cases, rows):
+    """Per case: the signed percentage error of each compared figure, with the rows' factors."""
+    out = []
+    for c in cases:
+        factors = rows[row_of(c)]["factors"] if row_of(c) in rows else NEUTRAL
+        served, why = engine.served(c, factors)
+        if served is None:
+            out.append((c, None, why))
+            continue
+        out.append((c, {m: pct(e) for m, e in errors_of(c, served).items()}, served))
+    return out
+
+
+def report(results, title):
+    lines = ["%s" % title]
+    by = {m: [r[1][m] for r in results if r[1] and m in r[1]] for m in METRICS}
+    for m in METRICS:
+        s = summary(by[m])
+        if s:
+            lines.append("  %-9s n=%3d  median |error| %5.1f%%  mean %5.1f%%" % (m, s["n"], s["median"], s["mean"]))
+    return lines
+
+
+def fit(engine, cases):
+    fit_cases = [c for c in cases if not served_records.held_out(c)]
+    rows = {}
+    for row in ROWS:
+        mine = [c for c in fit_cases if row_of(c) == row]
+        if not mine:
+            continue
+        free = free_factors(mine)
+        factors, best = fit_row(engine, mine, NEUTRAL, free)
+        rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": ""}
+        print("%-18s %3d runs  mean |log error| %.3f  %s" % (row, len(mine), best,
+                                                              {k: round(v, 5) for k, v in factors.items()}))
+    for row in ROWS:
+        if row in rows:
+            continue
+        src, why = BORROW.get(row, (None, "no runs measured"))
+        factors = rows[src]["factors"] if src in rows else dict(NEUTRAL)
+        rows[row] = {"factors": factors, "fitted_records": 0, "loss": None, "free": [], "basis": why}
+    return rows
+
+
+def rounded(x):
+    return float("%.4g" % x)
+
+
+def write(rows, cases, results_fit, results_held):
+    with open(CALIBRATION_JSON) as f:
+        doc = json.load(f)
+    doc["served"] = {
+        "description": "Serving rows of speed.served (engine/src/speed_served.cpp): factors on the single-stream "
+                       "rates for a serving engine's batched steps, a fixed cost per scheduler step, the engine's "
+                       "all-reduce latency against the fitted one, and a fixed cost per request before its first "
+                       "token. Fitted by scripts/speed/fit_served.py; compiled into "
+                       "engine/src/served_calibration_data.cpp.",
+        "provenance": {
+            "fitted_on": "../shared/reference/serving_speeds.json and data/serving_measurements.json (fit runs "
+                         "only), mapped by scripts/speed/served_records.py",
+            "held_out_rule": "runs with sha1(id)[:8] % 4 == 0, id = '<file>|<index>'",
+            "runs": len(cases),
+            "fit_runs": len([c for c in cases if not served_records.held_out(c)]),
+            "held_out_runs": len([c for c in cases if served_records.held_out(c)]),
+            "date": datetime.date.today().isoformat(),
+        },
+        "rows": [{"engine": r.split("/")[0], "backend": r.split("/")[1],
+                  "weights": (r.split("/") + [""])[2],
+                  **{k: rounded(v) for k, v in rows[r]["factors"].items()},
+                  "fitted_records": rows[r]["fitted_records"], "basis": rows[r]["basis"]} for r in ROWS],
+    }
+    with open(CALIBRATION_JSON, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    write_cpp(doc["served"]["rows"])
+
+
+ENGINE_ENUM = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "tensorrt_llm", "llama.cpp": "llama_cpp"}
+
+
+def write_cpp(rows):
+    lines = [
+        "// Generated by scripts/speed/fit_served.py from data/speed_calibration.json (\"served\"). Do not edit;",
+        "// tests/test_speed.cpp checks these equal the JSON.",
+        '#include "llmsizer/speed_calibration.hpp"',
+        "",
+        "namespace llmsizer {",
+        "",
+        "// engine, backend, weights, {" + ", ".join(FACTORS) + "}, fitted_records, basis",
+        "extern const ServedCalibration kServedCalibrations[] = {",
+    ]
+    for r in rows:
+        lines.append('    {InferenceEngine::%s, Backend::%s, "%s", {%s}, %d, %s},' % (
+            ENGINE_ENUM[r["engine"]], r["backend"], r["weights"], ", ".join(repr(float(r[k])) for k in FACTORS),
+            r["fitted_records"], json.dumps(r["basis"])))
+    lines += [
+        "};",
+        "extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);",
+        "",
+        "}  // namespace llmsizer",
+        "",
+    ]
+    with open(GENERATED_CPP, "w") as f:
+        f.write("\n".join(lines))
+
+
+def stats_line(results, metric):
+    s = summary([r[1][metric] for r in results if r[1] and metric in r[1]])
+    if not s:
+        return None
+    return s
+
+
+def markdown(rows, cases, skipped, results):
+    fit_results = [r for r in results if not served_records.held_out(r[0])]
+    held_results = [r for r in results if served_records.held_out(r[0])]
+    out = [SERVED_MARKER, "", "## Served speed under load (speed.served)", "",
+           "Generated by `scripts/speed/fit_served.py` on %s; do not edit by hand. %d measured serving runs "
+           "(`../shared/reference/serving_speeds.json` and `data/serving_measurements.json`, each with its source) "
+           "map onto requests (`scripts/speed/served_records.py` says how, and why the %d others do not); the "
+           "engine predicts `speed.served` for each and the error is |predicted / measured - 1|. The serving rows "
+           "(`data/speed_calibration.json`, \"served\") were fitted on the *fit* runs only; a run is held out "
+           "when sha1(id)[:8] %% 4 == 0." % (datetime.date.today().isoformat(), len(cases), len(skipped)), "",
+           "Goals (issue 35), on held-out runs:", ""]
+    for m in METRICS:
+        s = stats_line(held_results, m)
+        med, mean = GOALS[m]
+        goal = "median <= %.0f%%" % med + (", mean <= %.0f%%" % mean if mean else "")
+        if not s:
+            out.append("- %s: goal %s; no held-out runs." % (FIGURE_NAMES[m], goal))
+            continue
+        met = s["median"] <= med and (mean is None or s["mean"] <= mean)
+        out.append("- %s: goal %s; held-out median %.1f%%, mean %.1f%% over %d runs: **%s**." % (
+            FIGURE_NAMES[m], goal, s["median"], s["mean"], s["n"], "met" if met else "not met"))
+    out += ["", "The held-out split is small (a few runs per row): read it with the fit runs' figures beside it.", "",
+            "### Error by engine, platform and load", "",
+            "| engine / backend | load | figure | fit n | median | mean | held-out n | median | mean |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    keys = sorted({(row_of(r[0]), r[0].kind, r[0].group["concurrency"]) for r in results})
+    for row, kind, band in keys:
+        for m in METRICS:
+            f = stats_line([r for r in fit_results if (row_of(r[0]), r[0].kind, r[0].group["concurrency"]) == (row, kind, band)], m)
+            h = stats_line([r for r in held_results if (row_of(r[0]), r[0].kind, r[0].group["concurrency"]) == (row, kind, band)], m)
+            if not f and not h:
+                continue
+            cell = lambda s: ("%d | %.1f%% | %.1f%%" % (s["n"], s["median"], s["mean"])) if s else "0 | | "
+            out.append("| %s | %s, concurrency %s | %s | %s | %s |" % (row, kind, band, FIGURE_NAMES[m], cell(f), cell(h)))
+    out += ["", "### Serving rows", "",
+            "| row | bandwidth | compute | per step | all-reduce | per request | fit runs | basis |",
+            "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in ROWS:
+        f = rows[r]["factors"]
+        out.append("| %s | %.3g | %.3g | %.3g ms | %.3g | %.3g ms | %d | %s |" % (
+            r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000, f["allreduce_latency_factor"],
+            f["request_overhead_s"] * 1000, rows[r]["fitted_records"], rows[r]["basis"] or "fitted"))
+    out += ["", "Platforms the data cannot support: no serving run of MI325X or MI355X under vLLM or SGLang was found "
+            "(one MLPerf Offline run on MI355X); the ROCm rows stand on early-2025 engine builds (vLLM 0.7, SGLang "
+            "0.4) at concurrency 32 or less. Attention data parallel (SGLang --enable-dp-attention, TensorRT-LLM "
+            "DEP) is not modelled. The page says so beside every served figure from a row with few or no runs.", "",
+            "### Runs left out", "", "| reason | runs |", "|---|---:|"]
+    reasons = {}
+    for _, why in skipped:
+        key = why.split(":")[0] if why.startswith("MLPerf") else why
+        reasons[key] = reasons.get(key, 0) + 1
+    for why, n in sorted(reasons.items(), key=lambda x: -x[1]):
+        out.append("| %s | %d |" % (why.replace("|", "/"), n))
+    out += ["", "### Every run", "",
+            "| split | run | load | model | engine | GPUs | concurrency | in / out | errors |",
+            "|---|---|---|---|---|---|---:|---|---|"]
+    for c, errs, served in results:
+        r = c.request
+        out.append("| %s | %s | %s | %s | %s | %dx %s | %d | %d / %d | %s |" % (
+            "held-out" if served_records.held_out(c) else "fit", c.id, c.kind, r.get("model", "llama-2-70b"),
+            r["engine"], r["gpus"], r["gpu"], r["batch"], r["prompt"], r["output_tokens"],
+            ", ".join("%s %+.0f%%" % (FIGURE_NAMES[m], e) for m, e in errs.items()) if errs else served))
+    return "\n".join(out) + "\n"
+
+
+def write_markdown(text):
+    existing = ""
+    if os.path.exists(ACCURACY_MD):
+        with open(ACCURACY_MD) as f:
+            existing = f.read()
+    if SERVED_MARKER in existing:
+        existing = existing[:existing.index(SERVED_MARKER)].rstrip("\n") + "\n"
+    with open(ACCURACY_MD, "w") as f:
+        f.write(existing + "\n" + text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--respond", default=DEFAULT_RESPOND)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--cases", action="store_true", help="print every run's errors")
+    ap.add_argument("--neutral", action="store_true", help="write neutral rows (no fit): bootstrap only")
+    args = ap.parse_args()
+    cases, skipped = served_records.load_cases()
+    print("%d runs mapped, %d skipped" % (len(cases), len(skipped)))
+    if args.neutral:
+        rows = {r: {"factors": dict(NEUTRAL), "fitted_records": 0, "basis": "not fitted"} for r in ROWS}
+        write(rows, cases, [], [])
+        return
+    engine = Engine(args.respond)
+    before = evaluate(engine, cases, {})
+    for line in report([r for r in before if not served_records.held_out(r[0])], "before the fit (neutral rows), fit runs"):
+        print(line)
+    rows = fit(engine, cases)
+    results = evaluate(engine, cases, rows)
+    fit_results = [r for r in results if not served_records.held_out(r[0])]
+    held_results = [r for r in results if served_records.held_out(r[0])]
+    for line in report(fit_results, "fit runs") + report(held_results, "held-out runs"):
+        print(line)
+    if args.cases:
+        for c, errs, served in results:
+            r = c.request
+            print("%-4s %-28s %-7s %-14s %-12s %-13s g%-2d c=%-5d %5d/%-5d %s" % (
+                "held" if served_records.held_out(c) else "fit", c.id, c.kind, r.get("model", "llama-2-70b")[:14],
+                r["engine"], r["gpu"], r["gpus"], r["batch"], r["prompt"], r["output_tokens"],
+                " ".join("%s %+.0f%%" % (m, e) for m, e in (errs or {}).items()) if errs is not None else served))
+    if args.write:
+        write(rows, cases, fit_results, held_results)
+        write_markdown(markdown(rows, cases, skipped, results))
+        print("wrote data/speed_calibration.json (served), engine/src/served_calibration_data.cpp and docs/accuracy.md")
+
+
+if __name__ == "__main__":
+    main()

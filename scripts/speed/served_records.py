@@ -1,0 +1,258 @@
+"""Measured serving runs as llm-sizer requests (speed.served), for fit_served.py.
+
+Reads ../shared/reference/serving_speeds.json and, where present,
+data/serving_measurements.json (records gathered with their sources). Each run
+becomes a Case: the request that reproduces it and the figures measured. Runs
+the engine cannot reproduce are skipped with the reason.
+
+How a run's load is reproduced:
+  fixed     a benchmark at a set max concurrency C: batch = C.
+  burst     `vllm bench serve` or trtllm-bench at request rate inf, lengths fixed:
+            all N prompts at once, so the engine runs as many as it admits
+            (batch = N). Only the output throughput is compared: TTFT and TPOT
+            there are the drain of a one-off queue, not a steady state. Runs of
+            mixed lengths (ShareGPT) are left out: the drain's tail dominates.
+  poisson   MLPerf Server / Interactive (Poisson arrivals): the requests in
+            flight by Little's law, C = (output tokens/s / O) x (TTFT + (O - 1) x TPOT).
+  offline   MLPerf Offline: every sample at once: batch = 4096, the pool decides.
+"""
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from records import HAND_CONFIGS, REPO
+
+REFERENCE = os.path.join(REPO, "..", "shared", "reference", "serving_speeds.json")
+GATHERED = os.path.join(REPO, "data", "serving_measurements.json")
+MLPERF_LENGTHS = os.path.join(REPO, "data", "mlperf_dataset_lengths.json")
+
+ENGINES = {"vllm": "vllm", "sglang": "sglang", "trt-llm": "tensorrt-llm", "tensorrt-llm": "tensorrt-llm",
+           "llama.cpp": "llama.cpp"}
+
+# Device names as the sources spell them -> catalog ids (first match wins).
+DEVICES = [
+    (r"GB200", "gb200-per-gpu"), (r"B200", "b200"), (r"H200.?NVL", "h200-nvl"), (r"H200", "h200-sxm"),
+    (r"H100.?NVL", "h100-nvl"), (r"H100.?PCIe", "h100-pcie"), (r"H100", "h100-sxm"),
+    (r"A100.*40", "a100-40gb-sxm"), (r"A100", "a100-80gb-sxm"), (r"L40S", "l40s"),
+    (r"RTX PRO 6000", "rtx-pro-6000-blackwell"), (r"MI355X", "mi355x"), (r"MI325X", "mi325x"),
+    (r"MI300X", "mi300x"),
+]
+
+# Model names -> (catalog id or hand config, quant when the name fixes it). Most specific first.
+MODELS = [
+    (r"Llama-2-70b", "config:llama-2-70b"), (r"Llama-3\.1-405B", "llama-3.1-405b"),
+    (r"Llama-3\.[13]-70B", "llama-3.1-70b"), (r"Llama-3\.1-8B", "llama-3.1-8b"),
+    (r"Mixtral-8x7B", "mixtral-8x7b"), (r"DeepSeek-R1-0528", "deepseek-r1-0528"), (r"DeepSeek-R1\b", "deepseek-r1"),
+    (r"DeepSeek-V3\.2", "deepseek-v3.2"), (r"DeepSeek-V3-0324", "deepseek-v3-0324"), (r"DeepSeek-V3\b", "deepseek-v3"),
+    (r"GLM-4\.5-Air", "glm-4.5-air"),
+    # GLM-4.6 is GLM-4.5's architecture (355B-A32B, the same config but a longer window).
+    (r"GLM-4\.[56]-FP8", "glm-4.5-fp8"), (r"GLM-4\.[56]\b", "glm-4.5"),
+    (r"gpt-oss-120b", "gpt-oss-120b"), (r"gpt-oss-20b", "gpt-oss-20b"),
+    (r"Qwen3-235B-A22B-Instruct-2507-FP8", "qwen3-235b-a22b-fp8"),
+    (r"Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b-instruct-2507"), (r"Qwen3-235B-A22B-FP8", "qwen3-235b-a22b-fp8"),
+    (r"Qwen3-235B-A22B", "qwen3-235b-a22b"), (r"Qwen3-32B", "qwen3-32b"), (r"Qwen3-14B", "qwen3-14b"),
+    (r"Qwen3-8B", "qwen3-8b"), (r"Qwen3-30B-A3B", "qwen3-30b-a3b"),
+]
+
+# Weight formats as the records state them -> llm-sizer quantization names.
+QUANTS = {"BF16": "native", "FP16": "native", "FP8": "FP8", "FP4": "NVFP4", "NVFP4": "NVFP4", "MXFP4": "MXFP4",
+          "INT4": "AWQ", "AWQ": "AWQ", "GPTQ": "GPTQ-INT4"}
+
+OFFLINE_BATCH = 4096
+
+
+@dataclass
+class Case:
+    id: str
+    record: dict
+    kind: str                 # fixed | burst | poisson | offline
+    request: dict
+    measured: dict            # per_user, total, ttft_s: what the run measured (None: not compared)
+    group: dict = field(default_factory=dict)  # engine, backend, device, model, concurrency band
+
+
+def _first(patterns, text):
+    for pattern, value in patterns:
+        if re.search(pattern, text, re.I):
+            return value
+    return None
+
+
+def _totals(quote):
+    """(requests, max concurrency or None, total input, total generated) from a vllm bench serve quote."""
+    m = re.search(r"Successful requests (\d+), Max concurrency (\w+), Total input (\d+), Total generated (\d+)", quote)
+    if not m:
+        return None
+    conc = None if m.group(2) == "None" else int(m.group(2))
+    return int(m.group(1)), conc, int(m.group(3)), int(m.group(4))
+
+
+def _mlperf_output(notes):
+    m = re.search(r"Mean output tokens/sample ([\d.]+)", notes or "")
+    return float(m.group(1)) if m else None
+
+
+def _mlperf_benchmark(model):
+    m = re.search(r"MLPerf ([\w.\-]+)\)", model)
+    return m.group(1) if m else None
+
+
+def _quant(record, model_text):
+    q = (record.get("quant") or "").upper()
+    if q in ("UNSET", ""):
+        q = "FP8" if "FP8" in model_text.upper() else ""
+    if record.get("model", "").startswith("openai/gpt-oss"):
+        return "native"  # MXFP4 experts as published
+    return QUANTS.get(q)
+
+
+def _older_scheduler(record):
+    """Runs on engines older than the V1 scheduler generation (vLLM < 0.8, SGLang < 0.5,
+    TensorRT-LLM < 1.0) schedule prompts with other budgets and defaults."""
+    version = record.get("engine_version") or ""
+    m = re.search(r"(\d+)\.(\d+)", version)
+    if not m:
+        return None
+    major, minor = int(m.group(1)), int(m.group(2))
+    engine = (record.get("engine") or "").lower()
+    floor = {"vllm": (0, 8), "sglang": (0, 5), "trt-llm": (1, 0)}.get(engine)
+    if floor and (major, minor) < floor and "MLPerf" not in (record.get("test") or ""):
+        return "%s %s: an older scheduler generation than the one modelled" % (engine, version.split()[0])
+    return None
+    return None
+
+
+def load_mlperf_lengths():
+    if not os.path.exists(MLPERF_LENGTHS):
+        return {}
+    with open(MLPERF_LENGTHS) as f:
+        return json.load(f).get("benchmarks", {})
+
+
+def case_for(index, record, source, mlperf_lengths):
+    """A Case, or a reason string."""
+    text = record.get("model", "")
+    quote = record.get("quote") or ""
+    notes = record.get("notes") or ""
+    engine = ENGINES.get((record.get("engine") or "").lower())
+    if not engine:
+        return "engine %r is not one llm-sizer models" % record.get("engine")
+    if re.search(r"EAGLE|speculative|MTP", quote + " " + notes + " " + (record.get("test") or ""), re.I):
+        return "speculative decoding"
+    parallel = (record.get("parallel") or "") + " " + quote
+    if re.search(r"dp-attention|enable-dp-attention|\bDEP\d|attention.dp|\bdp\d", parallel, re.I):
+        return ("attention data parallel (each GPU attends to its own sequences and holds their cache, experts "
+                "split across GPUs): not modelled, llm-sizer's GPUs split every layer")
+    device = _first(DEVICES, record.get("device") or "")
+    if not device:
+        return "device %r not in the catalog" % record.get("device")
+    model = _first(MODELS, text)
+    if not model:
+        return "model %r not in the catalog" % text
+    quant = _quant(record, text)
+    if not quant:
+        return "weight format %r" % record.get("quant")
+    gpus = int(record.get("gpus") or 1)
+    test = record.get("test") or ""
+    tpot_ms = record.get("tpot_ms")
+    ttft_ms = record.get("ttft_ms")
+    total = record.get("decode_tokens_per_s_total")
+    per_user = record.get("decode_tokens_per_s") or (1000.0 / tpot_ms if tpot_ms else None)
+
+    inp = record.get("input_tokens")
+    out = record.get("output_tokens")
+    conc = record.get("concurrency")
+    kind = None
+    measured = {"per_user": per_user, "total": total, "ttft_s": ttft_ms / 1000.0 if ttft_ms else None}
+    totals = _totals(quote)
+    if totals:
+        n, max_conc, tin, tout = totals
+        inp, out = tin / n, tout / n
+        if max_conc:
+            kind, conc = "fixed", max_conc
+        elif "ShareGPT" in test:
+            return ("ShareGPT at request rate inf: a one-off queue of prompts and outputs of every length, whose "
+                    "drain (the last long answers alone) is no steady state")
+        else:
+            kind, conc = "burst", n
+            measured["ttft_s"] = None
+            measured["per_user"] = None
+    elif "MLPerf" in test:
+        bench = _mlperf_benchmark(text)
+        lengths = mlperf_lengths.get(bench or "", {})
+        inp = lengths.get("mean_input_tokens")
+        out = _mlperf_output(notes) or lengths.get("mean_output_tokens")
+        if not inp or not out:
+            return "MLPerf %s: the dataset's mean input length is not sourced" % bench
+        if "Offline" in test:
+            kind, conc = "offline", OFFLINE_BATCH
+            measured = {"per_user": None, "total": total, "ttft_s": None}
+        elif "Server" in test or "Interactive" in test:
+            if not (total and ttft_ms and tpot_ms):
+                return "MLPerf run without TTFT and TPOT"
+            seconds = ttft_ms / 1000.0 + (out - 1) * tpot_ms / 1000.0
+            kind, conc = "poisson", max(1, round(total / out * seconds))
+        else:
+            return "MLPerf %s: single-stream runs are the local speed model's" % test
+    elif inp and out and conc:
+        kind = "fixed"
+    elif inp and out and record.get("request_rate") is None and record.get("num_prompts"):
+        kind, conc = "burst", int(record["num_prompts"])
+        measured["ttft_s"] = None
+        measured["per_user"] = None
+    else:
+        return "input/output lengths or the load are not stated"
+    old = _older_scheduler(record)
+    if old and (not device.startswith("mi") or kind != "fixed" or conc > 32):
+        return old + " (kept only on ROCm, where no newer runs were found, at max concurrency 32 or less)"
+    if old:
+        measured["ttft_s"] = None  # its prompts queue by the older budget
+    if kind == "burst" and inp >= 10 * out:
+        return ("a prompt-throughput run (a one-off queue of %d-token prompts with %d-token answers): its output "
+                "rate is the queue's drain, not a served steady state" % (inp, out))
+    inp, out = int(round(inp)), int(round(out))
+    request = {"quant": quant, "engine": engine, "gpu": device, "gpus": gpus, "batch": min(int(conc), OFFLINE_BATCH),
+               "prompt": inp, "output_tokens": out, "ctx": inp + out, "speed_if_no_fit": True}
+    if model.startswith("config:"):
+        request["config"] = json.dumps(HAND_CONFIGS[model[len("config:"):]]["config"])
+    else:
+        request["model"] = model
+    if re.search(r"kv-cache-dtype[ =]fp8|kv_cache_dtype[ =]fp8", quote, re.I):
+        request["kv"] = "fp8"
+    rid = "%s|%d" % (source, index)
+    band = "1-8" if conc <= 8 else "9-64" if conc <= 64 else "65+"
+    group = {"engine": engine, "backend": "rocm" if device.startswith("mi") else "cuda", "device": device,
+             "model": model.replace("config:", ""), "kind": kind, "concurrency": band}
+    return Case(rid, record, kind, request, measured, group)
+
+
+def load_cases():
+    """(cases, skipped [(id, reason)])."""
+    mlperf_lengths = load_mlperf_lengths()
+    cases, skipped = [], []
+    for path, name in ((REFERENCE, "serving_speeds.json"), (GATHERED, "serving_measurements.json")):
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            recs = json.load(f)["records"]
+        for i, r in enumerate(recs):
+            c = case_for(i, r, name, mlperf_lengths)
+            if isinstance(c, Case):
+                cases.append(c)
+            else:
+                skipped.append(("%s|%d" % (name, i), c))
+    return cases, skipped
+
+
+def setup_key(case):
+    """One serving setup: the runs of it at several loads stay on one side of the split."""
+    r = case.request
+    return "|".join(str(x) for x in (r["engine"], r["gpu"], r["gpus"], r.get("model", "llama-2-70b"), r["quant"]))
+
+
+def held_out(case):
+    """Every fourth run by a hash of its id: the fit never sees these. (By run,
+    not by setup: most engine x platform rows have two or three setups.)"""
+    return int(hashlib.sha1(case.id.encode()).hexdigest()[:8], 16) % 4 == 0
