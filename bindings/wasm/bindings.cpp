@@ -116,6 +116,7 @@ class WasmSizer {
   std::string target(const std::string& request_json) const { return llmsizer::target_response(sizer_, request_json); }
   std::string offers(const std::string& request_json) const { return llmsizer::offers_response(sizer_, request_json); }
   std::string fit(const std::string& request_json) const { return llmsizer::fit_response(sizer_, request_json); }
+  std::string serve(const std::string& request_json) const { return llmsizer::serve_response(sizer_, request_json); }
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
@@ -163,6 +164,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("recommend", &WasmSizer::recommend)
       .function("target", &WasmSizer::target)
       .function("fit", &WasmSizer::fit)
+      .function("serve", &WasmSizer::serve)
       .function("sweep", &WasmSizer::sweep);
 #endif
 }

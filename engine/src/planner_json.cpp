@@ -137,6 +137,8 @@ Json target_plan_to_json(const TargetPlan& plan) {
   Json j;
   j["users"] = plan.target.users;
   j["tokens_per_s_per_user"] = plan.target.tokens_per_s_per_user;
+  j["input_tokens"] = plan.input_tokens;
+  j["output_tokens"] = plan.output_tokens;
   j["buy"] = hardware_json(plan.buy);
   j["rent"] = cloud_json(plan.rent);
   j["rent_any"] = cloud_json(plan.rent_any);

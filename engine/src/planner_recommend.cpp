@@ -54,13 +54,22 @@ class Trier {
     c.usable_bytes = *m.usable_bytes;
     c.utilization = m.utilization.value_or(0.0);
     const std::optional<SpeedEstimate>& speed = e.value().speed;
-    if (speed && device.bandwidth_bytes_per_s > 0.0 && speed->decode_tokens_per_s_total > 0.0) {
-      c.tokens_per_s_total = speed->decode_tokens_per_s_total;
-      c.tokens_per_s_per_user = speed->decode_tokens_per_s_total / static_cast<double>(std::max<std::int64_t>(s.sequences, 1));
-    }
-    if (speed && speed->prefill_tokens_per_s > 0.0) {
-      c.prefill_tokens_per_s = speed->prefill_tokens_per_s;
-      c.ttft_s = speed->ttft_s;
+    if (speed && speed->served) {
+      // Users sending requests (Scenario::output_tokens): the served figures,
+      // with prompts arriving among the decoding and the first token's wait.
+      c.tokens_per_s_total = speed->served->output_tokens_per_s;
+      c.tokens_per_s_per_user = speed->served->tokens_per_s_per_user;
+      c.ttft_s = speed->served->ttft_s;
+      if (speed->prefill_tokens_per_s > 0.0) c.prefill_tokens_per_s = speed->prefill_tokens_per_s;
+    } else {
+      if (speed && device.bandwidth_bytes_per_s > 0.0 && speed->decode_tokens_per_s_total > 0.0) {
+        c.tokens_per_s_total = speed->decode_tokens_per_s_total;
+        c.tokens_per_s_per_user = speed->decode_tokens_per_s_total / static_cast<double>(std::max<std::int64_t>(s.sequences, 1));
+      }
+      if (speed && speed->prefill_tokens_per_s > 0.0) {
+        c.prefill_tokens_per_s = speed->prefill_tokens_per_s;
+        c.ttft_s = speed->ttft_s;
+      }
     }
     if (min_tokens_per_s_per_user_ > 0.0 &&
         !(c.tokens_per_s_per_user && *c.tokens_per_s_per_user >= min_tokens_per_s_per_user_))
@@ -265,9 +274,14 @@ Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, 
     return Error{"planner.bad_value", "tokens per second per user must be above 0 and at most 100000"};
   Scenario s = scenario;
   s.sequences = target.users;
+  // Users under load: requests of the scenario's prompt and, unless it says,
+  // a chat reply's 1024 tokens out (serve's default mix), served as such.
+  if (s.output_tokens <= 0) s.output_tokens = 1024;
   Trier trier(sizer, model, s, target.tokens_per_s_per_user);
   TargetPlan plan;
   plan.target = target;
+  plan.input_tokens = s.prompt_tokens;
+  plan.output_tokens = s.output_tokens;
   plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price);
   const OfferLists lists = offer_lists(offers);
   plan.rent = cheapest_offer(sizer, trier, lists.on_demand);

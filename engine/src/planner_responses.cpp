@@ -4,6 +4,7 @@
 
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/mixed_cards.hpp"
+#include "llmsizer/serve.hpp"
 #include "llmsizer/units.hpp"
 #include "request_json.hpp"
 
@@ -124,6 +125,49 @@ std::string offers_response(const Sizer& sizer, std::string_view request_json) {
   j["hours_per_day"] = r.scenario.hours_per_day;
   j["electricity_usd_per_kwh"] = r.scenario.electricity_usd_per_kwh;
   j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, r.model, r.scenario, offers.value()));
+  return ok_response(std::move(j));
+}
+
+std::string serve_response(const Sizer& sizer, std::string_view request_json) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  Json request = parsed.value();
+  // A serving engine's chat mix unless told (llm-sizer serve's defaults):
+  // 1024 tokens in, 1024 out, each request's window its own tokens.
+  const bool window_given = request.contains("ctx") && !request["ctx"].is_null();
+  if (!request.contains("prompt") || request["prompt"].is_null()) request["prompt"] = 1024;
+  if (!request.contains("output_tokens") || request["output_tokens"].is_null()) request["output_tokens"] = 1024;
+  std::vector<std::int64_t> counts;
+  if (const auto it = request.find("concurrency"); it != request.end() && !it->is_null()) {
+    if (!it->is_array() || it->size() > 64)
+      return error_response(bad_key("concurrency", "must be a list of at most 64 counts"));
+    for (const Json& c : *it) {
+      if (!c.is_number_integer() || c.get<std::int64_t>() < 1 || c.get<std::int64_t>() > 4096)
+        return error_response(bad_key("concurrency", "each count must be a whole number between 1 and 4096"));
+      counts.push_back(c.get<std::int64_t>());
+    }
+    request.erase("concurrency");
+  }
+  double target = 0.0;
+  if (const auto it = request.find("target_tokens_per_s_per_user"); it != request.end() && !it->is_null()) {
+    if (!it->is_number() || !(it->get<double>() >= 0.0 && it->get<double>() <= 100000.0))
+      return error_response(bad_key("target_tokens_per_s_per_user", "must be a number between 0 and 100000"));
+    target = it->get<double>();
+    request.erase("target_tokens_per_s_per_user");
+  }
+  auto resolved = resolve_request(sizer, request);
+  if (!resolved) return error_response(resolved.error());
+  Scenario s = resolved.value().scenario;
+  if (!s.device) return error_response(Error{"request.bad_value", "give 'gpu' (a catalog id) or 'custom_gpu'"});
+  if (has_mixed_cards(s))
+    return error_response(Error{"serve.mixed_cards", "served speeds are for equal GPUs: mixed cards run one after another, "
+                                                     "not as a serving engine's tensor-parallel group"});
+  if (!window_given) s.context_tokens = s.prompt_tokens + s.output_tokens;
+  auto curve = serve_curve(sizer, resolved.value().model, s, counts, target);
+  if (!curve) return error_response(curve.error());
+  Json j = serve_curve_to_json(curve.value());
+  j["gpus"] = s.gpu_count;
+  j["engine"] = std::string(engine_name(s.engine));
   return ok_response(std::move(j));
 }
 

@@ -43,7 +43,10 @@ Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scen
     ServePoint p;
     p.concurrency = s.sequences;
     p.served = *x.speed->served;
-    p.usd_per_million_output_tokens = estimate_cost(s, x).usd_per_million_output_tokens;
+    const CostEstimate cost = estimate_cost(s, x);
+    p.usd_per_million_output_tokens = cost.usd_per_million_output_tokens;
+    curve.usd_per_hour = cost.usd_per_hour;
+    curve.cost_basis = cost.basis;
     curve.max_concurrency = p.served.max_concurrency;
     const double decoding = p.served.decoding_concurrency;
     curve.points.push_back(std::move(p));
@@ -71,7 +74,7 @@ Json serve_curve_to_json(const ServeCurve& curve) {
     j["usd_per_million_output_tokens"] = optional_json(p.usd_per_million_output_tokens);
     points.push_back(std::move(j));
   }
-  Json j = json_object(7);
+  Json j = json_object(9);
   j["input_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.input_tokens);
   j["output_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.output_tokens);
   j["points"] = std::move(points);
@@ -80,6 +83,8 @@ Json serve_curve_to_json(const ServeCurve& curve) {
   j["target_tokens_per_s_per_user"] =
       curve.target_tokens_per_s_per_user > 0.0 ? Json(curve.target_tokens_per_s_per_user) : Json(nullptr);
   j["target"] = curve.target ? Json(curve.points[*curve.target].concurrency) : Json(nullptr);
+  j["usd_per_hour"] = optional_json(curve.usd_per_hour);
+  j["cost_basis"] = curve.cost_basis.empty() ? Json(nullptr) : Json(curve.cost_basis);
   return j;
 }
 

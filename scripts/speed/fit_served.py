@@ -188,6 +188,16 @@ def report(results, title):
     return lines
 
 
+def vintage(cases):
+    """A row whose fit runs are mostly older engine builds says so (the page shows it)."""
+    olds = [c for c in cases if served_records._older_scheduler(c.record)]
+    if not olds:
+        return ""
+    builds = sorted({"%s %s" % (c.record["engine"], (c.record.get("engine_version") or "").split()[0]) for c in olds})
+    share = "all of them" if len(olds) == len(cases) else "%d of them" % len(olds)
+    return "%s early-2025 builds (%s): current builds are likely faster" % (share, ", ".join(builds))
+
+
 def fit(engine, cases):
     fit_cases = [c for c in cases if not served_records.held_out(c)]
     rows = {}
@@ -197,7 +207,7 @@ def fit(engine, cases):
             continue
         free = free_factors(mine)
         factors, best = fit_row(engine, mine, NEUTRAL, free)
-        rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": ""}
+        rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": vintage(mine)}
         print("%-18s %3d runs  mean |log error| %.3f  %s" % (row, len(mine), best,
                                                               {k: round(v, 5) for k, v in factors.items()}))
     for row in ROWS:

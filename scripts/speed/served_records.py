@@ -141,8 +141,10 @@ def case_for(index, record, source, mlperf_lengths):
         return "engine %r is not one llm-sizer models" % record.get("engine")
     if re.search(r"EAGLE|speculative|MTP", quote + " " + notes + " " + (record.get("test") or ""), re.I):
         return "speculative decoding"
-    parallel = (record.get("parallel") or "") + " " + quote
-    if re.search(r"dp-attention|enable-dp-attention|\bDEP\d|attention.dp|\bdp\d", parallel, re.I):
+    # The run's own parallel layout (a quoted table header may name other columns').
+    parallel = record.get("parallel") or ""
+    if re.search(r"dp-attention|\bDEP\d|attention.dp|\bdp\d", parallel, re.I) or \
+            re.search(r"enable-dp-attention", quote):
         return ("attention data parallel (each GPU attends to its own sequences and holds their cache, experts "
                 "split across GPUs): not modelled, llm-sizer's GPUs split every layer")
     device = _first(DEVICES, record.get("device") or "")

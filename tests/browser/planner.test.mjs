@@ -281,3 +281,90 @@ test('what can I run follows the workbench until set in the panel, and states it
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('serving under load: the curve llm-sizer serve gives, its mix presets in the link, hidden for one local stream', async () => {
+  const hash = '#model=llama-3.1-8b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#serving-table tbody tr', { timeout: 30000 });
+  const rowsOf = () => page.$$eval('#serving-table tbody tr', (trs) => trs.map((tr) => ({
+    concurrency: Number(tr.dataset.concurrency),
+    perUser: Number(tr.querySelector('[data-field="serving.tokens_per_s_per_user"]').dataset.value),
+    perGpu: Number(tr.querySelector('[data-field="serving.output_tokens_per_s_per_gpu"]').dataset.value),
+    ttft: Number(tr.querySelector('[data-field="serving.ttft_s"]').dataset.value),
+  })));
+  const serve = (args) => native(['serve', '--model', 'llama-3.1-8b', '--quant', 'FP8', '--engine', 'vllm', '--kv-type', 'bf16',
+    '--gpu', 'h100-sxm', ...args]);
+  const same = (rows, expected) => {
+    assert.deepEqual(rows.map((r) => r.concurrency), expected.points.map((p) => p.concurrency));
+    rows.forEach((r, i) => {
+      assert.equal(r.perUser, expected.points[i].tokens_per_s_per_user);
+      assert.equal(r.perGpu, expected.points[i].output_tokens_per_s_per_gpu);
+      assert.equal(r.ttft, expected.points[i].ttft_s);
+    });
+  };
+  // The chat mix and 20 tok/s per user by default.
+  let expected = serve(['--target-tokens-per-s-per-user', '20']);
+  same(await rowsOf(), expected);
+  assert.equal(Number(await page.$eval('[data-field="serving.target"]', (e) => e.dataset.value)), expected.target);
+  assert.equal(Number(await page.$eval('[data-field="serving.peak_output_tokens_per_s"]', (e) => e.dataset.value)),
+    expected.points.find((p) => p.concurrency === expected.saturation).output_tokens_per_s);
+  // Every distinct point is a focusable dot labelled with its figures.
+  const dots = await page.$$eval('#serving-chart circle[tabindex="0"]', (cs) => cs.map((c) => c.getAttribute('aria-label')));
+  assert.ok(dots.length >= expected.points.length - 1 && dots.length <= expected.points.length);
+  assert.match(dots[0], /^1 in flight: .* per user, .* per GPU, first token /);
+  // The note names the serving row and the runs behind it.
+  assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Serving row vllm\/cuda, fitted on \d+ measured serving run/);
+
+  // A preset: 8K in, 1K out, kept in the link.
+  await page.click('#serving-panel .preset[data-in="8192"][data-out="1024"]');
+  await page.waitForFunction(() => location.hash.includes('sin=8192'));
+  expected = serve(['--prompt', '8192', '--output-tokens', '1024', '--target-tokens-per-s-per-user', '20']);
+  await page.waitForFunction((n) => Number(document.querySelector('#serving-table tbody tr')?.dataset.concurrency) === 1 &&
+    document.querySelectorAll('#serving-table tbody tr').length === n, expected.points.length);
+  await page.waitForFunction((t) => Number(document.querySelector('[data-field="serving.ttft_s"]').dataset.value) === t, expected.points[0].ttft_s);
+  same(await rowsOf(), expected);
+  // A speed no load reaches: said so, no point chosen.
+  await page.fill('#serving-target', '9000');
+  await page.waitForFunction(() => document.querySelector('[data-field="serving.target"]').textContent.includes('no load'));
+  assert.equal(await page.$eval('[data-field="serving.target"]', (e) => e.dataset.value), '');
+  await page.waitForFunction(() => location.hash.includes('stps=9000'));
+
+  // A shared link brings the mix and the target back.
+  const shared = await page.evaluate(() => location.href);
+  const second = await openPage(session.browser, shared);
+  await second.page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await second.page.waitForSelector('#serving-table tbody tr', { timeout: 30000 });
+  assert.equal(await second.page.inputValue('#serving-in'), '8192');
+  assert.equal(await second.page.inputValue('#serving-target'), '9000');
+  assert.deepEqual(second.log.errors, []);
+  await second.page.close();
+
+  // One stream under llama.cpp: no serving panel.
+  await page.evaluate(() => { location.hash = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096'; });
+  await page.waitForFunction(() => document.querySelector('#serving-panel').hidden);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('serving under load reads on a phone: the chart at its own width, every row a card', async () => {
+  const hash = '#model=llama-3.1-70b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=sglang&gpu=h100-sxm&gpus=4&offload=0&prompt=4096';
+  const page = await session.browser.newPage({ viewport: { width: 360, height: 740 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(session.server.url + hash);
+  await waitForApp(page);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#serving-table tbody tr', { timeout: 30000 });
+  const box = await page.$eval('#serving-panel', (e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+  assert.ok(box.scroll <= box.client + 1, `the panel scrolls sideways: ${box.scroll} > ${box.client}`);
+  // Drawn at the box's width: a tick label is at least 12 px tall on screen.
+  const tick = await page.$eval('#serving-chart text.tick', (t) => t.getBoundingClientRect().height);
+  assert.ok(tick >= 12, `chart labels ${tick} px tall`);
+  // Every value in a row is on screen with its label.
+  const clipped = await page.$$eval('#serving-table td', (tds) => tds.filter((td) => td.getBoundingClientRect().right > window.innerWidth).length);
+  assert.equal(clipped, 0);
+  await page.screenshot({ path: join(artifacts, 'serving-360.png'), fullPage: false });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -71,6 +71,33 @@ test('recommend with a serving target and the rent-vs-buy rows: the CLI answer',
   assert.equal(offers.hours_per_day, 8);
 });
 
+test('a serving curve: the wasm answer is llm-sizer serve\'s, point for point', () => {
+  const request = { model: 'llama-3.1-8b', quant: 'FP8', engine: 'vllm', gpu: 'h100-sxm', prompt: 1024, output_tokens: 1024,
+    concurrency: [1, 4, 16, 64], target_tokens_per_s_per_user: 40 };
+  const answer = ask('serve', request);
+  assert.equal(answer.ok, true, answer.error?.message);
+  const cliAnswer = native(['serve', '--model', 'llama-3.1-8b', '--quant', 'FP8', '--engine', 'vllm', '--gpu', 'h100-sxm',
+    '--prompt', '1024', '--output-tokens', '1024', '--concurrency', '1,4,16,64', '--target-tokens-per-s-per-user', '40']);
+  assert.deepEqual(answer.points, cliAnswer.points);
+  for (const key of ['max_concurrency', 'saturation', 'target', 'input_tokens', 'output_tokens']) {
+    assert.deepEqual(answer[key], cliAnswer[key], key);
+  }
+  assert.equal(answer.gpus, 1);
+  assert.equal(answer.engine, 'vllm');
+  assert.deepEqual(answer.points.map((p) => p.concurrency), [1, 4, 16, 64]);
+  // Every point's total is its decoding requests at their own rate.
+  for (const p of answer.points) assert.ok(Math.abs(p.output_tokens_per_s - p.decoding_concurrency * p.tokens_per_s_per_user) < 1e-6 * p.output_tokens_per_s);
+  // The target point decodes each user at least as fast as asked, and is the most output among those that do.
+  const hit = answer.points.find((p) => p.concurrency === answer.target);
+  assert.ok(hit.tokens_per_s_per_user >= 40);
+  for (const p of answer.points) if (p.tokens_per_s_per_user >= 40) assert.ok(p.output_tokens_per_s <= hit.output_tokens_per_s);
+  // Without a list, a sweep 1, 2, 4, ... to saturation, with the serving row it stands on.
+  const sweep = ask('serve', { model: 'llama-3.1-8b', quant: 'FP8', engine: 'vllm', gpu: 'h100-sxm' });
+  assert.deepEqual(sweep.points.slice(0, 3).map((p) => p.concurrency), [1, 2, 4]);
+  assert.equal(sweep.points[0].basis.row, 'vllm/cuda');
+  assert.ok(sweep.points[0].basis.fitted_records > 0);
+});
+
 test('planner requests that are wrong get an error value naming the field', () => {
   const cases = [
     ['fit', '{nope', 'request.not_json'],
@@ -87,6 +114,12 @@ test('planner requests that are wrong get an error value naming the field', () =
     ['target', { model: 'llama-3.1-8b' }, 'request.bad_value'],
     ['target', { model: 'llama-3.1-8b', tokens_per_s_per_user: 10, users: 0 }, 'request.bad_value'],
     ['offers', { model: 'llama-3.1-8b', hours_per_day: 25 }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-8b', gpu: 'h100-sxm', concurrency: [0] }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-8b', gpu: 'h100-sxm', concurrency: '1,2' }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-8b', gpu: 'h100-sxm', target_tokens_per_s_per_user: -1 }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-8b', gpu: 'h100-sxm', output_tokens: '<b>' }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-8b' }, 'request.bad_value'],
+    ['serve', { model: 'llama-3.1-405b', gpu: 'rtx-4090' }, 'serve.bad_value'],
   ];
   for (const [method, request, id] of cases) {
     const answer = ask(method, request);

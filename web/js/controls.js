@@ -147,7 +147,8 @@ export function fillStatic(catalog) {
 const log2 = (n) => Math.log2(n);
 
 // Planner inputs kept in the scenario (and so in the URL): element id -> state key.
-export const PLANNER_INPUTS = [['serve-users', 'users'], ['serve-speed', 'tps'], ['offers-hours', 'hours'], ['offers-kwh', 'kwh']];
+export const PLANNER_INPUTS = [['serve-users', 'users'], ['serve-speed', 'tps'], ['offers-hours', 'hours'], ['offers-kwh', 'kwh'],
+  ['serving-in', 'sin'], ['serving-out', 'sout'], ['serving-target', 'stps']];
 
 export function setContextRange(maxTokens) {
   const ctx = $('ctx');

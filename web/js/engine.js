@@ -234,6 +234,10 @@ export function loadEngine({ full: startFull = false } = {}) {
         target(request) {
           return ask(needFull(), 'target', request);
         },
+        // A serving engine's curve: {points: [speed.served + cost], saturation, target, ...}.
+        serve(request) {
+          return ask(needFull(), 'serve', request);
+        },
         // Every cloud offer priced for this scenario: {hours_per_day, offers: [...]}.
         offers(request) {
           return ask(needFull(), 'offers', request);

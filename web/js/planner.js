@@ -8,6 +8,7 @@ import { fillDevices } from './controls.js';
 import { cell, figure, number } from './planner-cells.js';
 import { clearMatrixHardware, holdMatrixHardware, renderRecommendation, renderRecommendationText } from './recommend.js';
 import { renderQuestions as drawQuestions } from './report.js';
+import { renderServing, servingShown } from './serving.js';
 
 const $ = (id) => document.getElementById(id);
 const FIT_CONTEXTS = [4096, 8192, 16384, 32768, 65536, 131072, 262144];
@@ -78,6 +79,22 @@ export class PlannerPanels {
       this.offersAll = !this.offersAll;
       this.renderOffers();
     });
+    // Serving under load: a preset fills the mix (its inputs carry it into the
+    // scenario's link), then the curve is asked again.
+    for (const button of document.querySelectorAll('#serving-panel .preset')) {
+      button.addEventListener('click', () => {
+        for (const [id, value] of [['serving-in', button.dataset.in], ['serving-out', button.dataset.out]]) {
+          $(id).value = value;
+          $(id).dispatchEvent(new Event('input', { bubbles: true }));
+        }
+      });
+    }
+    for (const id of ['serving-in', 'serving-out', 'serving-target']) {
+      $(id).addEventListener('input', () => {
+        clearTimeout(this.servingTimer);
+        this.servingTimer = setTimeout(() => this.renderServing(), 120);
+      });
+    }
     for (const id of ['ft-seq', 'ft-batch', 'ft-rank', 'ft-targets', 'ft-optimizer', 'ft-gpus', 'ft-zero', 'ft-checkpointing']) {
       $(id).addEventListener('input', whenFull(() => this.renderFinetune()));
     }
@@ -99,6 +116,7 @@ export class PlannerPanels {
         this.fullLoaded = true;
         this.renderFinetune();
         this.renderOffers();
+        this.renderServing();
         if (!this.recommendKey) this.scheduleRecommendation();  // after a failed load
       }, (error) => {
         this.fullLoading = null;
@@ -132,8 +150,25 @@ export class PlannerPanels {
       this.renderFinetune();
     }
     clearTimeout(this.offersTimer);
-    this.offersTimer = setTimeout(() => this.renderOffers(), 150);
+    this.offersTimer = setTimeout(() => {
+      this.renderOffers();
+      this.renderServing();
+    }, 150);
     this.scheduleRecommendation();
+  }
+
+  // Serving under load: shown for the serving engines (or several sequences),
+  // its module and the engine's full one fetched when first shown.
+  renderServing() {
+    const shown = servingShown(this.workbench.state());
+    $('serving-panel').hidden = !shown;
+    if (!shown) return;
+    if (!this.fullLoaded) {
+      $('serving-note').textContent = 'Loading the planner…';
+      this.ensureFull().catch(() => {});
+      return;
+    }
+    renderServing(this);
   }
 
   // The panel's inputs the reader has not set take the workbench's values:

@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -32,12 +32,17 @@ export const DEFAULTS = {
   cards: null,  // mixed cards: every card's id in order (gpu is the first), else null
   split: '',    // llama.cpp over equal cards: layers per GPU ("41,39"), '' for an even split
   gpulimit: 0,  // unified memory: the GPU limit set in MiB (macOS iogpu.wired_limit_mb), 0 for the default
+  sin: 1024,    // serving under load: tokens in per request
+  sout: 1024,   // ... and out
+  stps: 20,     // ... and the speed each user needs (0: no target)
 };
+// Keys written to a link only when they differ from the defaults.
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps'];
 // Whole numbers of layers, one per GPU; the engine checks they add up.
 const SPLIT = /^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){1,63}$/;
 
 // Kept as decimals; the rest are whole numbers.
-const DECIMAL = new Set(['offload', 'tps', 'kwh', 'rambw']);
+const DECIMAL = new Set(['offload', 'tps', 'kwh', 'rambw', 'stps']);
 
 const LIMITS = {
   ctx: [512, 16777216],
@@ -53,6 +58,9 @@ const LIMITS = {
   kwh: [0, 10],
   vision: [0, 1],
   gpulimit: [0, 16777216],
+  sin: [1, 1048576],
+  sout: [1, 1048576],
+  stps: [0, 10000],
 };
 
 // base: the state keys absent from the hash take (a prerendered page's own
@@ -111,6 +119,7 @@ export function toHash(state) {
   for (const key of KEYS) {
     // Set only when used: most links have neither.
     if ((key === 'split' && !state.split) || (key === 'gpulimit' && !state.gpulimit)) continue;
+    if (ONLY_WHEN_SET.includes(key) && state[key] === DEFAULTS[key]) continue;
     params.set(key, key === 'gpu' && state.cards ? state.cards.join(',') : String(state[key]));
   }
   return `#${params.toString().replace(/%2C/g, ',')}`;  // commas read better and are valid in a fragment

@@ -168,6 +168,8 @@ struct ServingTarget {
 
 struct TargetPlan {
   ServingTarget target;
+  std::int64_t input_tokens = 0;   // each user's requests: the mix the served speeds are for
+  std::int64_t output_tokens = 0;
   std::optional<HardwareChoice> buy;     // lowest total price, N identical devices
   std::optional<CloudChoice> rent;       // cheapest on-demand offer
   std::optional<CloudChoice> rent_any;   // cheapest offer of any billing

@@ -30,6 +30,12 @@ std::string target_response(const Sizer& sizer, std::string_view request_json);
 // {"ok": true, "hours_per_day", "offers": [offer_costs_to_json rows]}.
 std::string offers_response(const Sizer& sizer, std::string_view request_json);
 
+// A serving engine's curve (serve.hpp): estimate keys ("prompt" and
+// "output_tokens" default to 1024 each, "ctx" to their sum) plus
+// "concurrency" (a list of counts; absent: a sweep to saturation) and
+// "target_tokens_per_s_per_user". {"ok": true, ...serve_curve_to_json, "gpus", "engine"}.
+std::string serve_response(const Sizer& sizer, std::string_view request_json);
+
 // What can I run: "gpu" (or "custom_gpu"), "gpus" (1-64), "ram_gib" (system
 // RAM for MoE experts, 0-1048576), "ctx", "engine"; no model.
 // {"ok": true, "results": [...], "estimates"}.

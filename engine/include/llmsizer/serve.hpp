@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "llmsizer/json.hpp"
@@ -23,6 +24,10 @@ struct ServeCurve {
   std::optional<std::size_t> saturation;  // index of the point of peak output throughput
   double target_tokens_per_s_per_user = 0.0;  // 0: no target
   std::optional<std::size_t> target;  // the most output per GPU among points meeting the target
+  // What the points' cost per million output tokens is at: the hour of the
+  // scenario's rented price ("rent") or of owning it ("owned"), else none.
+  std::optional<double> usd_per_hour;
+  std::string cost_basis;
 };
 
 // The scenario (model, device, engine, prompt_tokens in, output_tokens out) at
