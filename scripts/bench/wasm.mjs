@@ -96,3 +96,22 @@ if (typeof sizer.sweep === 'function') {
   const pairs = catalog.models.length * catalog.devices.length * catalog.quants.length;
   figure('wasm.catalog_sweep.missing', pairs, 'scenarios');
 }
+
+if (typeof sizer.serve === 'function') {
+  // The Serving panel's curve for the seed's scenario (GLM-4.5 FP8, vLLM, 8x
+  // MI300X), swept to saturation: asked again on each of the panel's inputs,
+  // so it answers within a planner question's budget.
+  const request = JSON.stringify({ model: 'glm-4.5', quant: 'FP8', engine: 'vllm', gpu: 'mi300x', gpus: 8, kv: 'bf16',
+    target_tokens_per_s_per_user: 20 });
+  warm(() => sizer.serve(request));
+  const curves = [];
+  let answer;
+  for (let i = 0; i < Math.max(10, runs / 30); i += 1) {
+    t = performance.now();
+    answer = JSON.parse(sizer.serve(request));
+    curves.push(performance.now() - t);
+  }
+  if (!answer.ok) throw new Error(answer.error.message);
+  figure('wasm.serve_curve', percentile(curves, 50), 'ms', 50);
+  figure('wasm.serve_curve.points', answer.points.length, 'points');
+}
