@@ -8,6 +8,7 @@ import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
 import { tokens, gib } from './js/format.js';
 import { PlannerPanels } from './js/planner.js';
+import { SERVING_ENGINES } from './js/serving.js';
 
 performance.mark('llm-sizer:app-start');
 const $ = (id) => document.getElementById(id);
@@ -287,7 +288,15 @@ class App {
         return { error: { id: error.id, message: error.message } };
       }
     }
-    return this.engine.tryEstimate(this.request(overrides));
+    return this.engine.tryEstimate(this.servedRequest(this.request(overrides)));
+  }
+
+  // Under a serving engine the scenario's sequences are requests: each brings
+  // the prompt and leaves with the Serving panel's tokens out, so the cost
+  // panel's served figure is for that mix (speed.served).
+  servedRequest(request) {
+    if (!SERVING_ENGINES.has(this.state.engine) || 'output_tokens' in request) return request;
+    return { ...request, output_tokens: this.state.sout };
   }
 
   update({ replaceHash = false, settled = false, first = false, notice = '' }) {

@@ -182,6 +182,16 @@ export function renderSpeedAndCost(r, state) {
   setField('cost.usd_per_million_tokens', c?.usd_per_million_tokens, c ? fmt.usd(c.usd_per_million_tokens) : none);
   setField('cost.usd_per_million_tokens_batch', c?.usd_per_million_tokens_batch, c ? fmt.usd(c.usd_per_million_tokens_batch) : none);
   setField('cost.usd_per_hour', c?.usd_per_hour, c ? fmt.usd(c.usd_per_hour) : none);
+  // A serving engine's requests (speed.served): what a million output tokens
+  // cost at the scenario's sequences in flight, labelled with their mix.
+  const served = s?.served;
+  $('served-cost-row').hidden = !served;
+  if (served) {
+    writeText($('served-cost-label'), `Per million output tokens, ${fmt.tokens(served.concurrency)} in flight ` +
+      `(${fmt.tokens(served.input_tokens)} in, ${fmt.tokens(served.output_tokens)} out)`);
+    setField('cost.usd_per_million_output_tokens', c?.usd_per_million_output_tokens,
+      c?.usd_per_million_output_tokens == null ? '—' : fmt.usd(c.usd_per_million_output_tokens));
+  }
   writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
     : speedNote(s, state) + (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')

@@ -9,7 +9,7 @@ import { cell, figure, number } from './planner-cells.js';
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
-const SERVING_ENGINES = new Set(['vllm', 'sglang', 'tensorrt-llm']);
+export const SERVING_ENGINES = new Set(['vllm', 'sglang', 'tensorrt-llm']);
 // Drawn at the box's own width (320-760 px), so labels keep their size on a phone.
 const CHART = { width: 720, height: 300, pad: { left: 64, right: 24, top: 28, bottom: 48 } };
 const COLUMNS = ['Per user', 'Per GPU', 'First token', '$/M out'];
