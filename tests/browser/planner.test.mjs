@@ -313,6 +313,15 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   const dots = await page.$$eval('#serving-chart circle[tabindex="0"]', (cs) => cs.map((c) => c.getAttribute('aria-label')));
   assert.ok(dots.length >= expected.points.length - 1 && dots.length <= expected.points.length);
   assert.match(dots[0], /^1 in flight: .* per user, .* per GPU, first token /);
+  // The cost panel prices a million output tokens for the scenario's sequences
+  // as served requests of its prompt and the panel's tokens out.
+  const estimate = native(['estimate', '--model', 'llama-3.1-8b', '--quant', 'FP8', '--engine', 'vllm', '--kv-type', 'bf16',
+    '--gpu', 'h100-sxm', '--ctx', '8192', '--prompt', '4096', '--output-tokens', '1024']);
+  assert.ok(estimate.cost.usd_per_million_output_tokens > 0);
+  assert.equal(await page.$eval('#served-cost-row', (e) => e.hidden), false);
+  assert.equal(Number(await page.$eval('[data-field="cost.usd_per_million_output_tokens"]', (e) => e.dataset.value)),
+    estimate.cost.usd_per_million_output_tokens);
+  assert.match(await page.$eval('#served-cost-label', (e) => e.textContent), /1 in flight \(4,096 in, 1,024 out\)/);
   // The note names the serving row and the runs behind it.
   assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Serving row vllm\/cuda, fitted on \d+ measured serving run/);
 
@@ -343,6 +352,7 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   // One stream under llama.cpp: no serving panel.
   await page.evaluate(() => { location.hash = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096'; });
   await page.waitForFunction(() => document.querySelector('#serving-panel').hidden);
+  assert.equal(await page.$eval('#served-cost-row', (e) => e.hidden), true);
   assert.deepEqual(log.errors, []);
   await page.close();
 });
