@@ -91,6 +91,10 @@ test('a serving curve: the wasm answer is llm-sizer serve\'s, point for point', 
   const hit = answer.points.find((p) => p.concurrency === answer.target);
   assert.ok(hit.tokens_per_s_per_user >= 40);
   for (const p of answer.points) if (p.tokens_per_s_per_user >= 40) assert.ok(p.output_tokens_per_s <= hit.output_tokens_per_s);
+  // Beside the first point, the single-stream model's decode of the same request after its prompt.
+  const one = ask('estimate', { model: 'llama-3.1-8b', quant: 'FP8', engine: 'vllm', gpu: 'h100-sxm', prompt: 1024,
+    output_tokens: 1024, ctx: 2048, batch: 1 });
+  assert.equal(answer.single_stream_tokens_per_s, one.speed.decode_tokens_per_s_after_prompt);
   // Without a list, a sweep 1, 2, 4, ... to saturation, with the serving row it stands on.
   const sweep = ask('serve', { model: 'llama-3.1-8b', quant: 'FP8', engine: 'vllm', gpu: 'h100-sxm' });
   assert.deepEqual(sweep.points.slice(0, 3).map((p) => p.concurrency), [1, 2, 4]);

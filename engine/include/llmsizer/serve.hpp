@@ -28,6 +28,10 @@ struct ServeCurve {
   // scenario's rented price ("rent") or of owning it ("owned"), else none.
   std::optional<double> usd_per_hour;
   std::string cost_basis;
+  // The single-stream speed model's decode for one request after its prompt
+  // (speed.decode_tokens_per_s_after_prompt), beside the first point's: the
+  // two are fitted on different measurements and may disagree.
+  std::optional<double> single_stream_tokens_per_s;
 };
 
 // The scenario (model, device, engine, prompt_tokens in, output_tokens out) at
