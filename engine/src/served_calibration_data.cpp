@@ -8,10 +8,10 @@ namespace llmsizer {
 extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::cuda, "", {0.9951, 0.59, 0.00042, 1.0, 0.04}, 3, ""},
     {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.0035}, 3, ""},
-    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.03, 1.498, 0.0}, 5, "4 of them early-2025 builds (vllm 0.7.3.dev138+g21f6ca217): current builds are likely faster"},
+    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.7, 0.0}, 12, ""},
     {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.0014, 0.4126, 0.1275}, 18, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.5, 1.0, 0.004, 1.211, 0.0115}, 2, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 0.6249, 0.0255, 0.5146, 0.0}, 3, "all of them early-2025 builds (sglang 0.4.2.post4): current builds are likely faster"},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.001, 3.0, 0.345}, 6, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 2.0, 0.002, 1.498, 0.034}, 22, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.535, 1.0, 0.0, 1.0, 0.0}, 6, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},

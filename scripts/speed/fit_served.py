@@ -188,16 +188,6 @@ def report(results, title):
     return lines
 
 
-def vintage(cases):
-    """A row whose fit runs are mostly older engine builds says so (the page shows it)."""
-    olds = [c for c in cases if served_records._older_scheduler(c.record)]
-    if not olds:
-        return ""
-    builds = sorted({"%s %s" % (c.record["engine"], (c.record.get("engine_version") or "").split()[0]) for c in olds})
-    share = "all of them" if len(olds) == len(cases) else "%d of them" % len(olds)
-    return "%s early-2025 builds (%s): current builds are likely faster" % (share, ", ".join(builds))
-
-
 def fit(engine, cases):
     fit_cases = [c for c in cases if not served_records.held_out(c)]
     rows = {}
@@ -207,7 +197,7 @@ def fit(engine, cases):
             continue
         free = free_factors(mine)
         factors, best = fit_row(engine, mine, NEUTRAL, free)
-        rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": vintage(mine)}
+        rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": ""}
         print("%-18s %3d runs  mean |log error| %.3f  %s" % (row, len(mine), best,
                                                               {k: round(v, 5) for k, v in factors.items()}))
     for row in ROWS:
@@ -330,10 +320,13 @@ def markdown(rows, cases, skipped, results):
         out.append("| %s | %.3g | %.3g | %.3g ms | %.3g | %.3g ms | %d | %s |" % (
             r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000, f["allreduce_latency_factor"],
             f["request_overhead_s"] * 1000, rows[r]["fitted_records"], rows[r]["basis"] or "fitted"))
-    out += ["", "Platforms the data cannot support: no serving run of MI325X or MI355X under vLLM or SGLang was found "
-            "(one MLPerf Offline run on MI355X); the ROCm rows stand on early-2025 engine builds (vLLM 0.7, SGLang "
-            "0.4) at concurrency 32 or less. Attention data parallel (SGLang --enable-dp-attention, TensorRT-LLM "
-            "DEP) is not modelled. The page says so beside every served figure from a row with few or no runs.", "",
+    out += ["", "Platforms the data cannot support: no serving run of MI325X was found, nor of SGLang on MI355X; "
+            "vLLM on MI355X stands on one model (GLM-4.7-FP8, ROCm/aiter#3529) and one MLPerf Offline run. Runs "
+            "of engine builds older than vLLM 0.8, SGLang 0.5 or TensorRT-LLM 1.0 are left out (their schedulers "
+            "budget prompts otherwise). Attention data parallel (SGLang --enable-dp-attention, TensorRT-LLM DEP) "
+            "and expert parallel's all-to-all are not modelled: runs that use attention data parallel are left "
+            "out, expert-parallel runs are read as tensor parallel. The page shows beside every served figure "
+            "the row it stands on and how many runs fitted it.", "",
             "### Runs left out", "", "| reason | runs |", "|---|---:|"]
     reasons = {}
     for _, why in skipped:

@@ -46,7 +46,8 @@ MODELS = [
     (r"Llama-3\.[13]-70B", "llama-3.1-70b"), (r"Llama-3\.1-8B", "llama-3.1-8b"),
     (r"Mixtral-8x7B", "mixtral-8x7b"), (r"DeepSeek-R1-0528", "deepseek-r1-0528"), (r"DeepSeek-R1\b", "deepseek-r1"),
     (r"DeepSeek-V3\.2", "deepseek-v3.2"), (r"DeepSeek-V3-0324", "deepseek-v3-0324"), (r"DeepSeek-V3\b", "deepseek-v3"),
-    (r"GLM-4\.5-Air", "glm-4.5-air"),
+    (r"GLM-4\.5-Air", "glm-4.5-air"), (r"GLM-5\.1", "glm-5.1"), (r"GLM-4\.7-FP8", "glm-4.7-fp8"),
+    (r"MiniMax-M2\.7", "minimax-m2.7"),
     # GLM-4.6 is GLM-4.5's architecture (355B-A32B, the same config but a longer window).
     (r"GLM-4\.[56]-FP8", "glm-4.5-fp8"), (r"GLM-4\.[56]\b", "glm-4.5"),
     (r"gpt-oss-120b", "gpt-oss-120b"), (r"gpt-oss-20b", "gpt-oss-20b"),
@@ -139,7 +140,10 @@ def case_for(index, record, source, mlperf_lengths):
     engine = ENGINES.get((record.get("engine") or "").lower())
     if not engine:
         return "engine %r is not one llm-sizer models" % record.get("engine")
-    if re.search(r"EAGLE|speculative|MTP", quote + " " + notes + " " + (record.get("test") or ""), re.I):
+    # Drafted tokens (EAGLE, MTP) where the run's command or table says so, or
+    # its notes say it was on ("no speculative decoding" is not).
+    if re.search(r"EAGLE|speculative-algorithm|--speculative|\bMTP\b", quote + " " + (record.get("test") or ""), re.I) or \
+            re.search(r"Speculative decoding \(|with speculative decoding|speculative decoding on", notes, re.I):
         return "speculative decoding"
     # The run's own parallel layout (a quoted table header may name other columns').
     parallel = record.get("parallel") or ""
@@ -200,6 +204,14 @@ def case_for(index, record, source, mlperf_lengths):
             return "MLPerf %s: single-stream runs are the local speed model's" % test
     elif inp and out and conc:
         kind = "fixed"
+        # A fixed-concurrency run of one or two waves of requests (all sent at
+        # once, all of one length) measures the first wave's prompts queueing,
+        # not a steady state.
+        prompts = record.get("num_prompts")
+        if prompts and prompts <= 2 * conc:
+            return "%d prompts at concurrency %d: one or two waves, no steady state" % (prompts, conc)
+        if not prompts and conc >= 256:
+            return "concurrency %d with the number of prompts not stated: it may be a wave or two" % conc
     elif inp and out and record.get("request_rate") is None and record.get("num_prompts"):
         kind, conc = "burst", int(record["num_prompts"])
         measured["ttft_s"] = None
@@ -207,10 +219,8 @@ def case_for(index, record, source, mlperf_lengths):
     else:
         return "input/output lengths or the load are not stated"
     old = _older_scheduler(record)
-    if old and (not device.startswith("mi") or kind != "fixed" or conc > 32):
-        return old + " (kept only on ROCm, where no newer runs were found, at max concurrency 32 or less)"
     if old:
-        measured["ttft_s"] = None  # its prompts queue by the older budget
+        return old
     if kind == "burst" and inp >= 10 * out:
         return ("a prompt-throughput run (a one-off queue of %d-token prompts with %d-token answers): its output "
                 "rate is the queue's drain, not a served steady state" % (inp, out))
