@@ -124,7 +124,7 @@ TEST_CASE("the first token waits for the requests ahead: Little's law in a close
   // The prompt's 1024 tokens fit one step of vLLM's 8192-token budget on an H100.
   CHECK_THAT(v.queue_s, WithinRel(before_decode_s - v.mixed_step_time.total_s, 1e-9));
   // On top, the engine's fixed cost per request (vLLM on CUDA: its fitted row).
-  CHECK(v.request_overhead_s == served_calibration(InferenceEngine::vllm, Backend::cuda, WeightFamily::float16)
+  CHECK(v.request_overhead_s == served_calibration(InferenceEngine::vllm, Backend::cuda, "float16")
                                     .factors.request_overhead_s);
   CHECK_THAT(v.ttft_s, WithinRel(v.request_overhead_s + before_decode_s + v.decode_step_time.total_s, 1e-9));
 

@@ -943,3 +943,47 @@ TEST_CASE("measured decode speeds of catalog models (golden)", "[speed]") {
     CHECK_THAT(e.value().speed->decode_tokens_per_s, WithinRel(c["decode_tokens_per_s"].get<double>(), tolerance));
   }
 }
+
+TEST_CASE("natively served FP4 checkpoints multiply at the FP4 rate where the part has FP4 matrix units", "[speed]") {
+  // B200: 2.25 PFLOPS dense FP16, 4.5 FP8, 9 FP4 (the catalog's figures). An
+  // NVFP4 checkpoint under vLLM multiplies FP4 by FP4: 9e15. H200 has no FP4
+  // units: the FP8 rate, 1.978e15. gpt-oss's MXFP4 experts are read as
+  // weights only (their activations stay 16- or 8-bit): not the FP4 rate.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  auto basis_on = [&](const char* gpu, const char* quant) {
+    Scenario s;
+    s.device = test::device_of(gpu);
+    s.engine = InferenceEngine::vllm;
+    s.quant = quant_scheme_from_name(quant).value();
+    s.kv_type = KvType::bf16;
+    s.context_tokens = 4096;
+    auto e = estimate(arch, s);
+    REQUIRE(e.ok());
+    REQUIRE(e.value().speed);
+    return e.value().speed->basis;
+  };
+  const SpeedBasis b200 = basis_on("b200", "NVFP4");
+  CHECK(b200.flops_basis == "fp4");
+  CHECK(b200.peak_flops == 9000e12);
+  const SpeedBasis h200 = basis_on("h200-sxm", "NVFP4");
+  CHECK(h200.flops_basis == "fp8");
+  CHECK(h200.peak_flops == 1978e12);
+  CHECK(basis_on("b200", "FP8").flops_basis == "fp8");
+  const Architecture oss = test::catalog_arch("gpt-oss-120b");
+  Scenario s;
+  s.device = test::device_of("b200");
+  s.engine = InferenceEngine::vllm;
+  s.quant = quant_scheme_from_name("native").value();
+  s.kv_type = KvType::bf16;
+  s.context_tokens = 4096;
+  auto e = estimate(oss, s);
+  REQUIRE(e.ok());
+  CHECK(e.value().speed->basis.flops_basis != "fp4");
+  // Their serving rows are apart too: gpt-oss's MXFP4 experts have rows of
+  // their own ("mxfp4"), NVFP4 checkpoints the engine's row for any format.
+  CHECK(served_weights_key(s.quant, oss.native_format) == "mxfp4");
+  CHECK(served_weights_key(quant_scheme_from_name("NVFP4").value(), arch.native_format) == "fp4");
+  CHECK(served_calibration(InferenceEngine::vllm, Backend::cuda, "mxfp4").weights == "mxfp4");
+  CHECK(served_calibration(InferenceEngine::vllm, Backend::cuda, "fp4").weights.empty());
+  CHECK(served_calibration(InferenceEngine::vllm, Backend::sycl, "float16").backend == Backend::cuda);
+}

@@ -111,6 +111,7 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   d.fp16_flops = positive_number(entry, "fp16_tflops").value_or(0.0) * 1e12;
   d.fp32_flops = positive_number(entry, "fp32_tflops").value_or(0.0) * 1e12;
   d.fp8_flops = positive_number(entry, "fp8_tflops").value_or(0.0) * 1e12;
+  d.fp4_flops = positive_number(entry, "fp4_tflops").value_or(0.0) * 1e12;
   d.memory_type = string_or(entry, "memory_type", "");
   d.tdp_w = positive_number(entry, "tdp_w").value_or(0.0);
   d.interconnect_bytes_per_s = positive_number(entry, "nvlink_gb_per_s").value_or(0.0) * kGB;

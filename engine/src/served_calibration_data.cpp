@@ -12,7 +12,7 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.0014, 0.4126, 0.1275}, 18, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.5, 1.0, 0.004, 1.211, 0.0115}, 2, ""},
     {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.001, 3.0, 0.345}, 6, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 2.0, 0.002, 1.498, 0.034}, 22, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 1.263, 0.002, 1.07, 0.034}, 22, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.535, 1.0, 0.0, 1.0, 0.0}, 6, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };

@@ -19,12 +19,17 @@ namespace {
 // GeForce, Radeon and Arc cards), the backend row's vector_fp32_factor turns it
 // into the rate the prompt kernels see: 1 on Metal, whose F16 runs at the FP32
 // rate; fitted on measured prompt speeds of such devices elsewhere.
-void set_dense_flops(SpeedBasis& b, const Device& d, EngineFamily engine, WeightFamily weights,
+void set_dense_flops(SpeedBasis& b, const Device& d, EngineFamily engine, WeightFamily weights, bool fp4,
                      const BackendCalibration& hw) {
   // The CPU backend on a GPU's machine: the figures are the GPU's, not the CPU's.
   if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return;
   const bool low_precision = weights == WeightFamily::fp8 || weights == WeightFamily::fp4;
-  if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) {
+  if (engine == EngineFamily::serving && fp4 && d.fp4_flops > 0.0) {
+    // NVFP4 / MXFP4 checkpoints served natively multiply FP4 by FP4 on the
+    // parts that have FP4 matrix units (Blackwell, MI355X): twice FP8's rate.
+    b.flops_basis = "fp4";
+    b.peak_flops = d.fp4_flops;
+  } else if (engine == EngineFamily::serving && low_precision && d.fp8_flops > 0.0) {
     b.flops_basis = "fp8";
     b.peak_flops = d.fp8_flops;
   } else if (d.fp16_flops > 0.0) {
@@ -75,7 +80,8 @@ int memory_dies(const Device& d) {
   return 1;
 }
 
-EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights) {
+EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
+                               bool fp4) {
   const Device& d = *s.device;
   const SpeedConstants& k = speed_constants();
   const BackendCalibration& hw = backend_calibration(d.backend, d.vendor);
@@ -92,7 +98,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
                     (rt.vendor.empty() ? "" : "/" + std::string(rt.vendor));
   r.basis.weight_family = weight_family_name(weights);
   r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
-  set_dense_flops(r.basis, d, engine, weights, hw);
+  set_dense_flops(r.basis, d, engine, weights, fp4, hw);
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
   r.basis.host_ram = !shares_memory_with_cpu(d);
   r.basis.memory_class = memory_class_name(memory);
@@ -182,7 +188,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   const EngineFamily engine = engine_family(s.engine);
   const WeightFamily weights = weight_family(s.quant, arch.native_format);
-  const EffectiveRates rates = effective_rates(s, e, engine, weights);
+  const EffectiveRates rates = effective_rates(s, e, engine, weights, fp4_products(s.quant, arch.native_format));
 
   SpeedEstimate sp;
   sp.basis = rates.basis;

@@ -119,6 +119,18 @@ WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format)
   }
 }
 
+bool fp4_products(const QuantScheme& quant, NativeFormat native_format) {
+  return quant.kind == SchemeKind::nvfp4 ||
+         (quant.kind == SchemeKind::native && native_format == NativeFormat::nvfp4);
+}
+
+std::string_view served_weights_key(const QuantScheme& quant, NativeFormat native_format) {
+  const bool mxfp4 = quant.kind == SchemeKind::mxfp4_experts ||
+                     (quant.kind == SchemeKind::native && native_format == NativeFormat::mxfp4_experts) ||
+                     (quant.is_gguf() && quant.ftype == LlamaFtype::MXFP4_MOE);
+  return mxfp4 ? "mxfp4" : weight_family_name(weight_family(quant, native_format));
+}
+
 const char* weight_family_name(WeightFamily family) {
   switch (family) {
     case WeightFamily::float16: return "float16";
@@ -185,13 +197,13 @@ const WeightCalibration& weight_calibration(WeightFamily family) {
 
 const SpeedConstants& speed_constants() { return kSpeedConstants; }
 
-const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, WeightFamily weights) {
+const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, std::string_view weights) {
   // llama.cpp's server schedules like llama.cpp (its rows are llama.cpp's);
   // Ollama too. Backends without rows of their own take CUDA's (the engines'
   // reference platform), as the row's basis says.
   if (engine == InferenceEngine::ollama) engine = InferenceEngine::llama_cpp;
   if (backend != Backend::rocm) backend = Backend::cuda;
-  const std::string_view family = weight_family_name(weights);
+  const std::string_view family = weights;
   const ServedCalibration* any_format = nullptr;
   const ServedCalibration* any_backend = nullptr;
   for (std::size_t i = 0; i < kServedCalibrationCount; ++i) {

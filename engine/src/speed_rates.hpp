@@ -23,8 +23,10 @@ struct EffectiveRates {
   double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
 };
 
-// s.device's rates under the engine and weight format.
-EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights);
+// s.device's rates under the engine and weight format (fp4: products FP4 by
+// FP4, fp4_products).
+EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
+                               bool fp4);
 
 // Seconds for a pass of work `w` at rates `r` (StepTime): gemm_factor scales
 // the GEMM rate for prompts, pressure slows decode's reads.

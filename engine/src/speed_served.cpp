@@ -47,7 +47,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   if (s.output_tokens <= 0 || single_rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   ServedEstimate v;
   const ServedCalibration& row =
-      served_calibration(s.engine, s.device->backend, weight_family(s.quant, arch.native_format));
+      served_calibration(s.engine, s.device->backend, served_weights_key(s.quant, arch.native_format));
   v.calibration_row = std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
                       (row.weights.empty() ? "" : "/" + std::string(row.weights));
   v.calibration_records = row.fitted_records;

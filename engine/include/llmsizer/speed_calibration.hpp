@@ -105,6 +105,13 @@ const char* memory_class_name(MemoryClass c);
 
 EngineFamily engine_family(InferenceEngine engine);
 WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format);
+// Weights whose matrix products are FP4 by FP4 where the part can (NVFP4:
+// activations quantized to FP4 too); gpt-oss's MXFP4 experts are read as
+// weights only, their products at 16 or 8 bits.
+bool fp4_products(const QuantScheme& quant, NativeFormat native_format);
+// The serving rows' key for the weights: weight_family_name, with gpt-oss's
+// MXFP4 experts ("mxfp4") apart from NVFP4 checkpoints ("fp4").
+std::string_view served_weights_key(const QuantScheme& quant, NativeFormat native_format);
 const char* engine_family_name(EngineFamily family);
 const char* weight_family_name(WeightFamily family);
 
@@ -117,7 +124,7 @@ const SpeedConstants& speed_constants();
 // The row for a serving engine (vLLM, SGLang, TensorRT-LLM; llama.cpp's server
 // with parallel slots) on a backend and weight format: the most specific row,
 // else the engine's row on the nearest backend (stated in its basis).
-const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, WeightFamily weights);
+const ServedCalibration& served_calibration(InferenceEngine engine, Backend backend, std::string_view weights);
 
 // The compiled tables, for the test that compares them with the JSON.
 struct CalibrationTables {

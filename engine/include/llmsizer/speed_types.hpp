@@ -13,7 +13,7 @@ struct SpeedBasis {
   std::string weight_family;  // "kquant", "legacy", "float16", "fp8", ...
   double peak_bandwidth_bytes_per_s = 0.0;
   double peak_flops = 0.0;    // dense throughput for the weights' type; 0 when unknown
-  std::string flops_basis;    // the figure peak_flops comes from: "fp16" (dense tensor rate),
+  std::string flops_basis;    // the figure peak_flops comes from: "fp16" (dense tensor rate), "fp4",
                               // "fp8", "fp32_vector" (x vector_fp32_factor) or "" (none)
   double vector_fp32_flops = 0.0;  // the device's stated FP32 rate, where flops_basis is fp32_vector
   double link_bytes_per_s = 0.0;
