@@ -1,6 +1,7 @@
 #include "planner_commands.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -59,6 +60,11 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.offload) r.offload_fraction = *c.offload;
   if (c.offload_mode) r.offload_mode = *c.offload_mode;
   if (c.prompt) r.prompt_tokens = *c.prompt;
+  if (c.output_tokens) {  // served requests (recommend --users, serve)
+    if (*c.output_tokens < 1 || *c.output_tokens > (1 << 24))
+      return Error{"cli.bad_argument", "--output-tokens must be between 1 and 16777216"};
+    r.output_tokens = *c.output_tokens;
+  }
   r.flash_attention = !c.no_flash_attention;
   r.vision = c.vision;
   if (c.draft) r.draft = *c.draft;
@@ -185,8 +191,16 @@ int run_recommend(const Command& c, const Sizer& sizer) {
                 h->utilization * 100.0, gib(h->usable_bytes).c_str(),
                 speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str());
   };
+  // The headroom the verdict kept: the engine's own rule.
+  std::string headroom = "the engine's own headroom";
+  if (engine_uses_kv_pool(scenario.engine)) {
+    headroom = std::string(engine_name(scenario.engine)) + " taking " +
+               std::to_string(static_cast<int>(std::lround(scenario.gpu_memory_utilization * 100.0))) + "% of each GPU";
+  } else if (engine_is_llama_cpp_based(scenario.engine)) {
+    headroom = std::string(engine_name(scenario.engine)) + " keeping 1 GiB free per GPU";
+  }
   std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
-            << " (fits: the estimate's verdict, llama.cpp keeping 1 GiB free per GPU)\n";
+            << " (fits: the estimate's verdict, " << headroom << ")\n";
   line("best single device:      ", rec.single);
   line("best value (2+ devices): ", rec.value);
   line("unified memory:          ", rec.unified);

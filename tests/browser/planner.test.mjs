@@ -160,6 +160,15 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
     '--users', '16', '--tokens-per-s', '20', '--hours-per-day', '8']);
   assert.equal(await page.$eval('[data-field="target.buy.gpu"]', (e) => e.dataset.value), expected.target.buy.gpu);
   assert.equal(Number(await page.$eval('[data-field="target.rent.usd_per_hour"]', (e) => e.dataset.value)), expected.target.rent.usd_per_hour);
+  // With longer answers (the Serving panel's tokens out) each user needs more: the CLI's --output-tokens.
+  await page.fill('#serving-out', '8192');
+  await page.click('#serve');
+  const longer = native(['recommend', '--model', 'llama-3.1-8b', '--quant', 'FP8', '--engine', 'vllm', '--ctx', '8192', '--kv-type', 'bf16',
+    '--users', '16', '--tokens-per-s', '20', '--hours-per-day', '8', '--output-tokens', '8192']);
+  await page.waitForFunction((v) => document.querySelector('[data-field="target.rent.usd_per_hour"]').dataset.value === String(v),
+    longer.target.rent?.usd_per_hour ?? '');
+  assert.equal(await page.$eval('[data-field="target.buy.gpu"]', (e) => e.dataset.value), longer.target.buy?.gpu ?? '');
+  await page.fill('#serving-out', '1024');
 
   await page.fill('#offers-hours', '8');
   await page.waitForFunction(() => document.querySelector('#offers-note').textContent.includes('8 h a day'));

@@ -315,6 +315,14 @@ json_check "recommend: no invented context limit" "j['max_ctx'] == 8192 and j['m
   recommend --model falcon-7b --ctx 8192
 json_check "recommend: buy or rent for a serving target" "j['target']['users'] == 16 and j['target']['buy']['tokens_per_s_per_user'] >= 20 and j['target']['rent']['tokens_per_s_per_user'] >= 20" \
   recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20
+# The users' requests are served: the scenario's prompt in, 1024 out unless
+# --output-tokens says; longer answers leave each user no faster.
+json_check "recommend: users' requests of 1024 tokens out unless told" "j['target']['output_tokens'] == 1024 and j['target']['input_tokens'] == 4096" \
+  recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20
+json_check "recommend: --output-tokens sets the users' answers" "j['target']['output_tokens'] == 8192" \
+  recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20 --output-tokens 8192
+expect_error "recommend: no answer is 0 tokens long" recommend --model llama-3.1-8b --users 4 --tokens-per-s 20 --output-tokens 0
+if "$bin" recommend --model llama-3.1-8b --quant FP8 --engine vllm | head -1 | grep -q "vllm taking 90% of each GPU"; then ok; else bad "recommend names vLLM's headroom, not llama.cpp's"; fi
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
   recommend --model llama-3.1-8b --hours-per-day 8
 json_check "finetune: LoRA on attention only, r=16" "j['trainable_params'] == 32 * 16 * (8192 + 5120 * 2 + 8192)" \

@@ -35,7 +35,9 @@ async function searchAnswer(p, list, label, errorField, request, ask) {
 
 export async function serve(p) {
   const list = $('serve-results');
-  const request = p.plannerRequest({ users: number('serve-users'), tokens_per_s_per_user: number('serve-speed') });
+  // Each user's requests: the workbench's prompt, the Serving panel's tokens out.
+  const request = p.plannerRequest({ users: number('serve-users'), tokens_per_s_per_user: number('serve-speed'),
+    output_tokens: p.workbench.state().sout });
   const t = await searchAnswer(p, list, 'Buy or rent', 'target.error', request, (q) => p.engine.target(q));
   if (!t) return;
   const cloud = (c) => (c ? `${c.provider} ${c.instance || `${c.count} × ${p.deviceName(c.gpu)}`} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
