@@ -2,7 +2,7 @@
 // CLI's JSON name) and data-value (the raw number); text goes in through
 // textContent only.
 import * as fmt from './format.js';
-import { el } from './dom.js';
+import { chartSvg, el } from './dom.js';
 import { fillMatrixHardware } from './recommend.js';
 import { cell } from './planner-cells.js';
 import { speedNote, speedTexts } from './speed-text.js';
@@ -472,16 +472,7 @@ function drawChart(chart, ok, usable) {
   const { width, height, pad } = CHART;
   const maxY = Math.max(...ok.map((p) => p.result.memory.required_bytes), usable || 0) * 1.08;
   const y = (bytes) => height - pad.bottom - (bytes / maxY) * (height - pad.top - pad.bottom);
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('class', 'chart-svg');
-  const add = (tag, attrs, text, parent = svg) => {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-    if (text != null) node.textContent = text;
-    parent.append(node);
-    return node;
-  };
+  const { svg, add } = chartSvg(width, height);
   add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
   add('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: 'axis' });
   for (const frac of [0, 0.5, 1]) {

@@ -4,11 +4,10 @@
 // what the figures stand on. Every figure is the engine's (serve_response);
 // this module draws them.
 import * as fmt from './format.js';
-import { el } from './dom.js';
+import { chartSvg, el } from './dom.js';
 import { cell, figure, number } from './planner-cells.js';
 
 const $ = (id) => document.getElementById(id);
-const SVG = 'http://www.w3.org/2000/svg';
 export const SERVING_ENGINES = new Set(['vllm', 'sglang', 'tensorrt-llm']);
 // Drawn at the box's own width (320-760 px), so labels keep their size on a phone.
 const CHART = { width: 720, height: 300, pad: { left: 64, right: 24, top: 28, bottom: 48 } };
@@ -52,16 +51,7 @@ function draw(chart, points, gpus, target, saturation) {
   const maxY = yTicks[yTicks.length - 1];
   const x = (v) => pad.left + (v / maxX) * (width - pad.left - pad.right);
   const y = (v) => height - pad.bottom - (v / maxY) * (height - pad.top - pad.bottom);
-  const svg = document.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  svg.setAttribute('class', 'chart-svg');
-  const add = (tag, attrs, text, parent = svg) => {
-    const node = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-    if (text != null) node.textContent = text;
-    parent.append(node);
-    return node;
-  };
+  const { svg, add } = chartSvg(width, height);
   add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
   add('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: 'axis' });
   const label = (v) => (v >= 10 || v === 0 ? fmt.tokens(v) : fmt.fixed(v, 1));
