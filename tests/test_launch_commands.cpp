@@ -2,7 +2,9 @@
 // scenario, with a name its distribution lists, or a note says why there is none.
 #include "llmsizer/launch_commands.hpp"
 
+#include <algorithm>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "llmsizer/distribution.hpp"
@@ -11,6 +13,7 @@
 
 using namespace llmsizer;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 
 namespace {
@@ -83,6 +86,33 @@ SizerRequest request(const char* model, const char* quant) {
 // Text that stands for a name the user would have to fill in.
 const std::regex kPlaceholder(R"(MODEL|REPO|path/to|[<>{}]|\.\.\.)");
 
+// The .gguf files the steps read that no earlier step writes (as --outfile,
+// llama-quantize's output or llama-gguf-split's merged file). A find pattern
+// ('*-00001-of-*.gguf') is a search of downloaded parts, not a name.
+std::vector<std::string> unmade_files(const std::vector<std::string>& steps) {
+  std::vector<std::string> made, unmade;
+  const std::regex name(R"([A-Za-z0-9_.\-]+\.gguf)");
+  for (const std::string& step : steps) {
+    std::vector<std::string> words;
+    std::istringstream in(step);
+    for (std::string w; in >> w;) words.push_back(w);
+    std::vector<std::string> writes;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i] == "--outfile" && i + 1 < words.size()) writes.push_back(words[i + 1]);
+      if (words[i] == "llama-quantize" && i + 2 < words.size()) writes.push_back(words[i + 2]);
+      if (words[i] == "--merge" && !words.empty()) writes.push_back(words.back());
+    }
+    const std::string searched = std::regex_replace(step, std::regex(R"('[^']*')"), "");
+    for (auto it = std::sregex_iterator(searched.begin(), searched.end(), name); it != std::sregex_iterator(); ++it) {
+      const std::string file = it->str();
+      const bool written_here = std::find(writes.begin(), writes.end(), file) != writes.end();
+      if (!written_here && std::find(made.begin(), made.end(), file) == made.end()) unmade.push_back(file);
+    }
+    made.insert(made.end(), writes.begin(), writes.end());
+  }
+  return unmade;
+}
+
 }  // namespace
 
 TEST_CASE("distribution names parse, and a bad entry is named by its JSON path", "[commands]") {
@@ -131,12 +161,26 @@ TEST_CASE("llama.cpp pulls a GGUF repo that lists the quant, else says what exis
   const Run listing = run(request("llama-3.1-8b", "Q4_K_M"), &two_quants);
   CHECK(listing.of("llama.cpp").steps.empty());
   CHECK_THAT(listing.of("llama.cpp").note, Contains("a/b-GGUF (Q8_0, Q6_K)"));
-  // No GGUF repo at all: how to make the file, from the catalog's HF repo.
+  // No GGUF repo at all: steps that make the file from the catalog's HF repo,
+  // every file name one an earlier step writes, then the server on it.
   DistributionIndex empty;
   const Run none = run(request("llama-3.1-8b", "Q4_K_M"), &empty);
-  CHECK(none.of("llama.cpp").steps.empty());
-  CHECK_THAT(none.of("llama.cpp").note, Contains("meta-llama/Llama-3.1-8B") && Contains("convert_hf_to_gguf.py") &&
-                                            Contains("llama-quantize in.gguf out.gguf Q4_K_M"));
+  const std::vector<std::string> made = none.of("llama.cpp").steps;
+  REQUIRE(made.size() == 5);
+  CHECK(made[0] == "git clone https://github.com/ggml-org/llama.cpp && pip install -r llama.cpp/requirements.txt");
+  CHECK(made[1] == "hf download meta-llama/Llama-3.1-8B --local-dir llama-3.1-8b-hf");
+  CHECK(made[2] == "python llama.cpp/convert_hf_to_gguf.py llama-3.1-8b-hf --outtype bf16 --outfile llama-3.1-8b-BF16.gguf");
+  CHECK(made[3] == "llama-quantize llama-3.1-8b-BF16.gguf llama-3.1-8b-Q4_K_M.gguf Q4_K_M");
+  CHECK_THAT(made[4], StartsWith("llama-server -m llama-3.1-8b-Q4_K_M.gguf \\\n  -c 8192"));
+  CHECK_THAT(none.of("llama.cpp").note, Contains("No public GGUF of meta-llama/Llama-3.1-8B at Q4_K_M"));
+  // Ollama makes the same file, then a model of it.
+  const std::vector<std::string> ollama_made = none.of("ollama").steps;
+  REQUIRE(ollama_made.size() == 8);
+  CHECK_THAT(ollama_made[0], EndsWith("ollama serve"));
+  CHECK(ollama_made[4] == made[3]);
+  CHECK(ollama_made[5] == "echo \"FROM ./llama-3.1-8b-Q4_K_M.gguf\" | tee llama-3.1-8b-Q4_K_M.gguf.Modelfile");
+  CHECK(ollama_made[6] == "ollama create llama-3.1-8b-q4_k_m -f llama-3.1-8b-Q4_K_M.gguf.Modelfile");
+  CHECK(ollama_made[7] == "ollama run llama-3.1-8b-q4_k_m");
   // A native checkpoint format under llama.cpp: a note, not a command.
   for (const char* quant : {"AWQ", "FP8", "MLX-4bit", "GPTQ-INT4", "BF16-native"}) {
     const Run native = run(request("llama-3.1-8b", quant));
@@ -284,6 +328,47 @@ TEST_CASE("vLLM and SGLang serve the repo of the chosen checkpoint format", "[co
   CHECK_THAT(gguf.note, Contains("experimental"));
 }
 
+TEST_CASE("Ollama cannot pull a split GGUF from the Hub: the parts are downloaded, merged and created", "[commands]") {
+  // A source shows Q4_K_M in two parts: llama.cpp's -hf fetches both; Ollama's
+  // hf.co/ pull refuses split files (ollama/ollama#5245), so the steps merge them.
+  const DistributionIndex two_parts = parse_distribution(
+      R"({"models":[{"id":"qwen3-30b-a3b","gguf":[{"repo":"a/moe-GGUF","quants":["Q4_K_M"],"parts":{"Q4_K_M":2}}]}]})").value();
+  const Run split = run(request("qwen3-30b-a3b", "Q4_K_M"), &two_parts);
+  CHECK_THAT(split.step("llama.cpp"), StartsWith("llama-server -hf a/moe-GGUF:Q4_K_M"));
+  const std::vector<std::string> steps = split.of("ollama").steps;
+  REQUIRE(steps.size() == 6);
+  CHECK_THAT(steps[0], EndsWith("ollama serve"));
+  CHECK(steps[1] == "hf download a/moe-GGUF --include \"*Q4_K_M*\" --local-dir qwen3-30b-a3b-Q4_K_M-parts");
+  CHECK(steps[2] == "llama-gguf-split --merge \"$(find qwen3-30b-a3b-Q4_K_M-parts -name '*Q4_K_M*-00001-of-*.gguf' | head -n 1)\" "
+                    "qwen3-30b-a3b-Q4_K_M.gguf");
+  CHECK(steps[4] == "ollama create qwen3-30b-a3b-q4_k_m -f qwen3-30b-a3b-Q4_K_M.gguf.Modelfile");
+  CHECK(steps[5] == "ollama run qwen3-30b-a3b-q4_k_m");
+  CHECK_THAT(split.of("ollama").note, Contains("in 2 parts") && Contains("cannot pull"));
+  CHECK(unmade_files(steps).empty());
+
+  // No source on the parts, but DeepSeek V3 at Q4_K_M is ~400 GB: over the
+  // Hub's 50 GB per file it cannot be one file, so the same merge.
+  const DistributionIndex big = parse_distribution(
+      R"({"models":[{"id":"deepseek-v3","gguf":[{"repo":"a/ds-GGUF","quants":["Q4_K_M"]}]}]})").value();
+  SizerRequest r = request("deepseek-v3", "Q4_K_M");
+  r.gpu_id = "mac-m3-ultra-512gb";
+  const Run inferred = run(r, &big);
+  REQUIRE(inferred.estimate.memory.weights_bytes > 50'000'000'000);
+  CHECK_THAT(inferred.of("ollama").steps.at(1), StartsWith("hf download a/ds-GGUF --include"));
+  CHECK_THAT(inferred.of("ollama").note, Contains("over the Hub's 50 GB per file"));
+  // A source showing one file wins over the size rule: a plain pull.
+  const DistributionIndex one_file = parse_distribution(
+      R"({"models":[{"id":"deepseek-v3","gguf":[{"repo":"a/ds-GGUF","quants":["Q4_K_M"],"parts":{"Q4_K_M":1}}]}]})").value();
+  const Run single = run(r, &one_file);
+  CHECK(single.of("ollama").steps.back() == "ollama run hf.co/a/ds-GGUF:Q4_K_M");
+  // A small model with no parts sourced: pulled as one file.
+  CHECK(run(request("llama-3.1-8b", "Q4_K_M")).of("ollama").steps.back() == "ollama run m:8b-q4_K_M");
+  // Bad parts are refused with the path.
+  auto bad = parse_distribution(R"({"models":[{"id":"x","gguf":[{"repo":"a/b","quants":[],"parts":{"Q4_K_M":0}}]}]})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Contains("/parts/Q4_K_M"));
+}
+
 TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo gets -hf at Q4_K_M", "[commands][catalog]") {
   const Catalog catalog = embedded_catalog().value();
   const DistributionIndex names = embedded_distribution().value();
@@ -307,10 +392,11 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
         for (const LaunchCommand& c : commands) {
           INFO(model.id << " " << quant << " " << gpu << " " << c.engine);
           CHECK((c.steps.empty() ? !c.note.empty() : true));  // no command: a reason
+          // A file name is one an earlier step writes, never a Hub file's name guessed.
+          CHECK(unmade_files(c.steps).empty());
           for (const std::string& step : c.steps) {
             ++runnable;
             CHECK_FALSE(std::regex_search(step, kPlaceholder));
-            CHECK(step.find(".gguf") == std::string::npos);
             // One command: lines break only as continuations.
             for (std::size_t at = step.find('\n'); at != std::string::npos; at = step.find('\n', at + 1))
               CHECK((at > 0 && step[at - 1] == '\\'));
@@ -325,7 +411,9 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
               for (const std::string& q : g.quants) has = has || q == "Q4_K_M";
               usable = usable || has;
             }
-            CHECK(usable == !c.steps.empty());
+            // Repos listing other quantizations only: no command; no repo at all: made here.
+            CHECK((usable || dist->gguf.empty()) == !c.steps.empty());
+            if (!usable && dist->gguf.empty()) CHECK_THAT(c.steps[0], StartsWith("git clone"));
             if (usable && !c.steps.empty()) {
               bool named = false;
               for (const GgufRepo& g : dist->gguf)

@@ -86,6 +86,53 @@ TEST_CASE("cloud offers parse, and the embedded list names catalog devices") {
   CHECK(bad.error().message.find("/offers/0/device_count") == 0);
 }
 
+TEST_CASE("cloud offers priced per GPU rent at each size the provider lists") {
+  auto parsed = parse_cloud_offers(R"({"offers": [
+    {"id": "per-gpu", "provider": "P5", "instance": null, "device_id": "small-6g", "usd_per_gpu_hour": 0.12,
+     "gpu_counts": [1, 2, 4, 8], "billing": "on-demand"},
+    {"id": "fixed", "provider": "P1", "instance": "1x-big", "device_id": "big-24g", "device_count": 1,
+     "usd_per_hour": 0.50, "billing": "on-demand"}]})");
+  REQUIRE(parsed.ok());
+  const std::vector<CloudOffer>& offers = parsed.value();
+  // The record stands for its smallest size; each size is an instance of its own.
+  CHECK(offers[0].device_count == 1);
+  CHECK(offers[0].usd_per_hour == Approx(0.12));
+  const std::vector<CloudOffer> instances = rentable_instances(offers);
+  REQUIRE(instances.size() == 5);
+  CHECK(instances[3].device_count == 8);
+  CHECK(instances[3].usd_per_hour == Approx(0.96));  // 8 x $0.12
+  CHECK(instances[4].usd_per_hour == Approx(0.50));  // a fixed instance keeps its listed price
+
+  // Llama 3.1 8B Q4_K_M needs ~6.2 GiB (the hand-made catalog's test above): one
+  // small-6g cannot hold it, two can (2 x $0.12 = $0.24 < the big card's $0.50),
+  // so the answer is two GPUs of the per-GPU offer, not a listed 1x or 8x.
+  const Sizer sizer(hand_catalog());
+  const SizedModel m = model_of(sizer, "llama-3.1-8b");
+  auto r = recommend(sizer, m, llama_scenario(), offers);
+  REQUIRE(r.ok());
+  REQUIRE(r.value().cloud);
+  CHECK(r.value().cloud->gpu == "small-6g");
+  CHECK(r.value().cloud->count == 2);
+  CHECK(r.value().cloud->usd_per_hour == Approx(0.24));
+  // Rent vs buy lists the offer once, at the smallest size that holds it.
+  const auto rows = rent_vs_buy(sizer, m, llama_scenario(), offers);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].offer.id == "per-gpu");
+  CHECK(rows[0].fits);
+  CHECK(rows[0].offer.device_count == 2);
+  CHECK(rows[0].rentable_gpu_counts == std::vector<int>{1, 2, 4, 8});
+  CHECK(rows[0].usd_per_month == Approx(0.24 * llama_scenario().hours_per_day * 365.25 / 12.0));
+
+  // Sizes must ascend, and a per-GPU offer needs its per-GPU price.
+  auto unsorted = parse_cloud_offers(R"({"offers": [{"id": "x", "provider": "p", "device_id": "d",
+                                        "usd_per_gpu_hour": 1, "gpu_counts": [2, 1]}]})");
+  REQUIRE_FALSE(unsorted.ok());
+  CHECK(unsorted.error().message.find("/offers/0/gpu_counts/1") == 0);
+  auto unpriced = parse_cloud_offers(R"({"offers": [{"id": "x", "provider": "p", "device_id": "d", "gpu_counts": [1]}]})");
+  REQUIRE_FALSE(unpriced.ok());
+  CHECK(unpriced.error().message.find("/offers/0/usd_per_gpu_hour") == 0);
+}
+
 TEST_CASE("largest context: the edge of the fit, a multiple of 256, in O(log n) estimates") {
   const Sizer sizer(hand_catalog());
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
@@ -146,11 +193,11 @@ TEST_CASE("recommend on the hand-made catalog") {
   const Sizer sizer(hand_catalog());
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   std::vector<CloudOffer> offers = {
-      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand"},  // too small
-      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"},
-      {"c", "P2", "2x-small", "small-6g", 2, 0.30, "on-demand"},  // cheapest on-demand that fits
-      {"d", "P3", "1x-mid", "mid-12g", 1, 0.05, "spot"},          // cheapest of any billing
-      {"e", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand"},
+      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand", {}, 0.0},  // too small
+      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand", {}, 0.0},
+      {"c", "P2", "2x-small", "small-6g", 2, 0.30, "on-demand", {}, 0.0},  // cheapest on-demand that fits
+      {"d", "P3", "1x-mid", "mid-12g", 1, 0.05, "spot", {}, 0.0},          // cheapest of any billing
+      {"e", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand", {}, 0.0},
   };
   auto r = recommend(sizer, m, llama_scenario(), offers);
   REQUIRE(r.ok());
@@ -211,8 +258,8 @@ TEST_CASE("recommend: a device without a bandwidth figure is not offered as if i
   c.devices.push_back(blind);
   const Sizer sizer(std::move(c));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
-  const std::vector<CloudOffer> offers = {{"x", "P9", "1x-blind", "cheap-no-bandwidth-16g", 1, 0.01, "on-demand"},
-                                          {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"}};
+  const std::vector<CloudOffer> offers = {{"x", "P9", "1x-blind", "cheap-no-bandwidth-16g", 1, 0.01, "on-demand", {}, 0.0},
+                                          {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand", {}, 0.0}};
   auto r = recommend(sizer, m, llama_scenario(), offers);
   REQUIRE(r.ok());
   CHECK(r.value().single->gpu == "mid-12g");
@@ -336,9 +383,9 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
   const Sizer sizer(std::move(c));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   const std::vector<CloudOffer> offers = {
-      {"a", "P1", "1x-mid", "mid-12g", 1, 0.20, "on-demand"},
-      {"b", "P1", "1x-fast", "fast-24g", 1, 0.90, "on-demand"},
-      {"c", "P2", "1x-fast-spot", "fast-24g", 1, 0.40, "spot"},
+      {"a", "P1", "1x-mid", "mid-12g", 1, 0.20, "on-demand", {}, 0.0},
+      {"b", "P1", "1x-fast", "fast-24g", 1, 0.90, "on-demand", {}, 0.0},
+      {"c", "P2", "1x-fast-spot", "fast-24g", 1, 0.40, "spot", {}, 0.0},
   };
   const Scenario s = llama_scenario();
   // The per-user speed of 4 users on a card, by a plain estimate of them as
@@ -404,10 +451,10 @@ TEST_CASE("rent vs buy: each offer's monthly rent, cost per token and break-even
   const Sizer sizer(hand_catalog());
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   const std::vector<CloudOffer> offers = {
-      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand"},  // cannot hold ~6.2 GiB
-      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand"},
-      {"c", "P2", "1x-mid", "mid-12g", 1, 0.20, "spot"},
-      {"d", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand"},
+      {"a", "P1", "1x-small", "small-6g", 1, 0.10, "on-demand", {}, 0.0},  // cannot hold ~6.2 GiB
+      {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand", {}, 0.0},
+      {"c", "P2", "1x-mid", "mid-12g", 1, 0.20, "spot", {}, 0.0},
+      {"d", "P3", "1x-unknown", "not-in-catalog", 1, 0.01, "on-demand", {}, 0.0},
   };
   Scenario s = llama_scenario();
   s.hours_per_day = 8.0;
@@ -433,7 +480,7 @@ TEST_CASE("rent vs buy: each offer's monthly rent, cost per token and break-even
   REQUIRE(mid.decode_tokens_per_s > 0.0);
   CHECK(mid.usd_per_million_tokens.value() == Approx(0.20 / (mid.decode_tokens_per_s * 3600.0) * 1e6));
   // An unpriced device has no break-even month, only the rent.
-  const std::vector<CloudOffer> unpriced = {{"e", "P4", "1x-80g", "unpriced-80g", 1, 2.0, "on-demand"}};
+  const std::vector<CloudOffer> unpriced = {{"e", "P4", "1x-80g", "unpriced-80g", 1, 2.0, "on-demand", {}, 0.0}};
   const auto big = rent_vs_buy(sizer, m, s, unpriced);
   REQUIRE(big.size() == 1);
   CHECK(big[0].fits);

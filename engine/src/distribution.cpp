@@ -58,6 +58,14 @@ Result<GgufRepo> parse_gguf(const Json& e, const std::string& path) {
       g.quants.push_back((*it)[i].get<std::string>());
     }
   }
+  if (auto it = e.find("parts"); it != e.end()) {
+    if (!it->is_object()) return bad(path + "/parts", "must be an object of quantization -> number of files");
+    for (auto p = it->begin(); p != it->end(); ++p) {
+      if (!p.value().is_number_integer() || p.value().get<long long>() < 1 || p.value().get<long long>() > 1000)
+        return bad(path + "/parts/" + p.key(), "must be a whole number in [1, 1000]");
+      g.parts.emplace_back(p.key(), static_cast<int>(p.value().get<long long>()));
+    }
+  }
   return g;
 }
 
@@ -123,6 +131,12 @@ Result<ModelDistribution> parse_model(const Json& e, const std::string& path) {
 }
 
 }  // namespace
+
+int GgufRepo::parts_of(std::string_view quant) const {
+  for (const auto& [tag, n] : parts)
+    if (tag == quant) return n;
+  return 0;
+}
 
 const std::string* ModelDistribution::checkpoint(std::string_view format) const {
   for (const auto& [f, repo] : checkpoints)

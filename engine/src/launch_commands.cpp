@@ -80,12 +80,19 @@ struct Names {
   }
 };
 
+// The Hub refuses files over 50 GB (huggingface/hub-docs#2007, "Per file:
+// 50GB max"), so a larger GGUF is published in parts (-00001-of-0000N.gguf).
+constexpr std::int64_t kHubFileLimitBytes = 50'000'000'000;
+
 // A GGUF repo for this quantization: one that lists it, else one whose tag
-// list was not sourced (with a note saying so); none: a note saying why.
+// list was not sourced (with a note saying so); none: the model's own Hub
+// repo to convert and quantize locally, or a note saying why not.
 struct GgufChoice {
   std::string repo;  // "" when none
   std::string tag;   // the quant as the repo spells it
+  int parts = 0;     // files a source shows for this tag, 0 when none says
   std::string note;
+  std::string convert_from;  // the Hub repo to convert when no GGUF is known ("" otherwise)
 };
 
 GgufChoice choose_gguf(const Names& n, const std::string& quant) {
@@ -98,6 +105,7 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
         if (same_quant(q, quant)) {
           c.repo = shell_safe(g.repo);
           c.tag = shell_safe(q);
+          c.parts = g.parts_of(q);
           return c;
         }
       if (g.quants.empty() && unsourced == nullptr) unsourced = &g;
@@ -118,10 +126,45 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
     c.note = "No known GGUF repo of " + n.label() + " has " + quant + "; known: " + list_names(known) + ".";
     return c;
   }
-  c.note = "No public GGUF of " + n.label() +
-           " is known: make one from the Hugging Face files with llama.cpp's python convert_hf_to_gguf.py <hf dir> "
-           "--outtype bf16, then llama-quantize in.gguf out.gguf " + quant + ".";
+  if (n.hf_repo.empty()) {
+    c.note = "No public GGUF of " + n.label() + " is known, and no Hugging Face repository to convert: convert its files "
+             "with llama.cpp's convert_hf_to_gguf.py, then llama-quantize to " + quant + ".";
+    return c;
+  }
+  c.convert_from = n.hf_repo;
+  c.tag = quant;
+  c.note = "No public GGUF of " + n.label() + " at " + quant + " is known: the steps download its Hugging Face files, "
+           "convert them with llama.cpp's converter (if it knows the architecture) and quantize to " + quant +
+           " (llama-quantize comes with llama.cpp's builds, as llama-server does).";
   return c;
+}
+
+// The local file names of a model converted or merged here.
+std::string local_stem(const Names& n) {
+  std::string base = n.id.empty() ? n.hf_repo.substr(n.hf_repo.find('/') + 1) : shell_safe(n.id);
+  return base.empty() ? std::string("model") : base;
+}
+
+// Steps that leave `file` (a GGUF of the tag) in the working folder: download,
+// convert to BF16 and quantize, for a model with no public GGUF.
+std::vector<std::string> convert_steps(const Names& n, const GgufChoice& g, const std::string& file) {
+  const std::string stem = local_stem(n);
+  const std::string bf16 = stem + "-BF16.gguf";
+  std::vector<std::string> steps{
+      "git clone https://github.com/ggml-org/llama.cpp && pip install -r llama.cpp/requirements.txt",
+      "hf download " + g.convert_from + " --local-dir " + stem + "-hf",
+      "python llama.cpp/convert_hf_to_gguf.py " + stem + "-hf --outtype bf16 --outfile " + bf16};
+  if (upper(g.tag) != "BF16") steps.push_back("llama-quantize " + bf16 + " " + file + " " + g.tag);
+  return steps;
+}
+
+// Steps that leave `file` in the working folder from a repo's parts: download
+// them, then merge them into one file (Ollama cannot pull a split GGUF,
+// ollama/ollama#5245; llama.cpp's gguf-split merges them).
+std::vector<std::string> merge_steps(const GgufChoice& g, const std::string& stem, const std::string& file) {
+  const std::string dir = stem + "-" + g.tag + "-parts";
+  return {"hf download " + g.repo + " --include \"*" + g.tag + "*\" --local-dir " + dir,
+          "llama-gguf-split --merge \"$(find " + dir + " -name '*" + g.tag + "*-00001-of-*.gguf' | head -n 1)\" " + file};
 }
 
 std::string mib_text(std::int64_t bytes) { return std::to_string((bytes + kMiB / 2) / kMiB); }
@@ -141,9 +184,16 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
   }
   const GgufChoice g = choose_gguf(n, quant);
   out.note = g.note;
-  if (g.repo.empty()) return out;
+  if (g.repo.empty() && g.convert_from.empty()) return out;
+  // From the Hub (-hf fetches every part of a split file), or a file made here.
+  std::string model_arg = "-hf " + g.repo + ":" + g.tag;
+  if (!g.convert_from.empty()) {
+    const std::string file = local_stem(n) + "-" + g.tag + ".gguf";
+    out.steps = convert_steps(n, g, file);
+    model_arg = "-m " + file;
+  }
   // -c is the whole cache, shared by the -np slots (with an image's tokens in each).
-  std::vector<std::string> p{"llama-server -hf " + g.repo + ":" + g.tag,
+  std::vector<std::string> p{"llama-server " + model_arg,
                              "-c " + std::to_string((s.context_tokens + e.memory.image_tokens) * s.sequences),
                              "-np " + std::to_string(s.sequences)};
   const int layers_in_ram = e.memory.offloaded_layers;
@@ -179,7 +229,10 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     p.push_back("-hfd " + d.repo + ":" + d.tag + " -ngld 999 --draft-max " + std::to_string(s.draft->drafted_tokens));
     if (!d.note.empty()) out.note += std::string(out.note.empty() ? "" : " ") + d.note;
   }
-  if (s.vision)
+  if (s.vision && !g.convert_from.empty())
+    out.note += " The vision projector is a file of its own: convert it with the same converter's --mmproj option and "
+                "add --mmproj with that file.";
+  else if (s.vision)
     // The catalog's distribution data names no mmproj file: -hf fetches the
     // repo's own, and no file name is made up here.
     out.note += std::string(out.note.empty() ? "" : " ") +
@@ -204,7 +257,7 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     // placed there (the output layer is the last GPU's last slot when it is on
     // a GPU), so the run matches the figures.
     std::vector<int> slots;
-    for (const GpuShare& g : e.memory.per_gpu) slots.push_back(g.last_layer - g.first_layer);
+    for (const GpuShare& share : e.memory.per_gpu) slots.push_back(share.last_layer - share.first_layer);
     if (!e.memory.output_in_ram) slots.back() += 1;
     std::string split = "--tensor-split ";
     int total = 0;
@@ -256,18 +309,41 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
       others.push_back(shell_safe(t.tag) + (t.cloud ? " (cloud only)" : t.quant.empty() ? "" : " (" + shell_safe(t.quant) + ")"));
     }
   std::string name;
+  std::vector<std::string> prepare;  // steps that make a local GGUF and an Ollama model of it
   if (tag != nullptr) {
     name = shell_safe(tag->tag);
     if (!tag->moved_to.empty())
       out.note = name + " now points at " + shell_safe(tag->moved_to) + ", a newer release of this model.";
   } else if (s.quant.is_gguf()) {
-    // Ollama pulls a GGUF straight from Hugging Face: hf.co/REPO:QUANT.
+    // Ollama pulls a single-file GGUF straight from Hugging Face: hf.co/REPO:QUANT.
     const GgufChoice g = choose_gguf(n, quant);
-    if (!g.repo.empty()) {
+    const bool split = g.parts > 1 || (g.parts == 0 && e.memory.weights_bytes > kHubFileLimitBytes);
+    const std::string no_tag = others.empty() ? "" : "No Ollama tag of this model is " + quant + " (tags: " + list_names(others) + "). ";
+    if (!g.repo.empty() && !split) {
       name = "hf.co/" + g.repo + ":" + g.tag;
       out.note = g.note;
+    } else if (!g.repo.empty() || !g.convert_from.empty()) {
+      // A split file (Ollama cannot pull one from the Hub, ollama/ollama#5245)
+      // or none at all: make one local file and create an Ollama model of it.
+      const std::string stem = local_stem(n);
+      const std::string file = stem + "-" + g.tag + ".gguf";
+      if (!g.convert_from.empty()) {
+        prepare = convert_steps(n, g, file);
+        out.note = no_tag + g.note;
+      } else {
+        prepare = merge_steps(g, stem, file);
+        out.note = no_tag + (g.note.empty() ? "" : g.note + " ") + g.repo + " holds " + g.tag + " in " +
+                   (g.parts > 1 ? std::to_string(g.parts) + " parts" : "parts (over the Hub's 50 GB per file)") +
+                   ", which Ollama cannot pull from the Hub: the steps download them and merge them into one file "
+                   "(twice the disk while merging; delete the parts after), then create an Ollama model of it.";
+      }
+      std::string lower_name;
+      for (char c : stem + "-" + g.tag) lower_name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      prepare.push_back("echo \"FROM ./" + file + "\" | tee " + file + ".Modelfile");
+      prepare.push_back("ollama create " + lower_name + " -f " + file + ".Modelfile");
+      name = lower_name;
     } else {
-      out.note = others.empty() ? g.note : "No Ollama tag of this model is " + quant + " (tags: " + list_names(others) + "). " + g.note;
+      out.note = no_tag + g.note;
     }
   } else {
     out.note = "No Ollama tag of this model is known at " + quant + (others.empty() ? "." : " (tags: " + list_names(others) + ").");
@@ -278,8 +354,10 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
                       " OLLAMA_FLASH_ATTENTION=" + (s.flash_attention ? "1" : "0");
   if (s.kv_type != KvType::f16) serve += " OLLAMA_KV_CACHE_TYPE=" + std::string(kv_type_name(s.kv_type));
   out.steps.push_back(serve + " ollama serve");
+  out.steps.insert(out.steps.end(), prepare.begin(), prepare.end());
   out.steps.push_back("ollama run " + name);
-  std::string how = "Start the server (it stays in the foreground), then run the model from a second shell.";
+  std::string how = prepare.empty() ? "Start the server (it stays in the foreground), then run the model from a second shell."
+                                    : "Start the server (it stays in the foreground), then run the other steps from a second shell.";
   if (e.memory.offloaded_layers > 0) how += " Ollama picks the layers it keeps in RAM itself.";
   if (!s.cards.empty()) how += " Ollama splits the layers over the cards itself, by their free memory.";
   out.note = out.note.empty() ? how : out.note + " " + how;

@@ -153,6 +153,8 @@ Json offer_costs_to_json(const std::vector<OfferCost>& rows) {
     item["instance"] = r.offer.instance;
     item["gpu"] = r.offer.device_id;
     item["count"] = r.offer.device_count;
+    item["rentable_gpu_counts"] = r.rentable_gpu_counts;
+    item["usd_per_gpu_hour"] = r.offer.usd_per_hour / r.offer.device_count;
     item["billing"] = r.offer.billing;
     item["usd_per_hour"] = r.offer.usd_per_hour;
     item["usd_per_month"] = r.usd_per_month;

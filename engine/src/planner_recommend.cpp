@@ -120,8 +120,10 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
 }
 
 std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers) {
-  std::stable_sort(offers.begin(), offers.end(),
-                   [](const CloudOffer* a, const CloudOffer* b) { return a->usd_per_hour < b->usd_per_hour; });
+  // Cheapest first; at one price, fewer GPUs.
+  std::stable_sort(offers.begin(), offers.end(), [](const CloudOffer* a, const CloudOffer* b) {
+    return std::make_tuple(a->usd_per_hour, a->device_count) < std::make_tuple(b->usd_per_hour, b->device_count);
+  });
   for (const CloudOffer* o : offers) {
     const Device* d = sizer.catalog().find_device(o->device_id);
     if (d == nullptr) continue;
@@ -163,13 +165,17 @@ std::vector<Candidate> priced_multiples(const Catalog& catalog, int min_count, i
   return out;
 }
 
+// Every rentable instance (per-GPU offers at each size the provider rents),
+// and those billed on demand.
 struct OfferLists {
+  std::vector<CloudOffer> instances;
   std::vector<const CloudOffer*> on_demand, any;
 };
 
 OfferLists offer_lists(const std::vector<CloudOffer>& offers) {
   OfferLists lists;
-  for (const CloudOffer& o : offers) {
+  lists.instances = rentable_instances(offers);
+  for (const CloudOffer& o : lists.instances) {
     lists.any.push_back(&o);
     if (o.billing == "on-demand") lists.on_demand.push_back(&o);
   }

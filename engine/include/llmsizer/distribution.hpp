@@ -16,6 +16,12 @@ namespace llmsizer {
 struct GgufRepo {
   std::string repo;
   std::vector<std::string> quants;  // tags a source shows; empty: the repo is known, its tags were not sourced
+  // Quantizations a source shows as files in parts (name-00001-of-0000N.gguf),
+  // with the number of parts; 1 where a source shows a single file.
+  std::vector<std::pair<std::string, int>> parts;
+
+  // The parts a source shows for this tag, 0 when none says.
+  int parts_of(std::string_view quant) const;
 };
 
 struct OllamaTag {

@@ -23,16 +23,29 @@ namespace llmsizer {
 struct CloudOffer {
   std::string id;
   std::string provider;
-  std::string instance;
+  std::string instance;   // empty where the listing names none, or a per-GPU offer
   std::string device_id;  // a catalog device id
-  int device_count = 1;
-  double usd_per_hour = 0.0;  // the whole instance
+  int device_count = 1;       // the smallest instance; a rented instance: its GPUs
+  double usd_per_hour = 0.0;  // the instance of device_count GPUs
   std::string billing;        // "on-demand", "spot", ...
+  // The instance sizes rentable at this per-GPU price, ascending. A listing of
+  // one instance type has one; a provider that prices each GPU and rents 1, 2,
+  // 4 or 8 of them (the sizes its listing shows) has several.
+  std::vector<int> gpu_counts;
+  double usd_per_gpu_hour = 0.0;
 };
 
-// Error ids: "offers.not_json", "offers.bad_entry" (with the JSON path).
+// Error ids: "offers.not_json", "offers.bad_entry" (with the JSON path). An
+// entry is either one instance (device_count, usd_per_hour) or priced per GPU
+// (usd_per_gpu_hour, gpu_counts).
 Result<std::vector<CloudOffer>> parse_cloud_offers(std::string_view offers_json);
 Result<std::vector<CloudOffer>> embedded_cloud_offers();
+
+// The offer rented as `count` GPUs (one of its gpu_counts): the price of that
+// instance, per GPU times count.
+CloudOffer offer_at_count(const CloudOffer& offer, int count);
+// Every instance one can rent: each offer at each of its sizes.
+std::vector<CloudOffer> rentable_instances(const std::vector<CloudOffer>& offers);
 
 // ---- Largest context ---------------------------------------------------------
 
@@ -189,7 +202,8 @@ Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, 
 // hours per day, and when buying the same devices (catalog price) would have
 // paid for itself, power at the scenario's electricity price included.
 struct OfferCost {
-  CloudOffer offer;
+  CloudOffer offer;                       // at the size shown (offer.device_count)
+  std::vector<int> rentable_gpu_counts;   // every size the offer rents
   bool fits = false;
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
@@ -203,9 +217,11 @@ struct OfferCost {
   std::optional<double> break_even_months;    // buying beats renting after
 };
 
-// Every offer whose device is in the catalog: those that hold the scenario
-// first, cheapest per hour first, then those that do not. The scenario's
-// device, gpu_count, hourly and purchase prices are replaced by each offer's.
+// Every offer whose device is in the catalog, at the smallest of its sizes that
+// holds the scenario (the cheapest way to rent it from that offer): those that
+// hold it first, cheapest per hour first, then those that do not at their
+// largest size. The scenario's device, gpu_count, hourly and purchase prices
+// are replaced by each offer's.
 std::vector<OfferCost> rent_vs_buy(const Sizer& sizer, const SizedModel& model, const Scenario& scenario,
                                    const std::vector<CloudOffer>& offers);
 
