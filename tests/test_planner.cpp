@@ -374,6 +374,51 @@ TEST_CASE("recommend: modules are bought as the baseboards they come on, weak pr
   CHECK(j["single"]["price"]["server_board"] == false);
 }
 
+TEST_CASE("recommend: a module with a sourced server price is bought as that server, host included") {
+  // The same 12 users (~17 GiB) as above, where four loose modules on a 4-GPU
+  // board ($400) won. With a sourced price for the whole 8-GPU server (CPUs
+  // and RAM included) that server is what one can buy, and at $5,000 the
+  // answer is cards instead (two mid-12g, $800).
+  const auto plan_with_server = [](double server_usd) {
+    Catalog c = hand_catalog();
+    Device module = gpu("module-8g", 8, 100.0, DeviceKind::datacenter);
+    module.server_board_gpus = {4, 8};
+    module.server_price_usd = server_usd;
+    module.server_gpus = 8;
+    module.server_name = "Test 8-GPU server";
+    module.server_price_as_of = "2026-01";
+    c.devices.push_back(module);
+    const Sizer sizer(std::move(c));
+    const SizedModel m = model_of(sizer, "llama-3.1-8b");
+    ServingTarget target;
+    target.users = 12;
+    target.tokens_per_s_per_user = 1.0;
+    auto plan = plan_for_target(sizer, m, llama_scenario(), {}, target);
+    REQUIRE(plan.ok());
+    REQUIRE(plan.value().buy);
+    return *plan.value().buy;
+  };
+  const HardwareChoice dear = plan_with_server(5000.0);
+  CHECK(dear.gpu != "module-8g");
+  CHECK(dear.price->usd < 5000.0);
+  // At $500 the server is the cheapest way to hold it: all 8 modules, priced
+  // as the server and said so.
+  const HardwareChoice server = plan_with_server(500.0);
+  CHECK(server.gpu == "module-8g");
+  CHECK(server.count == 8);
+  CHECK(server.price->usd == Approx(500.0));
+  CHECK(server.price->kind == "server_system");
+  CHECK(server.price->machine == "Test 8-GPU server");
+  CHECK_FALSE(server.price->server_board);  // nothing extra to buy
+
+  Device d = gpu("module-8g", 8, 100.0, DeviceKind::datacenter);
+  d.server_price_usd = 500.0;
+  d.server_gpus = 8;
+  CHECK(purchase_usd(d, 8).value() == Approx(500.0));
+  CHECK(purchase_usd(d, 16).value() == Approx(1000.0));
+  CHECK(purchase_usd(d, 2).value() == Approx(200.0));  // a part of a server: the modules' figure
+}
+
 TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users at a speed") {
   Catalog c = hand_catalog();
   // A faster card at a higher price: twice the bandwidth of the others.

@@ -130,6 +130,16 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
         return Error{"catalog.bad_entry", path + "/server_board_gpus must list GPU counts of 2 or more"};
       d.server_board_gpus.push_back(n.get<int>());
     }
+  d.server_price_usd = positive_number(entry, "server_price_usd");
+  if (d.server_price_usd) {
+    const auto gpus = entry.find("server_gpus");
+    if (gpus == entry.end() || !gpus->is_number_integer() || gpus->get<long long>() < 1 || gpus->get<long long>() > 72)
+      return Error{"catalog.bad_entry", path + "/server_gpus must be a whole number in [1, 72] where server_price_usd is given"};
+    d.server_gpus = static_cast<int>(gpus->get<long long>());
+    d.server_name = string_or(entry, "server_name", "");
+    d.server_price_as_of = string_or(entry, "server_price_as_of", "");
+  }
+  d.launch_price_usd = positive_number(entry, "launch_price_usd");
   return d;
 }
 

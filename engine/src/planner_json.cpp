@@ -18,6 +18,7 @@ Json price_json(const std::optional<PriceInfo>& p) {
   j["machine"] = p->machine.empty() ? Json(nullptr) : Json(p->machine);
   j["server_board"] = p->server_board;
   j["low_confidence"] = p->low_confidence;
+  j["launch_usd"] = optional_json(p->launch_usd);
   return j;
 }
 

@@ -16,7 +16,18 @@ struct Candidate {
   int count;
 };
 
+// The price of `count` devices as a buyer pays it: whole servers where the
+// catalog has a sourced server price and count fills them, else count times
+// the device's figure.
 std::optional<PriceInfo> price_of(const Device& d, int count) {
+  if (d.server_price_usd && d.server_gpus > 0 && count % d.server_gpus == 0) {
+    PriceInfo p;
+    p.usd = purchase_usd(d, count).value();
+    p.kind = "server_system";
+    p.as_of = d.server_price_as_of;
+    p.machine = (count / d.server_gpus > 1 ? std::to_string(count / d.server_gpus) + " x " : std::string()) + d.server_name;
+    return p;
+  }
   if (!d.price_usd) return std::nullopt;
   PriceInfo p;
   p.usd = *d.price_usd * count;
@@ -27,6 +38,7 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   p.machine = d.price_machine;
   p.server_board = !d.server_board_gpus.empty();
   p.low_confidence = d.price_low_confidence;
+  if (d.launch_price_usd) p.launch_usd = *d.launch_price_usd * count;
   return p;
 }
 
@@ -95,7 +107,7 @@ class Trier {
   double min_tokens_per_s_per_user_;
 };
 
-double total_price(const Candidate& c) { return *c.device->price_usd * c.count; }
+double total_price(const Candidate& c) { return price_of(*c.device, c.count)->usd; }
 double total_memory(const Candidate& c) { return static_cast<double>(c.device->memory_bytes) * c.count; }
 
 int max_count(const Device& d, int max_gpus) {
@@ -107,9 +119,14 @@ int max_count(const Device& d, int max_gpus) {
 // unknown or one the reference calls weak; a module (SXM, OAM) only as the
 // baseboards it comes on; a card or a machine one at a time up to the cap.
 std::vector<int> buyable_counts(const Device& d, int max_gpus) {
-  if (!d.price_usd || d.price_low_confidence) return {};
   const int cap = max_count(d, max_gpus);
   std::vector<int> counts;
+  // A sourced whole server: that is what one buys.
+  if (d.server_price_usd && d.server_gpus > 0) {
+    if (d.server_gpus <= cap) counts.push_back(d.server_gpus);
+    return counts;
+  }
+  if (!d.price_usd || d.price_low_confidence) return {};
   if (!d.server_board_gpus.empty()) {
     for (int n : d.server_board_gpus)
       if (n <= cap) counts.push_back(n);
@@ -225,7 +242,7 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   // them by, but a reader who owns or can source one must see it.
   std::vector<const Device*> unpriced;
   for (const Device& d : catalog.devices)
-    if (!d.price_usd) unpriced.push_back(&d);
+    if (!d.price_usd && !d.server_price_usd) unpriced.push_back(&d);
   std::stable_sort(unpriced.begin(), unpriced.end(),
                    [](const Device* a, const Device* b) { return a->memory_bytes < b->memory_bytes; });
   for (const Device* d : unpriced) {
@@ -236,8 +253,12 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   // Smallest hardware per quantization: least total memory, then least price
   // (unpriced last), so the answer is the lightest machine that runs it.
   auto by_memory = [](const Candidate& a, const Candidate& b) {
-    const double pa = a.device->price_usd ? total_price(a) : 1e300;
-    const double pb = b.device->price_usd ? total_price(b) : 1e300;
+    const auto price = [](const Candidate& c) {
+      const std::optional<PriceInfo> p = price_of(*c.device, c.count);
+      return p ? p->usd : 1e300;
+    };
+    const double pa = price(a);
+    const double pb = price(b);
     return std::make_tuple(total_memory(a), a.count, pa) < std::make_tuple(total_memory(b), b.count, pb);
   };
   const std::vector<std::string> per_quant_names =

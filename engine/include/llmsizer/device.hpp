@@ -45,6 +45,16 @@ struct Device {
   // GPUs (HGX: 4 or 8; AMD's UBB: 8): what a buyer can buy. Empty for a card
   // or a machine, which sells one at a time.
   std::vector<int> server_board_gpus;
+  // The whole server a buyer pays for where modules are not sold loose (an
+  // 8-GPU HGX or OAM system, host CPUs and RAM included), from a sourced quote:
+  // its price, how many of these GPUs it holds, what it is and when.
+  std::optional<double> server_price_usd;
+  int server_gpus = 0;
+  std::string server_name;
+  std::string server_price_as_of;
+  // A card's launch price beside a current street price_usd (0 when the
+  // figure used is the launch price itself or none is known).
+  std::optional<double> launch_price_usd;
   bool unified_memory = false;
   // Dies the GPU's memory is attached to: Apple's Ultra parts are two Max dies
   // joined by UltraFusion (1 when not stated; the speed model also reads "Ultra"
@@ -55,6 +65,11 @@ struct Device {
   // sourced records; 0 when unknown (then the pool less the OS reserve).
   std::int64_t gpu_memory_limit_bytes = 0;
 };
+
+// What `count` of the device cost to buy: whole servers where the catalog has
+// a sourced server price and count fills them, else count times price_usd;
+// empty when neither is known.
+std::optional<double> purchase_usd(const Device& d, int count);
 
 struct UsableMemory {
   std::int64_t capacity_bytes = 0;  // what the runtime can see (driver figure or wired limit)

@@ -84,10 +84,11 @@ struct PriceInfo {
   std::string as_of;
   std::optional<double> low_usd, high_usd;  // totals, where sources disagree
   std::string machine;  // what the price buys (a Mac or mini-PC configuration), when not the card alone
-  // count modules on a baseboard (SXM, OAM): the modules' price; the server
-  // that holds the board is extra unless kind is server_share.
+  // count modules on a baseboard (SXM, OAM) priced as modules: the server
+  // that holds the board is extra (kind server_share and server_system include it).
   bool server_board = false;
   bool low_confidence = false;  // the reference marks the figure as weak
+  std::optional<double> launch_usd;  // the cards' launch price beside a street price (total)
 };
 
 struct HardwareChoice {
