@@ -144,8 +144,12 @@ std::string price_label(const std::optional<PriceInfo>& p) {
   std::string out = "~" + money(p->usd) + " (" + (p->kind.empty() ? std::string("price") : p->kind);
   if (!p->as_of.empty()) out += ", " + p->as_of;
   if (p->low_usd && p->high_usd) out += "; " + money(*p->low_usd) + "-" + money(*p->high_usd) + " quoted";
+  if (p->launch_usd && *p->launch_usd != p->usd) out += "; launched at " + money(*p->launch_usd);
   out += ")";
   if (!p->machine.empty()) out += " for " + p->machine;
+  // Modules priced alone: the buyer also needs the server they plug into.
+  if (p->server_board && p->kind != "server_share") out += ", GPU modules only (the server is extra)";
+  if (p->low_confidence) out += ", low confidence";
   return out;
 }
 

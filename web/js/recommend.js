@@ -16,6 +16,7 @@ const PRICE_KINDS = {
   street_used: 'street price, used',
   analyst_estimate: 'analyst estimate',
   server_share: 'share of a server price',
+  server_system: 'whole server, host included',
 };
 
 function span(text, field, value, cls) {
@@ -34,7 +35,9 @@ export function priceText(price, count = 1) {
   // A module's price buys the GPUs on their baseboard, not the server around them.
   const board = price.server_board && price.kind !== 'server_share' ? ' · GPU modules only, the server is extra' : '';
   const weak = price.low_confidence ? ' · low confidence' : '';
-  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${weak}`;
+  // A street price with the launch price beside it: both are what people quote.
+  const launch = price.launch_usd != null && price.launch_usd !== price.usd ? ` · launched at ${fmt.usd(price.launch_usd)}` : '';
+  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${launch}${weak}`;
 }
 
 function count(h) {
