@@ -95,6 +95,20 @@ struct GgufChoice {
   std::string convert_from;  // the Hub repo to convert when no GGUF is known ("" otherwise)
 };
 
+// The Hub repo a GGUF can be made from: a BF16 checkpoint, or the published
+// one when its dtype is 16- or 32-bit (or unstated). FP8 and FP4 weights need
+// a dequantizing step llama.cpp's converter does not do (ggml-org/llama.cpp#11991,
+// "Can not map tensor ... weight_scale_inv"): "" then.
+std::string convertible_repo(const Names& n) {
+  const std::string bf16 = n.checkpoint("BF16");
+  if (!bf16.empty()) return bf16;
+  const std::string& d = n.native_dtype;
+  if (d.empty() || d == "bf16" || d == "fp16" || d == "f16" || d == "float16" || d == "bfloat16" || d == "fp32" ||
+      d == "float32")
+    return n.native_repo();
+  return "";
+}
+
 GgufChoice choose_gguf(const Names& n, const std::string& quant) {
   GgufChoice c;
   const GgufRepo* unsourced = nullptr;
@@ -122,8 +136,22 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
     c.note = "The file list of " + c.repo + " was not checked: if it has no " + quant + " file, pick a quantization it has.";
     return c;
   }
+  const std::string source = convertible_repo(n);
+  const std::string fp8_note = n.hf_repo.empty() || !source.empty() ? std::string()
+      : " Its published weights are " + upper(n.native_dtype) + ", which llama.cpp's converter does not read "
+        "(ggml-org/llama.cpp#11991): a GGUF needs a BF16 copy first.";
+  if (!known.empty() && source.empty()) {
+    c.note = "No known GGUF repo of " + n.label() + " has " + quant + "; known: " + list_names(known) + "." + fp8_note;
+    return c;
+  }
   if (!known.empty()) {
-    c.note = "No known GGUF repo of " + n.label() + " has " + quant + "; known: " + list_names(known) + ".";
+    // Repos of other quantizations only: pull one of those, or make this one.
+    c.convert_from = source;
+    c.tag = quant;
+    c.note = "No known GGUF repo of " + n.label() + " has " + quant + " (known: " + list_names(known) +
+             "): use one of those, or make " + quant + " with these steps, which download the "
+             "Hugging Face files, convert them with llama.cpp's converter and quantize (llama-quantize comes with "
+             "llama.cpp's builds, as llama-server does).";
     return c;
   }
   if (n.hf_repo.empty()) {
@@ -131,7 +159,11 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
              "with llama.cpp's convert_hf_to_gguf.py, then llama-quantize to " + quant + ".";
     return c;
   }
-  c.convert_from = n.hf_repo;
+  if (source.empty()) {
+    c.note = "No public GGUF of " + n.label() + " at " + quant + " is known." + fp8_note;
+    return c;
+  }
+  c.convert_from = source;
   c.tag = quant;
   c.note = "No public GGUF of " + n.label() + " at " + quant + " is known: the steps download its Hugging Face files, "
            "convert them with llama.cpp's converter (if it knows the architecture) and quantize to " + quant +

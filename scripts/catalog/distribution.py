@@ -63,6 +63,72 @@ NOTED_CHECKPOINTS = [
      "GPUStack serves Qwen/Qwen3-Coder-Next (and -FP8) with vLLM"),
 ]
 REFERENCE_NAME = "reference/distribution_names.json"
+SAFE = re.compile(r"^[A-Za-z0-9._/:-]+$")
+# Names sourced after the reference, each record with its source, date and quote
+# (see scripts/catalog/README.md): GGUF repos with tags and parts, and
+# quantized checkpoints for vLLM and SGLang.
+SOURCED_GGUF = [Path(__file__).resolve().parent / name for name in ("sourced_gguf_repos.json", "sourced_gguf_repos_2.json")]
+SOURCED_CHECKPOINTS = Path(__file__).resolve().parent / "sourced_checkpoints.json"
+# The checkpoint formats the engine's serving commands look up.
+CHECKPOINT_FORMATS = {"AWQ", "GPTQ", "FP8", "NVFP4", "MXFP4"}
+
+
+def sourced_text(r):
+    when = r.get("source_date") or "undated"
+    return f"{r['source']} ({when}): \"{(r.get('quote') or '').strip()[:200]}\""
+
+
+def precise_source(r):
+    """A repository with commit and path, an issue or PR, or a URL: a source one can open."""
+    src = r.get("source") or ""
+    return "@" in src or "#" in src or "http" in src
+
+
+def add_sourced_gguf(gguf, records):
+    """Tags and parts from sourced records, merged into the model's repos."""
+    for r in records:
+        if not precise_source(r):
+            continue
+        quants = [q for q in r.get("quants") or [] if SAFE.match(q)]
+        entry = next((g for g in gguf if g["repo"].lower() == r["repo"].lower()), None)
+        if entry is None:
+            entry = {"repo": r["repo"], "quants": [], "source": ""}
+            gguf.append(entry)
+        for q in quants:
+            if q not in entry["quants"]:
+                entry["quants"].append(q)
+        for q, split in (r.get("split") or {}).items():
+            n = split.get("parts") if isinstance(split, dict) else split
+            if isinstance(n, int) and n >= 1:
+                entry.setdefault("parts", {})[q] = n
+                if q not in entry["quants"]:
+                    entry["quants"].append(q)
+        prefix = "[instruct GGUF for a base-model id] " if r.get("instruct_for_base") else ""
+        entry["source"] = "; ".join(x for x in (entry["source"], prefix + sourced_text(r)) if x)
+
+
+def add_sourced_checkpoints(checkpoints, records):
+    for r in records:
+        fmt = r.get("format")
+        if fmt not in CHECKPOINT_FORMATS or not SAFE.match(r.get("repo") or ""):
+            continue
+        if fmt in ("GPTQ", "AWQ") and (r.get("bits") not in (None, 4) or "mix" in r["repo"].lower()):
+            continue  # the engine sizes these as 4-bit throughout; mixed 4/8-bit repos are larger
+        if not precise_source(r):
+            continue
+        if any(c["format"] == fmt for c in checkpoints):
+            continue
+        checkpoints.append({"format": fmt, "repo": r["repo"], "source": sourced_text(r)})
+
+
+def load_sourced(paths, key="records"):
+    out = {}
+    for path in paths if isinstance(paths, list) else [paths]:
+        if not path.exists():
+            continue
+        for r in json.loads(path.read_text(encoding="utf-8")).get(key, []):
+            out.setdefault(r["model_id"], []).append(r)
+    return out
 
 ABOUT = ("Distribution names per catalog model for the launch commands (issue 18), from " + REFERENCE_NAME +
          " (every name with its source) and the catalog's own hf_repo. gguf: repositories and the quantization tags "
@@ -98,6 +164,8 @@ def is_cloud(tag, quant):
 
 def from_reference(reference, catalog):
     records = {r["id"]: r for r in reference["records"]}
+    sourced_gguf = load_sourced(SOURCED_GGUF)
+    sourced_checkpoints = load_sourced(SOURCED_CHECKPOINTS)
     models = []
     for entry in catalog["models"]:
         mid = entry["id"]
@@ -137,9 +205,12 @@ def from_reference(reference, catalog):
             if cid == mid and all(c["format"] != fmt for c in checkpoints):
                 checkpoints.append({"format": fmt, "repo": repo,
                                     "source": f"{REFERENCE_NAME} notes of {rec_id}: \"{quote}\""})
+        add_sourced_checkpoints(checkpoints, sourced_checkpoints.get(mid, []))
+        gguf = [{"repo": g["repo"], "quants": list(g["quants"]), "source": g["source"]} for g in rec["gguf"]]
+        add_sourced_gguf(gguf, sourced_gguf.get(mid, []))
         models.append({
             "id": mid,
-            "gguf": [{"repo": g["repo"], "quants": g["quants"], "source": g["source"]} for g in rec["gguf"]],
+            "gguf": gguf,
             "ollama": ollama,
             "mlx": mlx,
             "serve_repo": serve_repo,
@@ -159,7 +230,8 @@ def compact(full):
     for m in full["models"]:
         out = {"id": m["id"]}
         if m["gguf"]:
-            out["gguf"] = [{"repo": g["repo"], "quants": g["quants"]} for g in m["gguf"]]
+            out["gguf"] = [dict({"repo": g["repo"], "quants": g["quants"]}, **({"parts": g["parts"]} if g.get("parts") else {}))
+                           for g in m["gguf"]]
         tags = []
         for t in m["ollama"]:
             item = {"tag": t["tag"]}
@@ -190,8 +262,6 @@ def render_compact(doc):
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
-SAFE = re.compile(r"^[A-Za-z0-9._/:-]+$")
-
 
 def problems(full, catalog):
     """Names the engine would print: ids matching the catalog, shell-safe names."""
@@ -208,6 +278,9 @@ def problems(full, catalog):
         names += [m["serve_repo"]] if m["serve_repo"] else []
         out += [f"{m['id']}: name {n!r} holds characters a shell would read" for n in names if not SAFE.match(n)]
         out += [f"{m['id']}: Ollama tag {t['tag']!r} has no ':'" for t in m["ollama"] if ":" not in t["tag"]]
+        out += [f"{m['id']}: {g['repo']} gives parts for {q!r}, a tag it does not list"
+                for g in m["gguf"] for q in (g.get("parts") or {}) if q not in g["quants"]]
+        out += [f"{m['id']}: {g['repo']} has no source" for g in m["gguf"] if not g.get("source")]
     return out
 
 
