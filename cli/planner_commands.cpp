@@ -115,9 +115,14 @@ std::string money(double usd) {
   return text;
 }
 
+// "RunPod: 2 x AMD Instinct MI300X" and the instance type where the listing names one.
+std::string rented(const std::string& provider, const std::string& instance, int count, const std::string& name) {
+  return provider + ": " + std::to_string(count) + " x " + name + (instance.empty() ? "" : " (" + instance + ")");
+}
+
 void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
   std::printf("\ncloud offers that hold it, at %.0f h/day:\n", hours_per_day);
-  std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", "provider", "instance", "billing", "$/h", "$/month",
+  std::printf("  %-30s %-30s %-11s %8s %9s %10s %8s %12s\n", "provider", "GPUs (instance)", "billing", "$/h", "$/month",
               "decode t/s", "$/M tok", "buying pays");
   int shown = 0;
   for (const OfferCost& r : rows) {
@@ -131,7 +136,9 @@ void print_offers(const std::vector<OfferCost>& rows, double hours_per_day) {
     }
     char speed[32] = "-";
     if (r.decode_tokens_per_s > 0.0) std::snprintf(speed, sizeof speed, "%.1f", r.decode_tokens_per_s);
-    std::printf("  %-13s %-30s %-11s %8s %9s %10s %8s %12s\n", r.offer.provider.c_str(), r.offer.instance.empty() ? "-" : r.offer.instance.c_str(),
+    const std::string what = std::to_string(r.offer.device_count) + " x " + r.offer.device_id +
+                             (r.offer.instance.empty() ? "" : " (" + r.offer.instance + ")");
+    std::printf("  %-30s %-30s %-11s %8s %9s %10s %8s %12s\n", r.offer.provider.c_str(), what.c_str(),
                 r.offer.billing.c_str(), money(r.offer.usd_per_hour).c_str(), money(r.usd_per_month).c_str(), speed,
                 r.usd_per_million_tokens ? money(*r.usd_per_million_tokens).c_str() : "-", payback.c_str());
   }
@@ -211,7 +218,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   for (const auto* cloud : {&rec.cloud, &rec.cloud_any}) {
     std::cout << (cloud == &rec.cloud ? "cloud (on-demand):       " : "cloud (any billing):     ");
     if (*cloud)
-      std::printf("%s %s  %s/h; %s\n", (*cloud)->provider.c_str(), (*cloud)->instance.c_str(),
+      std::printf("%s  %s/h; %s\n",
+                  rented((*cloud)->provider, (*cloud)->instance, (*cloud)->count, (*cloud)->name).c_str(),
                   money((*cloud)->usd_per_hour).c_str(),
                   speed_label((*cloud)->tokens_per_s_per_user, (*cloud)->ttft_s).c_str());
     else std::cout << "no offer fits\n";
@@ -244,7 +252,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
       std::printf("  buy:  nothing in the catalog reaches it\n");
     const auto& rent = plan.value().rent;
     if (rent)
-      std::printf("  rent: %s %s  %s/h  (%.1f tokens/s per user)\n", rent->provider.c_str(), rent->instance.c_str(),
+      std::printf("  rent: %s  %s/h  (%.1f tokens/s per user)\n",
+                  rented(rent->provider, rent->instance, rent->count, rent->name).c_str(),
                   money(rent->usd_per_hour).c_str(), rent->tokens_per_s_per_user);
     else
       std::printf("  rent: no on-demand offer reaches it\n");

@@ -23,6 +23,8 @@ import re
 import sys
 from pathlib import Path
 
+import cloud_listings
+
 SCRIPT_DIR = Path(__file__).resolve().parent
 REPO_ROOT = SCRIPT_DIR.parent.parent
 DEFAULT_REFERENCE = REPO_ROOT.parent / "shared" / "reference"
@@ -1254,11 +1256,10 @@ def build_quant_types(ref):
 
 # ----------------------------------------------------------------------------- cloud offers
 
-def build_offers(ref, cur, device_ids):
+def reference_offer_rows(ref, cur, device_ids, skipped):
+    """cloud_prices.json rows in the form cloud_listings.py reads."""
     src = load_json(ref / "cloud_prices.json")
-    offers = []
-    skipped = []
-    used_ids = set()
+    rows = []
     for row in src["prices"]:
         gpu = row["gpu"]
         if gpu in cur["skip"]:
@@ -1275,47 +1276,72 @@ def build_offers(ref, cur, device_ids):
         if tier not in cur["billing"]:
             raise BuildError(f"cloud_prices: unknown tier {tier!r}")
         rev = re.search(r"commit ([0-9a-f]{7,40})", row.get("source") or "")
-        base_notes = [row.get("notes"), mp.get("note")]
+        notes = [row.get("notes"), mp.get("note")]
         if dev is None:
-            base_notes.append("device_id null: " + (mp.get("note") or "no matching device"))
-        variants = [(cur["billing"][tier], row["price_usd_per_hour_instance"], [])]
-        if row.get("spot_usd_per_hour_instance") is not None:
-            variants.append(("spot", row["spot_usd_per_hour_instance"], []))
-        for billing, price, extra in variants:
-            if price is None:
-                skipped.append({"provider": row["provider"], "gpu": gpu, "reason": "no price",
-                                "sources": as_list(row.get("source"))})
-                continue
-            n = row["gpus_per_instance"]
-            what = row.get("instance_type") or f"{gpu}-{n}x"
-            oid = slug(f"{row['provider']}-{what}-{billing}-{row.get('date') or (rev.group(1) if rev else 'undated')}")
-            k = 2
-            base_oid = oid
-            while oid in used_ids:
-                oid = f"{base_oid}-{k}"
-                k += 1
-            used_ids.add(oid)
-            offers.append({
-                "id": oid,
-                "provider": row["provider"],
-                "instance": row.get("instance_type"),
-                "gpu_name": gpu,
-                "device_id": dev,
-                "device_count": n,
-                "usd_per_hour": clean_number(price),
-                "usd_per_gpu_hour": clean_number(price / n, 4),
-                "billing": billing,
-                "tier_text": tier,
-                "region": row.get("region"),
-                "listing_date": row.get("date"),
-                "listing_revision": rev.group(1) if rev else None,
-                "notes": join_notes(base_notes + extra),
-                "sources": as_list(row.get("source")),
-            })
+            notes.append("device_id null: " + (mp.get("note") or "no matching device"))
+        base = {"provider": row["provider"], "instance": row.get("instance_type"), "gpu_name": gpu, "device_id": dev,
+                "device_count": row["gpus_per_instance"], "region": row.get("region"), "listing_date": row.get("date"),
+                "listing_revision": rev.group(1) if rev else None, "tier_text": tier,
+                "sources": as_list(row.get("source")), "notes": [n for n in notes if n], "origin": "reference"}
+        on_demand = row["price_usd_per_hour_instance"]
+        spot = row.get("spot_usd_per_hour_instance")
+        if on_demand is None:
+            skipped.append({"provider": row["provider"], "gpu": gpu, "reason": "no price", "sources": base["sources"]})
+            continue
+        if spot is not None and spot >= on_demand:
+            skipped.append({"provider": row["provider"], "gpu": gpu, "sources": base["sources"],
+                            "reason": f"the source row lists spot ${spot}/h above on-demand ${on_demand}/h"})
+            continue
+        rows.append(dict(base, billing=cur["billing"][tier], usd_per_hour=on_demand))
+        if spot is not None:
+            rows.append(dict(base, billing="spot", usd_per_hour=spot))
+    return rows, src["_meta"].get("gaps", [])
+
+
+def build_offers(ref, cur, device_ids):
+    skipped = []
+    listings_doc = load_json(SCRIPT_DIR / "sourced_cloud_listings.json")
+    listed, left_out = cloud_listings.listing_rows(listings_doc["listings"])
+    skipped += left_out
+    for r in listed:
+        r["origin"] = "listings"
+        if r["device_id"] is not None and r["device_id"] not in device_ids:
+            raise BuildError(f"cloud_listings maps {r['gpu_name']!r} to unknown device {r['device_id']!r}")
+    reference_rows, gaps = reference_offer_rows(ref, cur, device_ids, skipped)
+    rows = cloud_listings.group_per_gpu(cloud_listings.newest_first(listed + reference_rows))
+    offers, used_ids = [], set()
+    for r in rows:
+        what = r.get("instance") or f"{r['gpu_name']}-{'-'.join(map(str, r.get('gpu_counts') or [r['device_count']]))}x"
+        oid = slug(f"{r['provider']}-{what}-{r['billing']}-{r.get('listing_date') or r.get('listing_revision') or 'undated'}")
+        base_oid, k = oid, 2
+        while oid in used_ids:
+            oid = f"{base_oid}-{k}"
+            k += 1
+        used_ids.add(oid)
+        offer = {
+            "id": oid, "provider": r["provider"], "instance": r.get("instance"), "gpu_name": r["gpu_name"],
+            "device_id": r["device_id"], "device_count": r["device_count"],
+            "usd_per_hour": clean_number(r["usd_per_hour"]),
+            "usd_per_gpu_hour": clean_number(r.get("usd_per_gpu_hour") or r["usd_per_hour"] / r["device_count"], 4),
+        }
+        if r.get("gpu_counts"):
+            offer["gpu_counts"] = r["gpu_counts"]
+            offer["instances"] = r["instances"]
+        offer.update({
+            "billing": r["billing"], "tier_text": r.get("tier_text"), "region": r.get("region"),
+            "listing_date": r.get("listing_date"), "listing_revision": r.get("listing_revision"),
+            "notes": join_notes(r["notes"] + (["device_id null: " + r["notes"][-1]] if r["device_id"] is None and
+                                               r["origin"] == "listings" and r["notes"] else [])),
+            "sources": r["sources"],
+        })
+        offers.append(offer)
     return {"schema_version": SCHEMA_VERSION,
-            "about": "usd_per_hour is the price of the whole instance (device_count GPUs). listing_date is the date "
-                     "of the listing where the source has one; SkyPilot catalog rows carry a commit "
-                     "(listing_revision) instead. " + "; ".join(src["_meta"].get("gaps", [])),
+            "about": "An offer is one instance (device_count GPUs at usd_per_hour for the whole instance) or, with "
+                     "gpu_counts, a per-GPU price (usd_per_gpu_hour) the provider rents at each of those sizes "
+                     "(device_count and usd_per_hour are then its smallest). Sources: " + cloud_listings.LISTINGS_NAME +
+                     " (SkyPilot catalog CSVs by commit, providers' pricing pages) and the reference's cloud_prices.json; "
+                     "listing_date is the listing's date where the source has one, listing_revision the catalog "
+                     "commit otherwise. " + "; ".join(gaps),
             "offers": offers, "skipped": skipped}
 
 

@@ -341,6 +341,63 @@ def check_offers(c, doc, device_ids):
         if o["listing_date"] and not DATE_RE.match(o["listing_date"]):
             c.err(F, f"{p}/listing_date", "must be YYYY, YYYY-MM or YYYY-MM-DD")
         c.sources(F, p, o)
+        counts = o.get("gpu_counts")
+        if counts is not None:
+            if (not isinstance(counts, list) or not counts or any(not isinstance(n, int) or n < 1 for n in counts)
+                    or counts != sorted(set(counts))):
+                c.err(F, f"{p}/gpu_counts", "must be ascending whole numbers >= 1 without repeats")
+            if not (isinstance(o.get("usd_per_gpu_hour"), (int, float)) and o["usd_per_gpu_hour"] > 0):
+                c.err(F, f"{p}/usd_per_gpu_hour", "a per-GPU offer needs its positive per-GPU price")
+    check_offer_copies(c, F, offers)
+
+
+def offer_sizes(o):
+    return o.get("gpu_counts") or [o.get("device_count")]
+
+
+def offer_price_at(o, n):
+    if o.get("gpu_counts"):
+        return round(o["usd_per_gpu_hour"] * n, 4)
+    return o.get("usd_per_hour")
+
+
+def check_offer_copies(c, F, offers):
+    """Errors a copy makes: one instance listed twice (the same provider, GPU,
+    size and billing), one instance type named for two GPUs, two GPUs of a
+    provider at the same price where nothing (instance, region) tells the rows
+    apart, and a spot price not below the on-demand price of the same instance."""
+    seen, by_instance, by_price, on_demand = {}, {}, {}, {}
+    for i, o in enumerate(offers):
+        if not isinstance(o, dict) or not o.get("device_id"):
+            continue
+        if o.get("instance"):
+            other = by_instance.setdefault((o["provider"], o["instance"]), i)
+            if offers[other]["device_id"] != o["device_id"]:
+                c.err(F, f"/offers/{i}", f"{o['provider']} instance {o['instance']!r} is named for {o['device_id']} "
+                      f"and {offers[other]['device_id']} (/offers/{other}): a copied row?")
+        for n in offer_sizes(o):
+            key = (o["provider"], o["device_id"], n, o.get("billing"))
+            if key in seen:
+                c.err(F, f"/offers/{i}", f"{o['provider']} {n}x {o['device_id']} ({o.get('billing')}) is listed twice "
+                      f"(also /offers/{seen[key]})")
+            seen[key] = i
+            price = offer_price_at(o, n)
+            if not o.get("instance") and not o.get("region"):
+                pkey = (o["provider"], n, o.get("billing"), price)
+                other = by_price.setdefault(pkey, i)
+                if offers[other]["device_id"] != o["device_id"]:
+                    c.err(F, f"/offers/{i}", f"{o['provider']} {n}x {o['device_id']} and {n}x {offers[other]['device_id']} "
+                          f"(/offers/{other}) carry the same ${price}/h with nothing to tell them apart: a copied row?")
+            if o.get("billing") == "on-demand":
+                on_demand[(o["provider"], o["device_id"], n)] = price
+    for i, o in enumerate(offers):
+        if not isinstance(o, dict) or o.get("billing") != "spot":
+            continue
+        for n in offer_sizes(o):
+            od = on_demand.get((o["provider"], o.get("device_id"), n))
+            if od is not None and offer_price_at(o, n) >= od:
+                c.err(F, f"/offers/{i}", f"spot ${offer_price_at(o, n)}/h is not below on-demand ${od}/h "
+                      f"for {o['provider']} {n}x {o.get('device_id')} (reversed?)")
 
 
 def check_system_ram(c, doc):
