@@ -365,7 +365,7 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
       } else {
         prepare = merge_steps(g, stem, file);
         out.note = no_tag + (g.note.empty() ? "" : g.note + " ") + g.repo + " holds " + g.tag + " in " +
-                   (g.parts > 1 ? std::to_string(g.parts) + " parts" : "parts (over the Hub's 50 GB per file)") +
+                   (g.parts > 1 ? std::string("parts") : std::string("parts (over the Hub's 50 GB per file)")) +
                    ", which Ollama cannot pull from the Hub: the steps download them and merge them into one file "
                    "(twice the disk while merging; delete the parts after), then create an Ollama model of it.";
       }

@@ -79,9 +79,13 @@ def sourced_text(r):
 
 
 def precise_source(r):
-    """A repository with commit and path, an issue or PR, or a URL: a source one can open."""
+    """A repository with commit and path, an issue or PR, or a URL: a source one
+    can open; or a public file found by the search index whose quoted line names
+    the repository (its id stands for the file, the quote for what it shows)."""
     src = r.get("source") or ""
-    return "@" in src or "#" in src or "http" in src
+    if "@" in src or "#" in src or "http" in src:
+        return True
+    return "search-index id" in src and r.get("repo", "").lower() in (r.get("quote") or "").lower()
 
 
 def add_sourced_gguf(gguf, records):
