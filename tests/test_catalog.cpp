@@ -172,12 +172,22 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   REQUIRE(m1 != nullptr);
   CHECK(m1->price_usd == 899.0);
 
-  // gpus.json rtx-4090: $1,599 at launch, 2022-10-12 (incpak / tweaktown).
+  // rtx-4090: the cheapest new card on Newegg on 2026-03-03 was $3,395
+  // (SiliconValueIndex@6ef6fd41 gpu_rankings_new_2026-03-06.csv, sourced_prices.json);
+  // the $1,599 of 2022-10-12 (gpus.json) is its launch price, kept beside it.
   const Device* rtx4090 = c.find_device("rtx-4090");
   REQUIRE(rtx4090 != nullptr);
-  CHECK(rtx4090->price_usd == 1599.0);
-  CHECK(rtx4090->price_kind == "launch_msrp");
-  CHECK(rtx4090->price_as_of == "2022-10-12");
+  CHECK(rtx4090->price_usd == 3395.0);
+  CHECK(rtx4090->price_kind == "street_new");
+  CHECK(rtx4090->price_as_of == "2026-03-03");
+  CHECK(rtx4090->launch_price_usd == 1599.0);
+  // h100-sxm: sold in 8-GPU servers; the newest dated whole-server quote is
+  // Thinkmate's 8x H100 SXM node at $317,000 (2024-08).
+  const Device* h100_server = c.find_device("h100-sxm");
+  REQUIRE(h100_server != nullptr);
+  CHECK(h100_server->server_price_usd == 317000.0);
+  CHECK(h100_server->server_gpus == 8);
+  CHECK(h100_server->server_price_as_of == "2024-08");
 
   // device_prices.json tesla-v100: "LOW CONFIDENCE (AI-written guide). 32GB
   // SXM2 used range": flagged; the H100 SXM's analyst range is not.

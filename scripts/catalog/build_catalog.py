@@ -602,7 +602,8 @@ DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
-    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "server_board_gpus", "year",
+    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "launch_price_usd", "server_board_gpus",
+    "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
 PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share")
@@ -979,6 +980,72 @@ def apply_prices(devices, ref, cur_dev, cur_apple):
             raise BuildError(f"device {d['id']}: price {d['price_usd']} without a known price_kind")
 
 
+def price_date_key(r):
+    return str(r.get("as_of") or "")
+
+
+def price_date(text):
+    """A source's date as the catalog writes dates: "2026-Q1" is the year."""
+    if not text:
+        return None
+    m = re.match(r"^(\d{4})(-\d{2}(-\d{2})?)?$", text)
+    if m:
+        return text
+    m = re.match(r"^(\d{4})", text)
+    return m.group(1) if m else None
+
+
+def apply_sourced_prices(devices, records):
+    """sourced_prices.json (each record with its source, date and quote): a
+    current street price replaces a launch MSRP (kept as launch_price_usd), and
+    a module sold only in 8-GPU servers gets the newest dated whole-server price."""
+    by_id = {d["id"]: d for d in devices}
+    groups = {}
+    for r in records:
+        if r["device_id"] not in by_id:
+            raise BuildError(f"sourced_prices: {r['device_id']} is not a catalog device")
+        groups.setdefault((r["device_id"], r["kind"]), []).append(r)
+    for (did, kind), recs in sorted(groups.items()):
+        d = by_id[did]
+        notes = d.setdefault("_price_notes", [])
+        recs = sorted(recs, key=price_date_key)
+        if kind == "street_new":
+            figures = [x for r in recs for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
+            points = [r for r in recs if r.get("usd")]
+            chosen = points[-1] if points else recs[-1]
+            usd = chosen.get("usd") or chosen.get("usd_low")
+            if d["price_kind"] == "launch_msrp":
+                d["launch_price_usd"] = d["price_usd"]
+            before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})" if d["price_usd"] else "none"
+            d["price_usd"] = clean_number(usd)
+            d["price_kind"] = "street_new"
+            d["price_as_of"] = price_date(chosen.get("as_of"))
+            d["price_low_usd"] = clean_number(min(figures)) if len(set(figures)) > 1 else None
+            d["price_high_usd"] = clean_number(max(figures)) if len(set(figures)) > 1 else None
+            d["price_machine"] = None
+            d["price_low_confidence"] = None
+            notes.append(f"Price: street price, new, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']}); "
+                         f"the catalog's earlier figure was {before}" +
+                         "".join(f"; also {fmt_usd(r.get('usd') or r.get('usd_low'))}"
+                                 f"{'-' + fmt_usd(r['usd_high']) if r.get('usd_high') else ''} ({r.get('as_of')}, {r['source']})"
+                                 for r in recs if r is not chosen) + ".")
+        elif kind == "server_system":
+            dated = [r for r in recs if r.get("as_of") and r.get("usd") and r.get("system_gpus")]
+            if not dated:
+                continue
+            chosen = dated[-1]
+            d["server_price_usd"] = clean_number(chosen["usd"])
+            d["server_gpus"] = chosen["system_gpus"]
+            d["server_name"] = re.split(r"[:(]", chosen["what"])[0].strip()
+            d["server_price_as_of"] = price_date(chosen["as_of"])
+            notes.append(f"Server price: {chosen['what']} {fmt_usd(chosen['usd'])} ({chosen['as_of']}; {chosen['source']})" +
+                         "".join(f"; also {r.get('what')} {fmt_usd(r['usd'])} ({r.get('as_of') or 'undated'})"
+                                 for r in recs if r is not chosen and r.get("usd")) + ".")
+        else:
+            continue  # used, list and estimate figures stay in the file for now
+        d["sources"] = dedupe(d["sources"] + [r["source"] for r in recs])
+
+
 def build_devices(ref, cur_dev, cur_apple):
     recs = merge_device_records(ref, cur_dev)
     specs = {s["id"]: s for s in load_json(ref / "device_specs.json")["records"]}
@@ -997,6 +1064,7 @@ def build_devices(ref, cur_dev, cur_apple):
     if unknown:
         raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
     apply_prices(devices, ref, cur_dev, cur_apple)
+    apply_sourced_prices(devices, load_json(SCRIPT_DIR / "sourced_prices.json")["records"])
     for d in devices:
         if "_notes" in d:
             d["notes"] = join_notes(d.pop("_notes") + d.pop("_price_notes", []))
