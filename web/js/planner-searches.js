@@ -40,7 +40,7 @@ export async function serve(p) {
     output_tokens: p.workbench.state().sout });
   const t = await searchAnswer(p, list, 'Buy or rent', 'target.error', request, (q) => p.engine.target(q));
   if (!t) return;
-  const cloud = (c) => (c ? `${c.provider} ${c.instance || `${c.count} × ${p.deviceName(c.gpu)}`} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
+  const cloud = (c) => (c ? `${c.provider}: ${c.count} × ${p.deviceName(c.gpu)} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
   list.replaceChildren(
     figure(`Buy, for ${fmt.tokens(t.users)} users`, hardwareText(p, t.buy), 'target.buy.gpu', t.buy?.gpu),
     figure('Rent, on demand', cloud(t.rent), 'target.rent.usd_per_hour', t.rent?.usd_per_hour),

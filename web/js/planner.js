@@ -303,8 +303,11 @@ export class PlannerPanels {
     body.replaceChildren(...shown.map((o) => {
       const tr = el('tr', { 'data-offer': `${o.provider} ${o.instance}` });
       const th = el('th', { scope: 'row' });
-      th.append(el('strong', {}, o.provider), ` ${o.instance || 'instance type not named'}`, el('br'),
-        el('small', {}, `${o.count > 1 ? `${o.count} × ` : ''}${this.deviceName(o.gpu)}`));
+      // An offer priced per GPU rents at several sizes: the smallest that holds
+      // this scenario is the row; the others are said.
+      const sizes = o.rentable_gpu_counts?.length > 1 ? ` · ${fmt.usd(o.usd_per_gpu_hour)} per GPU, rents ${o.rentable_gpu_counts.join(', ')} GPUs` : '';
+      th.append(el('strong', {}, o.provider), o.instance ? ` ${o.instance}` : '', el('br'),
+        el('small', {}, `${o.count > 1 ? `${o.count} × ` : ''}${this.deviceName(o.gpu)}${sizes}`));
       tr.append(th);
       const perMillion = batch ? o.usd_per_million_tokens_batch : o.usd_per_million_tokens;
       const payback = o.break_even_months != null ? `${fmt.fixed(o.break_even_months, 1)} months`

@@ -69,7 +69,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
       ` (${priceText(r.value.price, r.value.count)}).`);
   }
   if (r.cloud) {
-    minimum.push(' To rent: ', figure(`${r.cloud.provider} ${r.cloud.instance || `${count(r.cloud)}${deviceName(r.cloud.gpu)}`}`, 'minimum.cloud', r.cloud.instance),
+    minimum.push(' To rent: ', figure(`${r.cloud.provider}: ${r.cloud.count} × ${deviceName(r.cloud.gpu)}`, 'minimum.cloud', r.cloud.instance),
       ` at ${fmt.usd(r.cloud.usd_per_hour)} per hour, on demand.`);
   }
   qa(items, `What is the minimum hardware for ${model.name}?`, ...minimum);
