@@ -606,7 +606,7 @@ DEVICE_KEYS = [
     "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
-PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share")
+PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share", "platform_components")
 
 
 def device_skeleton():
@@ -854,6 +854,23 @@ def build_apple(recs, cur_apple, specs=None):
                     d["estimated_fields"].append(k)
                     d["_notes"].append(note)
             out[did] = d
+    # Figures of the chip (not of its memory size) that a source states for one
+    # configuration only, copied to the chip's other sizes as listed estimates.
+    for ref, extra in cur_apple.get("memory_options_added", {}).items():
+        figures = extra.get("chip_figures") if isinstance(extra, dict) else None
+        if not figures:
+            continue
+        src = out.get(figures["from"])
+        if src is None:
+            raise BuildError(f"curated_apple.json chip_figures: {figures['from']} not generated")
+        for d in out.values():
+            if d["_ref"] != ref or d is src or d["memory_gb_marketed"] not in extra["sizes"]:
+                continue
+            for k in figures["fields"]:
+                if src.get(k) is not None and d.get(k) is None:
+                    d[k] = src[k]
+                    d["estimated_fields"].append(k)
+                    d["_notes"].append(figures["note"])
     # machine records
     for mid, m in cur_apple["machines"].items():
         if mid.startswith("_"):
@@ -1041,8 +1058,44 @@ def apply_sourced_prices(devices, records):
             notes.append(f"Server price: {chosen['what']} {fmt_usd(chosen['usd'])} ({chosen['as_of']}; {chosen['source']})" +
                          "".join(f"; also {r.get('what')} {fmt_usd(r['usd'])} ({r.get('as_of') or 'undated'})"
                                  for r in recs if r is not chosen and r.get("usd")) + ".")
+        elif kind == "component":
+            # A CPU-only machine's platform: CPU + board + RAM, one sourced price each.
+            parts = {}
+            for r in recs:
+                if r.get("usd") and r.get("component") in ("cpu", "board", "ram"):
+                    parts.setdefault(r["component"], r)  # the oldest-sorted first; newest below
+                    if price_date_key(r) >= price_date_key(parts[r["component"]]):
+                        parts[r["component"]] = r
+            if set(parts) != {"cpu", "board", "ram"} or d["price_usd"] is not None:
+                continue
+            d["price_usd"] = clean_number(sum(r["usd"] for r in parts.values()))
+            d["price_kind"] = "platform_components"
+            d["price_as_of"] = price_date(max(price_date_key(r) for r in parts.values()))
+            d["price_machine"] = "; ".join(f"{k}: {parts[k]['what']} {fmt_usd(parts[k]['usd'])}" for k in ("cpu", "board", "ram"))
+            notes.append("Price: the platform's CPU, board and RAM summed, each from its source (" +
+                         "; ".join(f"{k} {parts[k]['source']}" for k in ("cpu", "board", "ram")) + ").")
+            recs = list(parts.values())
+        elif d["price_usd"] is None and d.get("server_price_usd") is None:
+            # A device with no price: the newest sourced figure of any other kind.
+            usable = [r for r in recs if (r.get("usd") or r.get("usd_low"))]
+            if not usable:
+                continue
+            chosen = usable[-1]
+            d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
+            d["price_kind"] = kind
+            d["price_as_of"] = price_date(chosen.get("as_of"))
+            lows = [x for r in usable for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
+            d["price_low_usd"] = clean_number(min(lows)) if len(set(lows)) > 1 else None
+            d["price_high_usd"] = clean_number(max(lows)) if len(set(lows)) > 1 else None
+            if d["vendor"] == "apple" or "laptop" in d["id"]:
+                d["price_machine"] = chosen.get("what")
+            # A figure its own finder doubted is shown labelled, never a purchase answer.
+            weak = re.search(r"doubt|low confidence", (chosen.get("note") or "") + " " + (chosen.get("notes") or ""), re.I)
+            d["price_low_confidence"] = True if weak else None
+            notes.append(f"Price: {kind}, {chosen.get('what')} ({chosen.get('as_of') or 'undated'}; {chosen['source']}).")
+            recs = [chosen]
         else:
-            continue  # used, list and estimate figures stay in the file for now
+            continue  # a device already priced keeps its figure; the record stays in the file
         d["sources"] = dedupe(d["sources"] + [r["source"] for r in recs])
 
 
@@ -1064,7 +1117,9 @@ def build_devices(ref, cur_dev, cur_apple):
     if unknown:
         raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
     apply_prices(devices, ref, cur_dev, cur_apple)
-    apply_sourced_prices(devices, load_json(SCRIPT_DIR / "sourced_prices.json")["records"])
+    sourced = [r for name in ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json")
+               if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]]
+    apply_sourced_prices(devices, [r for r in sourced if r.get("usd") or r.get("usd_low")])
     for d in devices:
         if "_notes" in d:
             d["notes"] = join_notes(d.pop("_notes") + d.pop("_price_notes", []))

@@ -32,7 +32,7 @@ BACKENDS = {"cuda", "rocm", "metal", "sycl", "cann", "vulkan", "musa", "other", 
 DTYPES = {"bf16", "fp16", "fp32", "fp8", "mxfp4", "nvfp4", "int4", "fp4", None}
 BILLING = {"on-demand", "spot", "reserved", "marketplace", "capacity-block"}
 ENGINE_IDS = {"llama.cpp", "ollama", "vllm", "sglang", "mlx", "tensorrt-llm"}
-PRICE_KINDS = {"list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share"}
+PRICE_KINDS = {"list", "launch_msrp", "street_new", "street_used", "analyst_estimate", "server_share", "platform_components"}
 # device_prices.json + the earlier prices cover 92 devices; a build that loses some fails.
 MIN_PRICED_DEVICES = 90
 DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")

@@ -17,6 +17,7 @@ const PRICE_KINDS = {
   analyst_estimate: 'analyst estimate',
   server_share: 'share of a server price',
   server_system: 'whole server, host included',
+  platform_components: 'CPU, board and RAM, summed',
 };
 
 function span(text, field, value, cls) {
@@ -55,8 +56,9 @@ function card(title, key, h, deviceName) {
   const cloud = 'instance' in h;
   const name = el('p', { class: 'recommend-name' });
   if (cloud) {
-    // Listings without an instance type are named by their devices.
-    name.append(el('strong', {}, h.provider), ' ', span(h.instance || `${count(h)}${deviceName(h.gpu)}`, `recommend.${key}.instance`, h.instance));
+    // The provider and its instance type where the listing names one; the
+    // devices on the line below.
+    name.append(el('strong', {}, h.provider), ' ', span(h.instance || '', `recommend.${key}.instance`, h.instance));
     box.append(name, el('p', { class: 'note' }, `${count(h)}${deviceName(h.gpu)} · ${h.billing}`));
     const price = el('p', { class: 'price' });
     price.append(span(`${fmt.usd(h.usd_per_hour)} per hour`, `recommend.${key}.usd_per_hour`, h.usd_per_hour));
