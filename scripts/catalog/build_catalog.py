@@ -1012,6 +1012,11 @@ def price_date(text):
     return m.group(1) if m else None
 
 
+def weak_price(r):
+    """A figure its finder or reviewer doubted: shown labelled, never a purchase answer."""
+    return re.search(r"doubt|low confidence", f"{r.get('note') or ''} {r.get('notes') or ''}", re.I) is not None
+
+
 def apply_sourced_prices(devices, records):
     """sourced_prices.json (each record with its source, date and quote): a
     current street price replaces a launch MSRP (kept as launch_price_usd), and
@@ -1040,7 +1045,7 @@ def apply_sourced_prices(devices, records):
             d["price_low_usd"] = clean_number(min(figures)) if len(set(figures)) > 1 else None
             d["price_high_usd"] = clean_number(max(figures)) if len(set(figures)) > 1 else None
             d["price_machine"] = None
-            d["price_low_confidence"] = None
+            d["price_low_confidence"] = True if weak_price(chosen) else None
             notes.append(f"Price: street price, new, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']}); "
                          f"the catalog's earlier figure was {before}" +
                          "".join(f"; also {fmt_usd(r.get('usd') or r.get('usd_low'))}"
@@ -1089,9 +1094,7 @@ def apply_sourced_prices(devices, records):
             d["price_high_usd"] = clean_number(max(lows)) if len(set(lows)) > 1 else None
             if d["vendor"] == "apple" or "laptop" in d["id"]:
                 d["price_machine"] = chosen.get("what")
-            # A figure its own finder doubted is shown labelled, never a purchase answer.
-            weak = re.search(r"doubt|low confidence", (chosen.get("note") or "") + " " + (chosen.get("notes") or ""), re.I)
-            d["price_low_confidence"] = True if weak else None
+            d["price_low_confidence"] = True if weak_price(chosen) else None
             notes.append(f"Price: {kind}, {chosen.get('what')} ({chosen.get('as_of') or 'undated'}; {chosen['source']}).")
             recs = [chosen]
         else:

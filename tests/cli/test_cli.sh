@@ -257,7 +257,7 @@ json_check "owned hardware: cost from the device price" "j['cost']['basis'] == '
 json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price 2.0
 json_check "no price known: cost null" "j['cost']['usd_per_million_tokens'] is None and j['cost']['basis'] is None" \
-  estimate --model llama-3.1-8b --gpu a800-80gb-sxm
+  estimate --model llama-3.1-8b --gpu mi210
 json_check "purchase price and years" "abs(j['cost']['usd_per_hour'] - (8766.0 / (3 * 365.25 * 8) + 0.45 * 0.2)) < 1e-9" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --purchase-price 8766 --years 3 --hours-per-day 8 --electricity 0.2
 json_check "tensor parallel reports all-reduces" "j['speed']['breakdown']['decode']['work']['allreduces'] == 160 and j['speed']['breakdown']['decode']['work']['tensor_parallel'] == 2" \
