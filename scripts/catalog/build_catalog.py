@@ -1026,10 +1026,11 @@ def apply_sourced_prices(devices, records):
     for r in records:
         if r["device_id"] not in by_id:
             raise BuildError(f"sourced_prices: {r['device_id']} is not a catalog device")
-        groups.setdefault((r["device_id"], r["kind"]), []).append(r)
+        # A part of a machine (CPU, board, RAM) prices only the sum of all three.
+        groups.setdefault((r["device_id"], "component" if r.get("component") else r["kind"]), []).append(r)
     for (did, kind), recs in sorted(groups.items()):
         d = by_id[did]
-        notes = d.setdefault("_price_notes", [])
+        notes = []
         recs = sorted(recs, key=price_date_key)
         if kind == "street_new":
             figures = [x for r in recs for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
@@ -1077,6 +1078,7 @@ def apply_sourced_prices(devices, records):
             d["price_kind"] = "platform_components"
             d["price_as_of"] = price_date(max(price_date_key(r) for r in parts.values()))
             d["price_machine"] = "; ".join(f"{k}: {parts[k]['what']} {fmt_usd(parts[k]['usd'])}" for k in ("cpu", "board", "ram"))
+            d["price_low_confidence"] = True if any(weak_price(r) for r in parts.values()) else None
             notes.append("Price: the platform's CPU, board and RAM summed, each from its source (" +
                          "; ".join(f"{k} {parts[k]['source']}" for k in ("cpu", "board", "ram")) + ").")
             recs = list(parts.values())
@@ -1100,6 +1102,14 @@ def apply_sourced_prices(devices, records):
         else:
             continue  # a device already priced keeps its figure; the record stays in the file
         d["sources"] = dedupe(d["sources"] + [r["source"] for r in recs])
+        d["notes"] = join_notes([d["notes"]] + notes)
+
+
+def sourced_price_records():
+    """The sourced_prices*.json records that give a USD figure."""
+    names = ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json")
+    return [r for name in names if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]
+            if r.get("usd") or r.get("usd_low")]
 
 
 def build_devices(ref, cur_dev, cur_apple):
@@ -1120,9 +1130,6 @@ def build_devices(ref, cur_dev, cur_apple):
     if unknown:
         raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
     apply_prices(devices, ref, cur_dev, cur_apple)
-    sourced = [r for name in ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json")
-               if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]]
-    apply_sourced_prices(devices, [r for r in sourced if r.get("usd") or r.get("usd_low")])
     for d in devices:
         if "_notes" in d:
             d["notes"] = join_notes(d.pop("_notes") + d.pop("_price_notes", []))
@@ -1502,6 +1509,7 @@ def main(argv=None):
         devices += build_cpu_machines(ref, load_json(SCRIPT_DIR / "curated_cpu_machines.json"))
         if len({d["id"] for d in devices}) != len(devices):
             raise BuildError("a CPU machine id repeats a device id")
+        apply_sourced_prices(devices, sourced_price_records())
         device_ids = {d["id"] for d in devices}
         outputs = {
             "models.json": {"schema_version": SCHEMA_VERSION, "models": models},
