@@ -15,6 +15,7 @@ phase() {
 
 phase "catalog checks"
 python3 scripts/catalog/check_catalog.py
+python3 -m unittest discover -s tests/catalog  # the offer rules on hand-made rows
 python3 scripts/catalog/compact_catalog.py --check
 python3 scripts/catalog/distribution.py --check
 python3 scripts/catalog/check_seed_coverage.py

@@ -175,6 +175,14 @@ TEST_CASE("llama.cpp pulls a GGUF repo that lists the quant, else says what exis
   CHECK(made[3] == "llama-quantize llama-3.1-8b-BF16.gguf llama-3.1-8b-Q4_K_M.gguf Q4_K_M");
   CHECK_THAT(made[4], StartsWith("llama-server -m llama-3.1-8b-Q4_K_M.gguf \\\n  -c 8192"));
   CHECK_THAT(none.of("llama.cpp").note, Contains("No public GGUF of meta-llama/Llama-3.1-8B at Q4_K_M"));
+  // llama-quantize refuses IQ2_XXS without an importance matrix, and UD-Q4_K_XL
+  // is an uploader's mix: no steps for those, a note saying why.
+  const Run imatrix = run(request("llama-3.1-8b", "IQ2_XXS"), &empty);
+  CHECK(imatrix.of("llama.cpp").steps.empty());
+  CHECK_THAT(imatrix.of("llama.cpp").note, Contains("only with an importance matrix"));
+  const Run mix = run(request("llama-3.1-8b", "UD-Q4_K_XL"), &empty);
+  CHECK(mix.of("llama.cpp").steps.empty());
+  CHECK_THAT(mix.of("llama.cpp").note, Contains("not a type llama-quantize makes"));
   // Ollama makes the same file, then a model of it.
   const std::vector<std::string> ollama_made = none.of("ollama").steps;
   REQUIRE(ollama_made.size() == 8);

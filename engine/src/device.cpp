@@ -101,9 +101,12 @@ UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes) {
   return m;
 }
 
+bool bought_as_servers(const Device& d, int count) {
+  return d.server_price_usd && d.server_gpus > 0 && count > 0 && count % d.server_gpus == 0;
+}
+
 std::optional<double> purchase_usd(const Device& d, int count) {
-  if (d.server_price_usd && d.server_gpus > 0 && count > 0 && count % d.server_gpus == 0)
-    return *d.server_price_usd * (count / d.server_gpus);
+  if (bought_as_servers(d, count)) return *d.server_price_usd * (count / d.server_gpus);
   if (d.price_usd) return *d.price_usd * count;
   return std::nullopt;
 }

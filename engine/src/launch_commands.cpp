@@ -109,6 +109,26 @@ std::string convertible_repo(const Names& n) {
   return "";
 }
 
+// Why llama-quantize cannot make `quant` from a BF16 file as printed, "" when
+// it can. It refuses IQ1_S, IQ1_M, IQ2_S, IQ2_XXS, IQ2_XS and Q2_K_S without
+// an importance matrix (tools/quantize/quantize.cpp: "Please do not use ...
+// quantization without an importance matrix"); ternary TQ types are for
+// ternary-trained models; _L/_XL and UD- names are uploaders' mixes, not
+// llama-quantize types.
+std::string unmakeable_reason(const std::string& quant) {
+  static const char* const kNeedImatrix[] = {"IQ1_S", "IQ1_M", "IQ2_S", "IQ2_XXS", "IQ2_XS", "Q2_K_S"};
+  static const char* const kMakeable[] = {"F16",    "BF16",   "Q8_0",   "Q6_K",   "Q5_K_M", "Q5_K_S", "Q5_0",
+                                          "Q5_1",   "Q4_K_M", "Q4_K_S", "Q4_0",   "Q4_1",   "Q3_K_L", "Q3_K_M",
+                                          "Q3_K_S", "Q2_K",   "IQ4_XS", "IQ4_NL", "IQ3_M",  "IQ3_S",  "IQ3_XS",
+                                          "IQ3_XXS", "MXFP4_MOE"};
+  const std::string q = upper(quant);
+  for (const char* t : kNeedImatrix)
+    if (q == t) return "llama-quantize makes " + q + " only with an importance matrix (llama-imatrix over a text corpus)";
+  for (const char* t : kMakeable)
+    if (q == t) return "";
+  return q + " is an uploader's mix or a ternary type, not a type llama-quantize makes from BF16";
+}
+
 GgufChoice choose_gguf(const Names& n, const std::string& quant) {
   GgufChoice c;
   const GgufRepo* unsourced = nullptr;
@@ -136,8 +156,10 @@ GgufChoice choose_gguf(const Names& n, const std::string& quant) {
     c.note = "The file list of " + c.repo + " was not checked: if it has no " + quant + " file, pick a quantization it has.";
     return c;
   }
-  const std::string source = convertible_repo(n);
-  const std::string fp8_note = n.hf_repo.empty() || !source.empty() ? std::string()
+  const std::string unmakeable = unmakeable_reason(quant);
+  const std::string source = unmakeable.empty() ? convertible_repo(n) : std::string();
+  const std::string fp8_note = !unmakeable.empty() ? " " + unmakeable + "."
+      : n.hf_repo.empty() || !source.empty() ? std::string()
       : " Its published weights are " + upper(n.native_dtype) + ", which llama.cpp's converter does not read "
         "(ggml-org/llama.cpp#11991): a GGUF needs a BF16 copy first.";
   if (!known.empty() && source.empty()) {

@@ -20,7 +20,7 @@ struct Candidate {
 // catalog has a sourced server price and count fills them, else count times
 // the device's figure.
 std::optional<PriceInfo> price_of(const Device& d, int count) {
-  if (d.server_price_usd && d.server_gpus > 0 && count % d.server_gpus == 0) {
+  if (bought_as_servers(d, count)) {
     PriceInfo p;
     p.usd = purchase_usd(d, count).value();
     p.kind = "server_system";

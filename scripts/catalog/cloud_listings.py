@@ -33,11 +33,15 @@ def norm(text):
     return re.sub(r"[\s_\-]", "", (text or "").upper())
 
 
-def memory_gib(text):
-    """Per-GPU memory a listing states ("81920 MiB per GPU", "A100-80GB"), or None."""
-    m = re.search(r"(\d{4,6}) MIB PER GPU", (text or "").upper())
+def memory_gib(text, count=1):
+    """Per-GPU memory a listing states ("81920 MiB per GPU", "GpuInfo total 163840 MiB"
+    over count GPUs, "A100-80GB"), or None."""
+    m = re.search(r"(\d{4,7}) MIB PER GPU", (text or "").upper())
     if m:
         return round(int(m.group(1)) / 1024)
+    m = re.search(r"TOTAL (\d{4,7}) MIB", (text or "").upper())
+    if m:
+        return round(int(m.group(1)) / 1024 / max(count, 1))
     m = re.search(r"(\d{2,3})\s*G(B|I?B)?\b", (text or "").upper())
     return int(m.group(1)) if m else None
 
@@ -46,14 +50,16 @@ def listing_device(provider, gpu, instance, count):
     """(device id or None, note): the catalog part a listing names."""
     t = norm(f"{gpu} {instance}")
     raw = f"{gpu} {instance}"
+    # NVL (the PCIe NVL cards) is not NVLINK (an SXM board's NVLink named in an instance).
+    nvl = re.search(r"NVL(?!INK)", t) is not None
     if "GH200" in t:
         return "gh200-96gb", None
     if "H200" in t:
-        if "NVL" in t:
+        if nvl:
             return "h200-nvl", None
         return "h200-sxm", None if "SXM" in t else "H200 without 'NVL' is the SXM part of HGX H200 boards (assumption)"
     if "H100" in t:
-        if "NVL" in t:
+        if nvl:
             return "h100-nvl", None
         if "SXM" in t:
             return "h100-sxm", None
@@ -71,7 +77,7 @@ def listing_device(provider, gpu, instance, count):
     if "A800" in t:
         return None, "an 80 GB A800 PCIe: not in the catalog"
     if "A100" in t:
-        mem = memory_gib(raw)
+        mem = memory_gib(raw, count)
         if re.search(r"P4DE", t):
             mem = 80
         elif re.search(r"P4D", t):
@@ -112,11 +118,14 @@ def listing_device(provider, gpu, instance, count):
                       ("RTX4080S", "rtx-4080-super"), ("RTX5070TI", "rtx-5070-ti"), ("RTX3060", "rtx-3060-12gb")):
         if part in t:
             return dev, None
-    if "L40S" in t:
+    # The L4 family by the GPU's own name: joined with an instance name
+    # ("L40" + "1x_L40_SECURE") the text would read "...L40SECURE".
+    g = re.sub(r"^(NVIDIA|AMD)", "", norm(gpu))
+    if g.startswith("L40S"):
         return "l40s", None
-    if "L40" in t:
+    if g.startswith("L40"):
         return None, "L40: not in the catalog"
-    if t.startswith("L4"):
+    if g.startswith("L4"):
         return "l4", None
     if t.startswith("A40"):
         return "a40", None
@@ -125,7 +134,7 @@ def listing_device(provider, gpu, instance, count):
     if re.match(r"A10(\b|[^0-9G])", t) or t == "A10":
         return "nvidia-a10", None
     if "V100" in t:
-        mem = memory_gib(raw)
+        mem = memory_gib(raw, count)
         if "32G" in t or mem == 32:
             return "tesla-v100", None
         return None, "a 16 GB V100: the catalog's V100 is the 32 GB card"

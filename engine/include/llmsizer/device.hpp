@@ -52,7 +52,7 @@ struct Device {
   int server_gpus = 0;
   std::string server_name;
   std::string server_price_as_of;
-  // A card's launch price beside a current street price_usd (0 when the
+  // A card's launch price beside a current street price_usd (empty when the
   // figure used is the launch price itself or none is known).
   std::optional<double> launch_price_usd;
   bool unified_memory = false;
@@ -66,9 +66,11 @@ struct Device {
   std::int64_t gpu_memory_limit_bytes = 0;
 };
 
-// What `count` of the device cost to buy: whole servers where the catalog has
-// a sourced server price and count fills them, else count times price_usd;
-// empty when neither is known.
+// Whether `count` of the device are bought as whole servers: the catalog has
+// a sourced server price and count fills a whole number of them.
+bool bought_as_servers(const Device& d, int count);
+// What `count` of the device cost to buy: those servers' price, else count
+// times price_usd; empty when neither is known.
 std::optional<double> purchase_usd(const Device& d, int count);
 
 struct UsableMemory {
