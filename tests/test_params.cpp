@@ -84,3 +84,29 @@ TEST_CASE("hybrid stacks count their Mamba and linear-attention layers", "[param
   CHECK_THAT(static_cast<double>(count_params(catalog_arch("qwen3-next-80b-a3b-instruct")).total), WithinRel(80e9, 0.01));
   CHECK_THAT(static_cast<double>(count_params(catalog_arch("qwen3.5-397b-a17b")).total), WithinRel(397e9, 0.01));
 }
+
+TEST_CASE("Gemma 4 12B (gemma4_unified): the decoder counted by hand, and the header count reconciled",
+          "[params][gemma4]") {
+  // Config: /work/shared/reference/seed_models.json 'Gemma 4 12B IT' (hidden 3840, 48 layers,
+  // FFN 15360, 16 heads; sliding layers 8 KV heads x 256; full layers (5, 11, ..., 47) one KV
+  // head of 512 with K = V; vocab 262144 tied).
+  //   embedding 262144 x 3840                                   = 1,006,632,960
+  //   MLP 3 x 3840 x 15360 = 176,947,200; four norms 4 x 3840   =        15,360
+  //   sliding attention: q 3840x4096 + k,v 2 x 3840x2048 + o 4096x3840 + q/k norms 2 x 256
+  //                                                             =    47,186,432
+  //   full attention: q 3840x8192 + k 3840x512 (no v) + o 8192x3840 + q/k norms 2 x 512
+  //                                                             =    64,881,664
+  //   40 x 224,148,992 + 8 x 241,844,224 + final norm 3,840     = 10,900,717,312
+  //   total                                                     = 11,907,350,272
+  // The source counts 11,959,730,224 from the safetensors header; the difference is the
+  // encoder-free embedders transformers' Gemma4UnifiedVisionEmbedder and
+  // Gemma4UnifiedMultimodalEmbedder hold (class defaults: 48-pixel patches, mm_embed_dim 3840,
+  // mm_posemb_size 1120, audio_embed_dim 640): LayerNorm 6912 (13,824) + Linear 6912x3840 with
+  // bias (26,545,920) + LayerNorm 3840 (7,680) + positions 1120x2x3840 (8,601,600) + LayerNorm
+  // 3840 (7,680) + vision projection 3840x3840 (14,745,600) + audio projection 640x3840
+  // (2,457,600) + 48 layer_scalar buffers = 52,379,952. The catalog counts the text model, as for
+  // every model whose vision encoder is counted only with --vision.
+  const ParamCounts p = count_params(catalog_arch("gemma-4-12b-it"));
+  CHECK(p.total == 11907350272LL);
+  CHECK(p.embedding == 1006632960LL);
+}

@@ -252,10 +252,21 @@ void add_mtp_layers(ConfigView& v, Architecture& arch, std::int64_t count) {
   for (std::int64_t i = 0; i < count; ++i) arch.layers.push_back(mtp);
 }
 
+// Gemma 4 12B ("unified") has Gemma 4's decoder exactly (transformers'
+// Gemma4UnifiedTextConfig subclasses Gemma4TextConfig, its decoder layer is
+// Gemma 4's); only its vision and audio inputs differ (patch and frame
+// embedders instead of encoder towers), which the text count leaves out as it
+// does every model's vision encoder.
+std::string transformer_family(const std::string& model_type) {
+  if (model_type == "gemma4_unified") return "gemma4";
+  if (model_type == "gemma4_unified_text") return "gemma4_text";
+  return model_type;
+}
+
 // Dense and MoE transformers whose attention is plain (GQA) per layer.
 void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   MoeFfn routed;  // the same in every MoE layer: read once
-  const std::string& family = arch.model_type;
+  const std::string family = transformer_family(arch.model_type);
   const bool gemma_family = family.rfind("gemma", 0) == 0;
   AttentionSpec base = standard_attention(s);
   const bool attention_bias = v.bool_or({"attention_bias", "bias", "use_bias"}, false);
@@ -634,8 +645,8 @@ struct FamilyEntry {
   FamilyReader reader;
 };
 
-const std::array<FamilyEntry, 58>& family_table() {
-  static const std::array<FamilyEntry, 58> table = {{
+const std::array<FamilyEntry, 60>& family_table() {
+  static const std::array<FamilyEntry, 60> table = {{
       {"deepseek_v4", read_deepseek_v4},    {"kimi_linear", read_kimi_linear},
       {"kimi_k3", read_kimi_linear},
       {"llama", read_transformer},          {"mistral", read_transformer},
@@ -645,6 +656,7 @@ const std::array<FamilyEntry, 58>& family_table() {
       {"gemma", read_transformer},          {"gemma2", read_transformer},
       {"gemma3", read_transformer},         {"gemma3_text", read_transformer},
       {"gemma4", read_transformer},         {"gemma4_text", read_transformer},
+      {"gemma4_unified", read_transformer}, {"gemma4_unified_text", read_transformer},
       {"phi3", read_transformer},           {"cohere", read_transformer},
       {"cohere2", read_transformer},        {"glm4", read_transformer},
       {"granite", read_transformer},        {"olmo2", read_transformer},
