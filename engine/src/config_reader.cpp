@@ -588,6 +588,55 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   arch.warnings.push_back("DeepSeek V4's compressed attention and hyper-connections are modelled approximately");
 }
 
+// GLM-5.3 Flash (glm5_next): Kimi Delta Attention layers with DeepSeek sparse
+// attention layers between (NoPE latent attention: qk_rope_head_dim 0, and an
+// indexer), as layer_types lists them; dense FFNs first, then shared + routed
+// experts; hyper-connection streams.
+void read_glm5_next(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const Json* types = v.json_field({"layer_types"});
+  const Json* linear_cfg = v.json_field({"linear_attn_config"});
+  if (types == nullptr || !types->is_array() || linear_cfg == nullptr || !linear_cfg->is_object()) {
+    v.fail("config.missing_field", "config.json lacks the field " +
+                                       v.path_of(types == nullptr ? "layer_types" : "linear_attn_config") +
+                                       " that says which layers use linear attention and how wide they are");
+    return;
+  }
+  AttentionSpec dsa;
+  dsa.mla = true;
+  dsa.n_heads = s.n_heads;
+  dsa.n_kv_heads = 1;
+  dsa.q_lora_rank = v.int_or({"q_lora_rank"}, 0);
+  dsa.kv_lora_rank = v.require_positive({"kv_lora_rank"});
+  dsa.qk_rope_dim = v.int_or({"qk_rope_head_dim"}, 0);  // 0: NoPE (mla_use_nope)
+  dsa.qk_nope_dim = v.require_positive({"qk_nope_head_dim"});
+  dsa.head_dim_v = v.require_positive({"v_head_dim"});
+  dsa.head_dim_k = dsa.qk_nope_dim + dsa.qk_rope_dim;
+  dsa.index_n_heads = v.int_or({"index_n_heads"}, 0);
+  dsa.index_head_dim = v.int_or({"index_head_dim"}, 0);
+  AttentionSpec kda;
+  kda.kind = AttentionKind::linear;
+  const std::int64_t heads = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "num_heads", s.n_heads), 1, 1 << 16);
+  const std::int64_t dim = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "head_dim", 128), 1, 1 << 16);
+  kda.linear_k_heads = kda.linear_v_heads = heads;
+  kda.linear_k_dim = kda.linear_v_dim = dim;
+  kda.conv_kernel = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "short_conv_kernel_size", 4), 1, 64);
+  for (std::int64_t i = 0; i < s.n_layers; ++i) {
+    LayerSpec layer;
+    layer.attn = layer_attention_kind(v, i, arch.model_type) == AttentionKind::linear ? kda : dsa;
+    layer.ffn = layer_is_moe(v, i, s.n_layers) ? routed(v, s) : dense_ffn(s.intermediate);
+    arch.layers.push_back(layer);
+  }
+  if (static_cast<std::int64_t>(types->size()) != s.n_layers)
+    arch.warnings.push_back("layer_types has " + std::to_string(types->size()) + " entries but num_hidden_layers says " +
+                            std::to_string(s.n_layers) + "; layers past the list use sparse attention");
+  add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
+  arch.mtp_in_gguf = true;  // llama.cpp's glm5-next GGUFs keep the MTP head (as GLM-4.5's do)
+  arch.warnings.push_back(
+      "GLM-5.3 Flash's Kimi Delta Attention layers are sized as gated delta-net layers of the same heads; its "
+      "hyper-connection weights are small and not counted");
+}
+
 // Kimi Linear / K3: Kimi Delta Attention (linear) layers with MLA layers between,
 // latent routed experts.
 void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
@@ -645,10 +694,11 @@ struct FamilyEntry {
   FamilyReader reader;
 };
 
-const std::array<FamilyEntry, 60>& family_table() {
-  static const std::array<FamilyEntry, 60> table = {{
+const std::array<FamilyEntry, 62>& family_table() {
+  static const std::array<FamilyEntry, 62> table = {{
       {"deepseek_v4", read_deepseek_v4},    {"kimi_linear", read_kimi_linear},
-      {"kimi_k3", read_kimi_linear},
+      {"kimi_k3", read_kimi_linear},        {"glm5_next", read_glm5_next},
+      {"glm5_next_text", read_glm5_next},
       {"llama", read_transformer},          {"mistral", read_transformer},
       {"ministral", read_transformer},      {"ministral3", read_transformer},
       {"mistral3", read_transformer},       {"qwen2", read_transformer},
