@@ -16,6 +16,7 @@
 #include <cmath>
 #include <string>
 
+#include "llmsizer/engines.hpp"
 #include "llmsizer/kv_cache.hpp"
 
 namespace llmsizer {
@@ -56,15 +57,27 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   v.factors = s.served_factors.value_or(row.factors);
   const EffectiveRates rates = served_rates(single_rates, v.factors);
   v.concurrency = std::max<std::int64_t>(s.sequences, 1);
+  v.input_tokens = std::max<std::int64_t>(s.prompt_tokens, 1);
+  v.output_tokens = s.output_tokens;
+  // A step's sequences hold, on average, the prompt and half their output.
+  const auto cached = std::min<std::int64_t>(v.input_tokens + v.output_tokens / 2, s.context_tokens);
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, cached));
   // The engine runs what its KV pool holds, at most its request limit
-  // (vLLM's max_num_seqs); the rest wait their turn.
+  // (vLLM's max_num_seqs); the rest wait their turn. vLLM and SGLang admit
+  // on the blocks sequences have filled (and preempt when the pool runs dry),
+  // not their whole windows: in steady state, requests at every stage of their
+  // answer, the mean occupancy above. TensorRT-LLM's default capacity policy
+  // (GUARANTEED_NO_EVICT) reserves each request's whole window.
   v.max_concurrency = e.memory.max_concurrent_sequences;
+  if (v.max_concurrency && (s.engine == InferenceEngine::vllm || s.engine == InferenceEngine::sglang) && cache.total_bytes > 0) {
+    const KvBreakdown window = compute_kv_cache(arch, kv_request_for(s, s.context_tokens));
+    const double scale = static_cast<double>(window.total_bytes) / static_cast<double>(cache.total_bytes);
+    v.max_concurrency = static_cast<std::int64_t>(std::floor(static_cast<double>(*v.max_concurrency) * std::max(1.0, scale)));
+  }
   const std::int64_t running_limit = scheduler_defaults(s).max_running_requests;
   if (running_limit > 0) v.max_concurrency = std::min(v.max_concurrency.value_or(running_limit), running_limit);
   v.admitted_concurrency =
       v.max_concurrency ? std::clamp<std::int64_t>(*v.max_concurrency, 1, v.concurrency) : v.concurrency;
-  v.input_tokens = std::max<std::int64_t>(s.prompt_tokens, 1);
-  v.output_tokens = s.output_tokens;
   const double in = static_cast<double>(v.input_tokens);
   const double out = static_cast<double>(v.output_tokens);
   // The budget holds every decoding sequence and at least one prompt token.
@@ -83,9 +96,6 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   const double carried = std::min(room, std::max(in, arriving));
   v.prefill_step_share = std::min(1.0, arriving / carried);
 
-  // A step's sequences hold, on average, the prompt and half their output.
-  const auto cached = std::min<std::int64_t>(v.input_tokens + v.output_tokens / 2, s.context_tokens);
-  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, cached));
   const auto sequences = std::max<std::int64_t>(1, std::llround(decoding));
   const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(carried)));
   v.decode_step_work = served_step_work(arch, s, e, sequences, cache, cached, 0, 0.0);
