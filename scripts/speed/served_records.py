@@ -187,7 +187,17 @@ def case_for(index, record, source, mlperf_lengths):
             measured["per_user"] = None
     elif "MLPerf" in test:
         bench = _mlperf_benchmark(text)
-        lengths = mlperf_lengths.get(bench or "", {})
+        # llama2-70b-99 and -99.9 are one dataset at two accuracy targets.
+        lengths = mlperf_lengths.get(bench or "") or mlperf_lengths.get(re.sub(r"-99(\.9)?$", "", bench or ""), {})
+        # A submission's parallel layout is not in the summary. A model that fits
+        # a few of the system's GPUs may run as several replicas (the fit on the
+        # 2026-12-04 lengths put 8-way tensor parallel 80-90% off on PCIe H200 NVL
+        # and RTX PRO 6000 systems), and DeepSeek-R1 as attention data parallel
+        # with expert parallel; llm-sizer's GPUs split every layer.
+        if bench in ("llama2-70b-99", "llama2-70b-99.9", "llama3.1-8b", "mixtral-8x7b", "deepseek-r1") and \
+                parallel in ("", "None"):
+            return ("MLPerf %s: the submission does not state its parallel layout (replicas, tensor, expert or "
+                    "attention data parallel), which decides the step" % bench)
         inp = lengths.get("mean_input_tokens")
         out = _mlperf_output(notes) or lengths.get("mean_output_tokens")
         if not inp or not out:
