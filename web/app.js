@@ -2,7 +2,7 @@
 // for the headline figures, then the notes, commands, matrix and chart on the
 // next frame, and the URL when the input rests.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
-import { MAX_CARDS, parseHash, toHash } from './js/state.js';
+import { MAX_CARDS, parseHash, parsePrice, toHash } from './js/state.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
@@ -37,6 +37,7 @@ class App {
     this.base = own ? parseHash(own, this.catalog).state : undefined;
     const { state, problems } = parseHash(location.hash, this.catalog, this.base);
     this.state = state;
+    this.readPrice(location.hash, problems);
     // The page's HTML already holds this scenario's answers: the planner keeps
     // them on screen until its own arrive (the same figures).
     const prerendered = own != null && toHash(state) === toHash(this.base);
@@ -112,6 +113,7 @@ class App {
       if (location.hash === toHash(this.state) + this.priceSuffix()) return;  // our own replaceState
       const { state, problems } = parseHash(location.hash, this.catalog, this.base);
       this.state = state;
+      this.readPrice(location.hash, problems);
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
       this.writeControls();
@@ -193,6 +195,14 @@ class App {
       this.custom = null;
       $('custom-facts').textContent = `Cannot read this GGUF: ${error.message}`;
     }
+  }
+
+  // The link's rental price, into the state and its input (problems: the link's).
+  readPrice(hash, problems) {
+    const { price, problems: own } = parsePrice(hash);
+    this.price = price;
+    $('price').value = price == null ? '' : String(price);
+    problems.push(...own);
   }
 
   priceSuffix() {

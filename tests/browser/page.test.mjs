@@ -185,6 +185,21 @@ test('offload beyond the system RAM set does not fit; the planner inputs travel 
   await page.close();
 });
 
+test('a shared link keeps its rental price: the receiver sees the sender\'s cost', async () => {
+  // The sender typed 0.69 USD an hour; the link carries &price=0.69, and a
+  // fresh page prices the scenario at it (cost.usd_per_hour is the price).
+  const hash = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090&price=0.69';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  assert.equal(await page.$eval('#price', (e) => e.value), '0.69');
+  await page.waitForFunction(() => document.querySelector('[data-field="cost.usd_per_hour"]')?.dataset.value === '0.69');
+  // A price out of range is dropped with the link's notice, and the cost is the owned one again.
+  await page.goto(session.server.url + '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090&price=-5');
+  await page.waitForFunction(() => /Ignored from the link: price/.test(document.querySelector('#summary').textContent));
+  assert.equal(await page.$eval('#price', (e) => e.value), '');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('each control updates the figures and the URL', async () => {
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
   const changes = [

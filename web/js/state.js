@@ -124,3 +124,17 @@ export function toHash(state) {
   }
   return `#${params.toString().replace(/%2C/g, ',')}`;  // commas read better and are valid in a fragment
 }
+
+// The rental price (USD per hour for the whole machine, as typed) is
+// kept beside the scenario (#...&price=0.69) so a shared link shows the
+// receiver the sender's costs. Absent: null; out of range: null and a problem.
+export const PRICE_LIMITS = [0, 10000];
+export function parsePrice(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  if (!params.has('price')) return { price: null, problems: [] };
+  const raw = params.get('price');
+  const value = Number(raw);
+  const [low, high] = PRICE_LIMITS;
+  if (raw.trim() !== '' && Number.isFinite(value) && value >= low && value <= high) return { price: value, problems: [] };
+  return { price: null, problems: [`price “${raw.slice(0, 60)}” is not between ${low} and ${high}`] };
+}
