@@ -17,6 +17,7 @@ entry's `notes` say how it was estimated. Standard library only.
 """
 
 import argparse
+import datetime
 import json
 import math
 import re
@@ -1053,7 +1054,8 @@ def apply_sourced_prices(devices, records):
                                  f"{'-' + fmt_usd(r['usd_high']) if r.get('usd_high') else ''} ({r.get('as_of')}, {r['source']})"
                                  for r in recs if r is not chosen) + ".")
         elif kind == "server_system":
-            dated = [r for r in recs if r.get("as_of") and r.get("usd") and r.get("system_gpus")]
+            # A whole-server price answers "what to buy": never a doubted figure.
+            dated = [r for r in recs if r.get("as_of") and r.get("usd") and r.get("system_gpus") and not weak_price(r)]
             if not dated:
                 continue
             chosen = dated[-1]
@@ -1074,10 +1076,14 @@ def apply_sourced_prices(devices, records):
                         parts[r["component"]] = r
             if set(parts) != {"cpu", "board", "ram"} or d["price_usd"] is not None:
                 continue
-            d["price_usd"] = clean_number(sum(r["usd"] for r in parts.values()))
+            # A RAM record may price one module of the several the machine holds.
+            d["price_usd"] = clean_number(sum(r["usd"] * (r.get("modules") or 1) for r in parts.values()))
             d["price_kind"] = "platform_components"
             d["price_as_of"] = price_date(max(price_date_key(r) for r in parts.values()))
-            d["price_machine"] = "; ".join(f"{k}: {parts[k]['what']} {fmt_usd(parts[k]['usd'])}" for k in ("cpu", "board", "ram"))
+            d["price_machine"] = "; ".join(
+                f"{k}: {parts[k]['what']} " +
+                (f"{parts[k]['modules']} x {fmt_usd(parts[k]['usd'])}" if parts[k].get("modules") else fmt_usd(parts[k]['usd']))
+                for k in ("cpu", "board", "ram"))
             d["price_low_confidence"] = True if any(weak_price(r) for r in parts.values()) else None
             notes.append("Price: the platform's CPU, board and RAM summed, each from its source (" +
                          "; ".join(f"{k} {parts[k]['source']}" for k in ("cpu", "board", "ram")) + ").")
@@ -1105,11 +1111,54 @@ def apply_sourced_prices(devices, records):
         d["notes"] = join_notes([d["notes"]] + notes)
 
 
+def exchange_rates():
+    """Sourced rates, currency -> [(date, units per USD, source)], from sourced_exchange_rates*.json
+    and the exchange_rates lists of the price files."""
+    rates = {}
+    for path in sorted(SCRIPT_DIR.glob("sourced_exchange_rates*.json")) + sorted(SCRIPT_DIR.glob("sourced_prices*.json")):
+        data = load_json(path)
+        for r in data.get("rates", []) + data.get("exchange_rates", []):
+            per_usd = r.get("per_usd") or r.get("cny_per_usd")
+            currency = r.get("currency") or ("CNY" if r.get("cny_per_usd") else None)
+            if currency and per_usd and r.get("date") and r.get("source"):
+                rates.setdefault(currency, []).append((str(r["date"]), float(per_usd), r["source"]))
+    return rates
+
+
+def in_usd(r, rates):
+    """A record priced in another currency, in USD at the sourced rate nearest its date (the
+    conversion said in 'what' and the rate's source added); None without a rate."""
+    currency, amount = r.get("currency"), r.get("amount")
+    if not currency or not amount or not rates.get(currency):
+        return None
+    when = str(r.get("as_of") or "")
+    def distance(rate):
+        a, b = (when + "-01-01")[:10], (rate[0] + "-01-01")[:10]
+        try:
+            return abs((datetime.date.fromisoformat(a) - datetime.date.fromisoformat(b)).days)
+        except ValueError:
+            return 10 ** 6
+    date, per_usd, source = min(rates[currency], key=distance)
+    out = dict(r)
+    out["usd"] = round(amount / per_usd)
+    out["what"] = f"{r.get('what')} ({currency} {amount:,} at {per_usd:g} {currency} per USD on {date})"
+    out["source"] = f"{r['source']}; rate: {source}"
+    return out
+
+
 def sourced_price_records():
-    """The sourced_prices*.json records that give a USD figure."""
-    names = ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json")
-    return [r for name in names if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]
-            if r.get("usd") or r.get("usd_low")]
+    """The sourced_prices*.json records that give a USD figure, or an amount a sourced rate converts."""
+    rates = exchange_rates()
+    names = ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json", "sourced_prices_3a.json",
+             "sourced_prices_3b.json", "sourced_prices_3c.json", "sourced_prices_3d.json")
+    records = [r for name in names if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]]
+    usable = []
+    for r in records:
+        if r.get("usd") or r.get("usd_low"):
+            usable.append(r)
+        elif (converted := in_usd(r, rates)) is not None:
+            usable.append(converted)
+    return usable
 
 
 def build_devices(ref, cur_dev, cur_apple):
