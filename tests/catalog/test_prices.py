@@ -1,0 +1,66 @@
+"""The catalog's purchase-price rules against hand-made records whose right answers are known:
+a price in another currency converted at the sourced rate nearest its date, and a CPU-only
+machine priced as CPU + board + RAM with a RAM record for one module of several
+(python3 -m unittest discover -s tests/catalog)."""
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "catalog"))
+
+import build_catalog  # noqa: E402
+
+RATES = {"CNY": [("2025-01-02", 7.30, "rate A"), ("2026-01-05", 7.00, "rate B")]}
+
+
+def device(did="box"):
+    return {"id": did, "vendor": "amd", "price_usd": None, "price_kind": None, "price_as_of": None,
+            "price_low_usd": None, "price_high_usd": None, "price_machine": None, "price_low_confidence": None,
+            "server_price_usd": None, "sources": [], "notes": ""}
+
+
+class Conversion(unittest.TestCase):
+    def test_the_rate_nearest_the_price_date_converts_it(self):
+        # CNY 16,499 on 2025-01-30: nearest rate 7.30 (2025-01-02) -> 16499 / 7.30 = 2260.1 -> $2,260.
+        r = {"device_id": "x", "kind": "launch_msrp", "usd": None, "currency": "CNY", "amount": 16499,
+             "what": "card", "as_of": "2025-01-30", "source": "page"}
+        out = build_catalog.in_usd(r, RATES)
+        self.assertEqual(out["usd"], 2260)
+        self.assertIn("CNY 16,499 at 7.3 CNY per USD on 2025-01-02", out["what"])
+        self.assertIn("rate: rate A", out["source"])
+        # A 2026-02 price takes the 2026 rate: 16499 / 7.00 = 2357.
+        self.assertEqual(build_catalog.in_usd(dict(r, as_of="2026-02"), RATES)["usd"], 2357)
+
+    def test_no_rate_no_price(self):
+        r = {"device_id": "x", "kind": "street_new", "usd": None, "currency": "GBP", "amount": 920.99,
+             "what": "cpu", "as_of": "2024-10-22", "source": "page"}
+        self.assertIsNone(build_catalog.in_usd(r, RATES))
+
+
+class Platforms(unittest.TestCase):
+    def test_cpu_board_and_eight_modules_sum(self):
+        # 3,799.99 + 1,246.99 + 8 x 1,800 = 19,446.98.
+        d = device()
+        recs = [
+            {"device_id": "box", "kind": "component", "component": "cpu", "usd": 3799.99, "what": "cpu",
+             "as_of": "2026-04-11", "source": "a"},
+            {"device_id": "box", "kind": "component", "component": "board", "usd": 1246.99, "what": "board",
+             "as_of": "2026-04-11", "source": "b"},
+            {"device_id": "box", "kind": "component", "component": "ram", "usd": 1800, "modules": 8,
+             "what": "one 64 GB module", "as_of": "2026-06", "source": "c"},
+        ]
+        build_catalog.apply_sourced_prices([d], recs)
+        self.assertAlmostEqual(d["price_usd"], 19446.98, places=2)
+        self.assertEqual(d["price_kind"], "platform_components")
+        self.assertIn("8 x $1,800", d["price_machine"])
+
+    def test_a_missing_part_leaves_the_machine_unpriced(self):
+        d = device()
+        build_catalog.apply_sourced_prices([d], [
+            {"device_id": "box", "kind": "component", "component": "cpu", "usd": 1300, "what": "cpu",
+             "as_of": "2024-06", "source": "a"}])
+        self.assertIsNone(d["price_usd"])
+
+
+if __name__ == "__main__":
+    unittest.main()
