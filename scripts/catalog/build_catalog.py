@@ -1111,6 +1111,36 @@ def apply_sourced_prices(devices, records):
         d["notes"] = join_notes([d["notes"]] + notes)
 
 
+SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandwidth": "bandwidth_gb_per_s",
+               "bandwidth": "bandwidth_gb_per_s", "fp16_tflops": "fp16_tflops", "fp16": "fp16_tflops"}
+
+
+def apply_sourced_specs(devices, records):
+    """Specs a source states for a device that has none (the "specs" lists of sourced_prices*.json):
+    filled where the catalog is blank, never over a figure it has. A matrix rate quoted with
+    sparsity is not the dense rate the speed model reads: kept out, as is a doubted figure."""
+    by_id = {d["id"]: d for d in devices}
+    for r in records:
+        d = by_id.get(r.get("device_id"))
+        field = next((v for k, v in SOURCED_SPEC_FIELDS.items() if k in str(r.get("field", "")).lower()), None)
+        value = r.get("value")
+        if d is None or field is None or not isinstance(value, (int, float)) or value <= 0 or not r.get("source"):
+            continue
+        text = f"{r.get('field')} {r.get('note') or ''} {r.get('quote') or ''}"
+        if weak_price(r) or (field == "fp16_tflops" and re.search(r"sparsit|sparse", text, re.I) and
+                             not re.search(r"dense|without sparsity", text, re.I)):
+            continue
+        if d.get(field) is not None:
+            continue
+        d[field] = clean_number(value)
+        d["sources"] = dedupe(d["sources"] + [r["source"]])
+        d["notes"] = join_notes([d["notes"], f"{field} {value:g} from {r['source']} ({r.get('as_of') or 'undated'})."])
+
+
+def sourced_spec_records():
+    return [r for path in sorted(SCRIPT_DIR.glob("sourced_prices*.json")) for r in load_json(path).get("specs", [])]
+
+
 def exchange_rates():
     """Sourced rates, currency -> [(date, units per USD, source)], from sourced_exchange_rates*.json
     and the exchange_rates lists of the price files."""
@@ -1559,6 +1589,7 @@ def main(argv=None):
         if len({d["id"] for d in devices}) != len(devices):
             raise BuildError("a CPU machine id repeats a device id")
         apply_sourced_prices(devices, sourced_price_records())
+        apply_sourced_specs(devices, sourced_spec_records())
         device_ids = {d["id"] for d in devices}
         outputs = {
             "models.json": {"schema_version": SCHEMA_VERSION, "models": models},
