@@ -1095,7 +1095,7 @@ def apply_sourced_prices(devices, records):
                 continue
             chosen = usable[-1]
             d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
-            d["price_kind"] = kind
+            d["price_kind"] = {"list_price": "list"}.get(kind, kind)
             d["price_as_of"] = price_date(chosen.get("as_of"))
             lows = [x for r in usable for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
             d["price_low_usd"] = clean_number(min(lows)) if len(set(lows)) > 1 else None
@@ -1168,7 +1168,10 @@ def in_usd(r, rates):
             return abs((datetime.date.fromisoformat(a) - datetime.date.fromisoformat(b)).days)
         except ValueError:
             return 10 ** 6
-    date, per_usd, source = min(rates[currency], key=distance)
+    nearest = min(rates[currency], key=distance)
+    if distance(nearest) > 183:
+        return None  # a rate half a year or more from the price is not its rate
+    date, per_usd, source = nearest
     out = dict(r)
     out["usd"] = round(amount / per_usd)
     out["what"] = f"{r.get('what')} ({currency} {amount:,} at {per_usd:g} {currency} per USD on {date})"
