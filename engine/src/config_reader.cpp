@@ -588,6 +588,19 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   arch.warnings.push_back("DeepSeek V4's compressed attention and hyper-connections are modelled approximately");
 }
 
+// Kimi Delta Attention as linear_attn_config gives it (Kimi Linear, K3 and
+// GLM-5.3 Flash): sized as a gated delta-net layer of the same heads.
+AttentionSpec kimi_delta_attention(const Json& linear_cfg, const CommonSizes& s) {
+  AttentionSpec kda;
+  kda.kind = AttentionKind::linear;
+  const std::int64_t heads = std::clamp<std::int64_t>(json_int_or(linear_cfg, "num_heads", s.n_heads), 1, 1 << 16);
+  const std::int64_t dim = std::clamp<std::int64_t>(json_int_or(linear_cfg, "head_dim", 128), 1, 1 << 16);
+  kda.linear_k_heads = kda.linear_v_heads = heads;
+  kda.linear_k_dim = kda.linear_v_dim = dim;
+  kda.conv_kernel = std::clamp<std::int64_t>(json_int_or(linear_cfg, "short_conv_kernel_size", 4), 1, 64);
+  return kda;
+}
+
 // GLM-5.3 Flash (glm5_next): Kimi Delta Attention layers with DeepSeek sparse
 // attention layers between (NoPE latent attention: qk_rope_head_dim 0, and an
 // indexer), as layer_types lists them; dense FFNs first, then shared + routed
@@ -614,13 +627,7 @@ void read_glm5_next(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   dsa.head_dim_k = dsa.qk_nope_dim + dsa.qk_rope_dim;
   dsa.index_n_heads = v.int_or({"index_n_heads"}, 0);
   dsa.index_head_dim = v.int_or({"index_head_dim"}, 0);
-  AttentionSpec kda;
-  kda.kind = AttentionKind::linear;
-  const std::int64_t heads = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "num_heads", s.n_heads), 1, 1 << 16);
-  const std::int64_t dim = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "head_dim", 128), 1, 1 << 16);
-  kda.linear_k_heads = kda.linear_v_heads = heads;
-  kda.linear_k_dim = kda.linear_v_dim = dim;
-  kda.conv_kernel = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "short_conv_kernel_size", 4), 1, 64);
+  const AttentionSpec kda = kimi_delta_attention(*linear_cfg, s);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = layer_attention_kind(v, i, arch.model_type) == AttentionKind::linear ? kda : dsa;
@@ -664,13 +671,7 @@ void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   mla.qk_nope_dim = v.int_or({"qk_nope_head_dim"}, 128);
   mla.head_dim_v = v.int_or({"v_head_dim"}, 128);
   mla.head_dim_k = mla.qk_nope_dim + mla.qk_rope_dim;
-  AttentionSpec kda;
-  kda.kind = AttentionKind::linear;
-  const std::int64_t heads = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "num_heads", s.n_heads), 1, 1 << 16);
-  const std::int64_t dim = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "head_dim", 128), 1, 1 << 16);
-  kda.linear_k_heads = kda.linear_v_heads = heads;
-  kda.linear_k_dim = kda.linear_v_dim = dim;
-  kda.conv_kernel = std::clamp<std::int64_t>(json_int_or(*linear_cfg, "short_conv_kernel_size", 4), 1, 64);
+  const AttentionSpec kda = kimi_delta_attention(*linear_cfg, s);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = is_listed("kda_layers", i + 1) ? kda : mla;
