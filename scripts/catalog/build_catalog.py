@@ -1036,7 +1036,9 @@ def apply_sourced_prices(devices, records):
         if kind == "street_new":
             figures = [x for r in recs for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
             points = [r for r in recs if r.get("usd")]
-            chosen = points[-1] if points else recs[-1]
+            # The newest figure nobody doubted; a doubted one only when there is nothing else.
+            confident = [r for r in points if not weak_price(r)]
+            chosen = (confident or points or recs)[-1]
             usd = chosen.get("usd") or chosen.get("usd_low")
             if d["price_kind"] == "launch_msrp":
                 d["launch_price_usd"] = d["price_usd"]
@@ -1093,7 +1095,7 @@ def apply_sourced_prices(devices, records):
             usable = [r for r in recs if (r.get("usd") or r.get("usd_low"))]
             if not usable:
                 continue
-            chosen = usable[-1]
+            chosen = ([r for r in usable if not weak_price(r)] or usable)[-1]
             d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
             d["price_kind"] = {"list_price": "list"}.get(kind, kind)
             d["price_as_of"] = price_date(chosen.get("as_of"))
@@ -1151,8 +1153,18 @@ def exchange_rates():
             per_usd = r.get("per_usd") or r.get("cny_per_usd")
             currency = r.get("currency") or ("CNY" if r.get("cny_per_usd") else None)
             if currency and per_usd and r.get("date") and r.get("source"):
-                rates.setdefault(currency, []).append((str(r["date"]), float(per_usd), r["source"]))
+                rates.setdefault(currency, []).append((str(r["date"]), float(per_usd), r["source"], weak_price(r)))
     return rates
+
+
+def middle_of(when):
+    """A date as precise as its source: '2026' is mid-year, '2026-04' mid-month."""
+    when = str(when or "")
+    if re.fullmatch(r"\d{4}", when):
+        return when + "-07-01"
+    if re.fullmatch(r"\d{4}-\d{2}", when):
+        return when + "-15"
+    return when[:10]
 
 
 def in_usd(r, rates):
@@ -1161,9 +1173,9 @@ def in_usd(r, rates):
     currency, amount = r.get("currency"), r.get("amount")
     if not currency or not amount or not rates.get(currency):
         return None
-    when = str(r.get("as_of") or "")
+    when = middle_of(r.get("as_of"))
     def distance(rate):
-        a, b = (when + "-01-01")[:10], (rate[0] + "-01-01")[:10]
+        a, b = when, middle_of(rate[0])
         try:
             return abs((datetime.date.fromisoformat(a) - datetime.date.fromisoformat(b)).days)
         except ValueError:
@@ -1171,8 +1183,10 @@ def in_usd(r, rates):
     nearest = min(rates[currency], key=distance)
     if distance(nearest) > 183:
         return None  # a rate half a year or more from the price is not its rate
-    date, per_usd, source = nearest
+    date, per_usd, source, weak_rate = nearest
     out = dict(r)
+    if weak_rate:  # a doubted rate makes a doubted price
+        out["note"] = f"LOW CONFIDENCE exchange rate. {r.get('note') or ''}".strip()
     out["usd"] = round(amount / per_usd)
     out["what"] = f"{r.get('what')} ({currency} {amount:,} at {per_usd:g} {currency} per USD on {date})"
     out["source"] = f"{r['source']}; rate: {source}"

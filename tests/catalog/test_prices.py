@@ -10,7 +10,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "catalo
 
 import build_catalog  # noqa: E402
 
-RATES = {"CNY": [("2025-01-02", 7.30, "rate A"), ("2026-01-05", 7.00, "rate B")]}
+# (date, units per USD, source, doubted)
+RATES = {"CNY": [("2025-01-02", 7.30, "rate A", False), ("2026-01-05", 7.00, "rate B", False)],
+         "JPY": [("2026-06-30", 162.65, "broker comment", True)]}
 
 
 def device(did="box"):
@@ -30,6 +32,24 @@ class Conversion(unittest.TestCase):
         self.assertIn("rate: rate A", out["source"])
         # A 2026-02 price takes the 2026 rate: 16499 / 7.00 = 2357.
         self.assertEqual(build_catalog.in_usd(dict(r, as_of="2026-02"), RATES)["usd"], 2357)
+
+    def test_a_year_only_date_is_mid_year(self):
+        # "2025" is read as 2025-07-01: 180 days from rate A (2025-01-02) and 188 from rate B
+        # (2026-01-05), so rate A: 16499 / 7.30 = $2,260. Read as January 1st it would still be A;
+        # "2025-12" (2025-12-15) is 21 days from B: 16499 / 7.00 = $2,357.
+        r = {"device_id": "x", "kind": "list_price", "usd": None, "currency": "CNY", "amount": 16499,
+             "what": "card", "as_of": "2025", "source": "page"}
+        self.assertEqual(build_catalog.in_usd(r, RATES)["usd"], 2260)
+        self.assertEqual(build_catalog.in_usd(dict(r, as_of="2025-12"), RATES)["usd"], 2357)
+
+    def test_a_doubted_rate_makes_a_doubted_price(self):
+        # JPY 1,118,000 / 162.65 = 6873.7 -> $6,874, labelled low confidence by the rate's doubt.
+        r = {"device_id": "x", "kind": "street_new", "usd": None, "currency": "JPY", "amount": 1118000,
+             "what": "card", "as_of": "2026-07-23", "source": "shop"}
+        out = build_catalog.in_usd(r, RATES)
+        self.assertEqual(out["usd"], 6874)
+        self.assertTrue(build_catalog.weak_price(out))
+        self.assertFalse(build_catalog.weak_price(build_catalog.in_usd(dict(r, currency="CNY", as_of="2026-01"), RATES)))
 
     def test_no_rate_no_price(self):
         r = {"device_id": "x", "kind": "street_new", "usd": None, "currency": "GBP", "amount": 920.99,
@@ -53,6 +73,17 @@ class Platforms(unittest.TestCase):
         self.assertAlmostEqual(d["price_usd"], 19446.98, places=2)
         self.assertEqual(d["price_kind"], "platform_components")
         self.assertIn("8 x $1,800", d["price_machine"])
+
+    def test_a_newer_doubted_street_price_does_not_replace_a_sourced_one(self):
+        d = device()
+        build_catalog.apply_sourced_prices([d], [
+            {"device_id": "box", "kind": "street_new", "usd": 6490, "what": "listing", "as_of": "2026-07-14",
+             "source": "a"},
+            {"device_id": "box", "kind": "street_new", "usd": 6874, "what": "listing", "as_of": "2026-07-23",
+             "source": "b", "note": "LOW CONFIDENCE exchange rate."}])
+        self.assertEqual(d["price_usd"], 6490)
+        self.assertIsNone(d["price_low_confidence"])
+        self.assertEqual((d["price_low_usd"], d["price_high_usd"]), (6490, 6874))
 
     def test_a_missing_part_leaves_the_machine_unpriced(self):
         d = device()
