@@ -774,6 +774,15 @@ def apply_spec(d, spec, notes):
         notes.append("[device_specs.json] " + spec["notes"])
 
 
+def never_sold_apple_ids(cur_apple):
+    """Device ids of the chip and memory pairs Apple never sold (curated_apple.json memory_options_removed)."""
+    ids = set()
+    for ch in cur_apple["chips"]:
+        for size in cur_apple.get("memory_options_removed", {}).get(ch["ref"], {}).get("sizes", []):
+            ids.add(f"mac-{ch['slug']}-{ch['variant']}-{size}gb" if ch.get("variant") else f"mac-{ch['slug']}-{size}gb")
+    return ids
+
+
 def build_apple(recs, cur_apple, specs=None):
     chips = cur_apple["chips"]
     pairs = {}
@@ -785,9 +794,13 @@ def build_apple(recs, cur_apple, specs=None):
         extra = cur_apple.get("memory_options_added", {}).get(ch["ref"])
         if extra:
             sizes = sorted(set(sizes) | set(extra["sizes"]))
-        ch["_sizes"] = sizes
+        # Ids stay as they were before a never-sold size was dropped (mac-m3-max-40c-64gb).
         for s in sizes:
             pairs.setdefault((ch["slug"], s), []).append(ch["ref"])
+        never_sold = cur_apple.get("memory_options_removed", {}).get(ch["ref"])
+        if never_sold:
+            sizes = [s for s in sizes if s not in never_sold["sizes"]]
+        ch["_sizes"] = sizes
     out = {}
     for ch in chips:
         r = recs[ch["ref"]]
@@ -799,7 +812,11 @@ def build_apple(recs, cur_apple, specs=None):
         if cores:
             base_notes.append("GPU core options for this chip: " + "/".join(str(c) for c in cores) + ".")
         if r.get("memory_options_gb"):
-            base_notes.append("Memory options for this chip: " + "/".join(f"{m} GB" for m in r["memory_options_gb"]) + ".")
+            never_sold = cur_apple.get("memory_options_removed", {}).get(ch["ref"])
+            sold = [m for m in r["memory_options_gb"] if not never_sold or m not in never_sold["sizes"]]
+            base_notes.append("Memory options for this chip: " + "/".join(f"{m} GB" for m in sold) + "." +
+                              (f" Not {'/'.join(f'{m} GB' for m in never_sold['sizes'])}, which the reference lists: "
+                               f"{never_sold['note']} ({'; '.join(never_sold['sources'])})" if never_sold else ""))
         fp16 = r.get("fp16_vector_tflops")
         if fp16 is not None:
             base_notes.append(
@@ -1222,7 +1239,7 @@ def build_devices(ref, cur_dev, cur_apple):
         devices.append(normalize_device(r, cur_dev))
     devices += build_apple(recs, cur_apple, specs)
     known = {d["id"] for d in devices}
-    unknown = sorted(set(specs) - known)
+    unknown = sorted(set(specs) - known - never_sold_apple_ids(cur_apple))
     if unknown:
         raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
     apply_prices(devices, ref, cur_dev, cur_apple)
