@@ -42,6 +42,7 @@ const char* usage_text() {
          "                     (mixed cards: --gpu once per card, --gpu rtx-3090 --gpu rtx-3060-12gb)\n"
          "                     [--offload FRACTION] [--offload-mode auto|layers|experts]\n"
          "                     [--prompt 4096] [--output-tokens O (served under load: speed.served)] [--no-flash-attn] [--vision] [--draft MODEL_ID|mtp [--draft-tokens 4]]\n"
+         "                     [--attention-dp (vLLM/SGLang/TensorRT-LLM on N GPUs: each attends to its own sequences)]\n"
          "                     [--backend cuda|rocm|metal|vulkan|sycl|cpu]\n"
          "                     [--ram-gib 64] [--ram-bandwidth-gbs 89.6] [--ubatch 512]\n"
          "                     [--gpu-limit-mib N (a Mac: the iogpu.wired_limit_mb set; unified memory only)]\n"
@@ -176,6 +177,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     }
     if (arg == "--no-flash-attn") {
       c.no_flash_attention = true;
+      continue;
+    }
+    if (arg == "--attention-dp") {
+      c.attention_dp = true;
       continue;
     }
     if (arg == "--gpu") {  // repeatable, one per card: the ids join into "a,b,c" (mixed cards)

@@ -37,6 +37,7 @@ struct Command {
   std::optional<long long> prompt;
   std::optional<long long> output_tokens;  // served figures: output tokens per request
   bool no_flash_attention = false;
+  bool attention_dp = false;
   std::optional<std::string> draft;      // speculative decoding: a catalog model id, or "mtp"
   std::optional<long long> draft_tokens;  // tokens drafted per step
   bool vision = false;  // images in: the vision encoder and projector (mmproj) and one image's tokens

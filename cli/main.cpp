@@ -159,6 +159,7 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   s.gpu_count = static_cast<int>(gpus);
   s.offload_fraction = c.offload.value_or(0.0);
   s.flash_attention = !c.no_flash_attention;
+  s.attention_data_parallel = c.attention_dp;
   s.vision = c.vision;
   if (c.draft_tokens && (*c.draft_tokens < 1 || *c.draft_tokens > 64))
     return Error{"cli.bad_argument", "--draft-tokens must be between 1 and 64"};

@@ -66,6 +66,7 @@ Result<SizerRequest> sizer_request(const Command& c) {
     r.output_tokens = *c.output_tokens;
   }
   r.flash_attention = !c.no_flash_attention;
+  r.attention_data_parallel = c.attention_dp;
   r.vision = c.vision;
   if (c.draft) r.draft = *c.draft;
   if (c.draft_tokens) r.draft_tokens = static_cast<int>(*c.draft_tokens);

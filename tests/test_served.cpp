@@ -9,6 +9,7 @@
 #include "llmsizer/speed.hpp"
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
+#include "speed_rates.hpp"
 #include "test_support.hpp"
 
 using Catch::Matchers::WithinRel;
@@ -237,4 +238,89 @@ TEST_CASE("a request's own serving constants replace the fitted row's, and say s
   // The single-stream decode step of the same eight sequences reads as much
   // as the served step without a chunk: neutral factors, no extra cost.
   CHECK(a.decode_step_work.gpu_weight_bytes == plain.speed->decode_batch_work.gpu_weight_bytes);
+}
+
+TEST_CASE("attention data parallel: each GPU holds its own sequences' whole cache and the whole attention", "[served]") {
+  // DeepSeek-V3 (MLA), BF16 weights on 8 MI325X (256 GB: 1.34 TB of BF16 over
+  // 8 leaves room), 16 sequences of 2048 tokens.
+  // MLA caches one 512-wide latent and a 64-wide rotary key per token and
+  // layer: (512 + 64) x 2 bytes x 61 layers = 70,272 bytes per token, 2048 x
+  // 70,272 = 143,917,056 per sequence, 2,302,672,896 for the 16.
+  // Tensor parallel keeps the latent whole on every GPU (all 2,302,672,896);
+  // attention data parallel gives each GPU 16 / 8 = 2 sequences:
+  // 287,834,112.
+  // Attention weights per layer (config: hidden 7168, q_lora 1536, kv_lora
+  // 512, 128 heads, nope 128 + rope 64 query dims, value 128):
+  //   q_a 7168 x 1536 = 11,010,048; q_b 1536 x 128 x 192 = 37,748,736;
+  //   kv_a 7168 x (512 + 64) = 4,128,768; kv_b 512 x 128 x (128 + 128) =
+  //   16,777,216; o 128 x 128 x 7168 = 117,440,512; together 187,105,280,
+  //   x 61 layers = 11,413,422,080 parameters, 22,826,844,160 bytes in BF16.
+  // Data parallel keeps them whole on each GPU: 7/8 of them more per GPU than
+  // tensor parallel's eighth, 22,826,844,160 - 22,826,844,160 / 8 =
+  // 19,973,488,640 bytes.
+  const Architecture arch = test::catalog_arch("deepseek-v3");
+  Scenario tp = served_scenario("mi325x", "BF16-native", 1024, 1024, 16);
+  tp.context_tokens = 2048;
+  tp.gpu_count = 8;
+  Scenario dp = tp;
+  dp.attention_data_parallel = true;
+  const Estimate a = run(arch, tp);
+  const Estimate b = run(arch, dp);
+  CHECK(a.weights.mixer_bytes == 22826844160);
+  CHECK(a.memory.attention_ranks == 1);
+  CHECK(b.memory.attention_ranks == 8);
+  CHECK(a.memory.per_gpu.front().kv_cache_bytes == 2302672896);
+  CHECK(b.memory.per_gpu.front().kv_cache_bytes == 287834112);
+  CHECK(b.memory.per_gpu.front().weights_bytes - a.memory.per_gpu.front().weights_bytes == 19973488640);
+  // The pool: what a GPU leaves after its weights and buffers, in whole
+  // sequences of 143,917,056 bytes, times the 8 GPUs that each hold their own.
+  const GpuShare& g = b.memory.per_gpu.front();
+  const std::int64_t pool = g.usable_bytes - (g.required_bytes - g.kv_cache_bytes);
+  REQUIRE(b.memory.max_concurrent_sequences.has_value());
+  CHECK(*b.memory.max_concurrent_sequences == pool / 143917056 * 8);
+  // A decode step of the 16: each GPU reads its 2 sequences' cache (1/8 of the
+  // batch's) and the whole attention weights.
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(dp, 2048));
+  const StepWork wa = decode_step_work(arch, tp, a, 16, cache, 2048);
+  const StepWork wb = decode_step_work(arch, dp, b, 16, cache, 2048);
+  CHECK_THAT(wb.gpu_kv_bytes, WithinRel(wa.gpu_kv_bytes / 8.0, 1e-12));
+  CHECK_THAT(wb.gpu_weight_bytes - wa.gpu_weight_bytes, WithinRel(19973488640.0, 1e-12));
+  // No all-reduce after attention: one collective per layer (the FFN's), 61, not 122.
+  CHECK(wa.allreduces == 122);
+  CHECK(wb.allreduces == 61);
+}
+
+TEST_CASE("attention data parallel is for serving engines on several GPUs", "[served]") {
+  const Architecture arch = test::catalog_arch("deepseek-v3");
+  Scenario s = served_scenario("h200-sxm", "BF16-native", 1024, 1024, 16);
+  s.attention_data_parallel = true;  // one GPU: nothing to split
+  const Estimate e = run(arch, s);
+  CHECK(e.memory.attention_ranks == 1);
+  bool warned = false;
+  for (const auto& w : e.warnings) warned = warned || w.find("attention data parallel") != std::string::npos;
+  CHECK(warned);
+}
+
+TEST_CASE("attention's products run at the 16-bit rate when the weights are FP8", "[served]") {
+  // H100 SXM: 1,978 TFLOPS dense FP8 and 989 dense BF16 (NVIDIA's datasheet
+  // halves its with-sparsity 3,958 and 1,979). An FP8 checkpoint's GEMMs run
+  // at the FP8 rate; FlashAttention multiplies queries by BF16 keys at the
+  // BF16 rate, half of it: 989 / 1,978 = 0.5.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  Scenario s = served_scenario("h100-sxm", "FP8", 1024, 1024, 8);
+  const Estimate e = run(arch, s);
+  const EffectiveRates r = effective_rates(s, e, EngineFamily::serving, WeightFamily::fp8, false);
+  CHECK(r.basis.flops_basis == "fp8");
+  CHECK_THAT(r.attention_flops / r.matrix_flops, WithinRel(0.5, 1e-12));
+  // A step of 1 GFLOP of GEMMs and 1 GFLOP of attention takes the GEMMs' time
+  // plus twice that for the attention: 3 x 1e9 / matrix_flops (rows many
+  // enough that tile waste is nil: gemm_rows 0 turns it off).
+  StepWork w;
+  w.flops = 2e9;
+  w.attention_flops = 1e9;
+  const StepTime t = step_time(w, r, 1.0, 1.0);
+  CHECK_THAT(t.compute_s, WithinRel(3e9 / r.matrix_flops, 1e-12));
+  // BF16 weights: one rate for both, no separate attention rate.
+  const EffectiveRates bf16 = effective_rates(s, e, EngineFamily::serving, WeightFamily::float16, false);
+  CHECK(bf16.attention_flops == 0.0);
 }

@@ -243,6 +243,10 @@ class App {
     }
     const unchanged = toHash(next) === toHash(this.state);
     this.state = next;
+    // The engine and the device count decide whether attention data parallel is offered.
+    if (name === 'engine' || name === 'gpus') {
+      $('adp-row').hidden = !controls.attentionDpOffered(next);
+    }
     if (unchanged && !replaceHash) {
       this.settle();  // the input events of this move already recomputed everything
       return;
@@ -273,6 +277,7 @@ class App {
     };
     // Only when set: the matrix's fast path takes the plain fields alone.
     if (s.vision === 1 && !('vision' in overrides)) request.vision = true;
+    if (s.adp === 1 && !('attention_data_parallel' in overrides)) request.attention_data_parallel = true;
     if (s.draft && !('draft' in overrides)) request.draft = s.draft;
     if (s.offload_mode !== 'auto' && s.offload > 0) request.offload_mode = s.offload_mode;
     if (s.split && !('layer_split' in overrides)) request.layer_split = s.split;

@@ -214,6 +214,14 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back("a layer split applies to llama.cpp and Ollama; tensor parallel splits every layer");
   if (s.engine == InferenceEngine::mlx && n_gpus > 1)
     e.warnings.push_back("MLX runs on one machine; the GPU count was ignored");
+  bool routed_experts = false;
+  for (const LayerSpec& l : arch.layers) routed_experts = routed_experts || l.ffn.n_experts > 0;
+  const bool attention_dp = s.attention_data_parallel && tp && routed_experts;
+  if (s.attention_data_parallel && !tp)
+    e.warnings.push_back("attention data parallel applies to vLLM, SGLang and TensorRT-LLM on more than one GPU; ignored");
+  else if (s.attention_data_parallel && !routed_experts)
+    e.warnings.push_back("attention data parallel splits a mixture-of-experts model's experts across the GPUs; "
+                         "this model has none (data parallel would be whole replicas): ignored");
   const int devices = s.engine == InferenceEngine::mlx ? 1 : n_gpus;
 
   // Offload: layers or experts in system RAM.
@@ -327,15 +335,24 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       kv_heads = std::max(kv_heads, layer.attn.n_kv_heads);
       mla = mla || layer.attn.mla;
     }
-    if (mla) kv_per_gpu = e.kv.total_bytes;
+    std::int64_t weights_per_gpu = gpu_weight_total / n_gpus;
+    if (attention_dp) {
+      // Attention data parallel: a GPU holds the whole cache of its share of
+      // the sequences (the largest share: sequences / GPUs rounded up) and the
+      // whole attention weights; the other matrices stay split.
+      e.memory.attention_ranks = n_gpus;
+      const std::int64_t own = (s.sequences + n_gpus - 1) / n_gpus;
+      kv_per_gpu = e.kv.total_bytes / std::max<std::int64_t>(s.sequences, 1) * own;
+      weights_per_gpu += e.weights.mixer_bytes - e.weights.mixer_bytes / n_gpus;
+    } else if (mla) kv_per_gpu = e.kv.total_bytes;
     else if (kv_heads >= n_gpus) kv_per_gpu = e.kv.total_bytes / n_gpus;
     else kv_per_gpu = kv_heads > 0 ? e.kv.total_bytes / kv_heads : e.kv.total_bytes / n_gpus;
-    if (!mla && kv_heads > 0 && kv_heads < n_gpus)
+    if (!attention_dp && !mla && kv_heads > 0 && kv_heads < n_gpus)
       e.warnings.push_back("tensor parallel " + std::to_string(n_gpus) + " exceeds the " +
                            std::to_string(kv_heads) + " KV heads: each GPU keeps a replicated head");
     for (auto& g : e.memory.per_gpu) {
       g.projector_bytes = e.memory.projector_bytes / n_gpus;  // the tower's matrices split like the model's
-      g.weights_bytes = gpu_weight_total / n_gpus;
+      g.weights_bytes = weights_per_gpu;
       g.kv_cache_bytes = kv_per_gpu;
       g.runtime_bytes = rt.total_bytes;
       g.first_layer = 0;

@@ -32,6 +32,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.integer(kPromptLimit, r.prompt_tokens);
   f.integer(kOutputLimit, r.output_tokens);
   f.boolean("flash_attention", r.flash_attention);
+  f.boolean("attention_data_parallel", r.attention_data_parallel);
   f.boolean("vision", r.vision);
   f.text("draft", r.draft, kModelLength);
   f.integer(Limit{"draft_tokens", 1, 64}, r.draft_tokens);
@@ -221,6 +222,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["kv_cache_request_bytes"] = m.kv_cache_request_bytes;
   mem["concurrent_sequences"] = m.concurrent_sequences;
   mem["max_concurrent_sequences"] = optional_json(m.max_concurrent_sequences);
+  mem["attention_ranks"] = m.attention_ranks;
   // Unified memory: the one pool, the OS's share, the GPU's limit and its rule.
   mem["unified_pool"] = m.unified_pool;
   // The OS's share of the host's RAM (or of the unified pool): system_ram_bytes

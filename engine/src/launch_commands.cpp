@@ -530,7 +530,10 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
   return c;
 }
 
-LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
+// attention_ranks > 1: the estimate's attention data parallel over that many
+// GPUs (vLLM: data parallel with expert parallel, its documented layout for
+// DeepSeek-style MoE models; SGLang: --dp with --enable-dp-attention).
+LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bool sglang) {
   LaunchCommand out{sglang ? "sglang" : "vllm", {}, {}};
   const std::string engine = sglang ? "SGLang" : "vLLM";
   if (is_apple(s)) {
@@ -553,14 +556,19 @@ LaunchCommand serving(const Names& n, const Scenario& s, bool sglang) {
   if (!sglang) {
     // The pool comes from --gpu-memory-utilization; --max-model-len caps one sequence.
     p = {"vllm serve " + c.repo, "--max-model-len " + std::to_string(s.context_tokens)};
-    if (s.gpu_count > 1) p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
+    if (attention_ranks > 1)
+      p.push_back("--data-parallel-size " + std::to_string(attention_ranks) + " --enable-expert-parallel");
+    else if (s.gpu_count > 1)
+      p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
     p.push_back("--gpu-memory-utilization " + std::to_string(s.gpu_memory_utilization).substr(0, 4));
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8");
-    p.push_back("--max-num-seqs " + std::to_string(s.sequences));
+    // Each data-parallel rank is an engine of its own with its own limit.
+    p.push_back("--max-num-seqs " + std::to_string((s.sequences + attention_ranks - 1) / std::max(attention_ranks, 1)));
   } else {
     // SGLang's pool is --mem-fraction-static, the estimate's 0.88.
     p = {"python -m sglang.launch_server --model-path " + c.repo, "--context-length " + std::to_string(s.context_tokens)};
     if (s.gpu_count > 1) p.push_back("--tp " + std::to_string(s.gpu_count));
+    if (attention_ranks > 1) p.push_back("--dp " + std::to_string(attention_ranks) + " --enable-dp-attention");
     p.push_back("--mem-fraction-static 0.88");
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8_e5m2");
     p.push_back("--max-running-requests " + std::to_string(s.sequences));
@@ -649,8 +657,8 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
     draft.hf_repo = draft.id;
     draft.dist = names.find(s.draft->label);
   }
-  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, false),
-                                 serving(n, s, true), mlx(n, s)};
+  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, e.memory.attention_ranks, false),
+                                 serving(n, s, e.memory.attention_ranks, true), mlx(n, s)};
   if (s.gpu_limit_bytes > 0 && is_apple(s)) {
     // The raised GPU limit first: macOS resets it at the next restart.
     const std::string raise = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(s.gpu_limit_bytes >> 20);

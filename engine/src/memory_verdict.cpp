@@ -21,17 +21,20 @@ double ratio(std::int64_t required, std::int64_t available) {
 void admit_sequences(const Scenario& s, Estimate& e) {
   GpuShare& first = e.memory.per_gpu.front();
   const std::int64_t sequences = s.sequences;
+  const std::int64_t ranks = e.memory.attention_ranks;  // GPUs holding disjoint sequences
   const std::int64_t fixed = first.required_bytes - first.kv_cache_bytes;
   const std::int64_t pool_bytes = std::max<std::int64_t>(0, first.usable_bytes - fixed);
-  const std::int64_t per_sequence = (first.kv_cache_bytes + sequences - 1) / sequences;
-  const std::int64_t max_sequences = per_sequence > 0 ? pool_bytes / per_sequence : sequences;
+  const std::int64_t own = (sequences + ranks - 1) / ranks;  // the first GPU's sequences
+  const std::int64_t per_sequence = (first.kv_cache_bytes + own - 1) / own;
+  const std::int64_t max_sequences = per_sequence > 0 ? pool_bytes / per_sequence * ranks : sequences;
   e.memory.max_concurrent_sequences = max_sequences;
   // Sized with at least one sequence: the one that must fit for the engine to start.
   const std::int64_t admitted = std::clamp<std::int64_t>(max_sequences, 1, sequences);
   e.memory.concurrent_sequences = admitted;
   if (admitted == sequences) return;
+  const std::int64_t admitted_own = (admitted + ranks - 1) / ranks;
   for (GpuShare& g : e.memory.per_gpu) {
-    g.kv_cache_bytes = g.kv_cache_bytes / sequences * admitted;
+    g.kv_cache_bytes = g.kv_cache_bytes / own * admitted_own;
     g.required_bytes = g.weights_bytes + g.kv_cache_bytes + g.runtime_bytes + g.projector_bytes + g.draft_bytes;
   }
   e.memory.kv_cache_bytes = e.kv.total_bytes / sequences * admitted;

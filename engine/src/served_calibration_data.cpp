@@ -9,11 +9,12 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::cuda, "", {0.9951, 0.59, 0.00042, 1.0, 0.04}, 3, ""},
     {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.0035}, 3, ""},
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.7, 0.0}, 12, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.0014, 0.4126, 0.1275}, 18, ""},
+    {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.002744, 0.2106, 0.1275}, 18, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.5, 1.0, 0.004, 1.211, 0.0115}, 2, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.001, 3.0, 0.345}, 6, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 1.263, 0.002, 1.07, 0.034}, 22, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.535, 1.0, 0.0, 1.0, 0.0}, 6, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.01275, 1.351, 0.483}, 7, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 2.0, 0.002645, 1.324, 0.034}, 14, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5725, 0.3, 0.0014, 2.36, 0.0}, 13, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {1.3, 0.7, 0.0, 1.86, 0.0}, 28, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);

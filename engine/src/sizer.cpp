@@ -157,6 +157,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.gpu_count = r.gpu_count;
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;
+  s.attention_data_parallel = r.attention_data_parallel;
   s.vision = r.vision;
   if (!r.draft.empty()) {
     DraftModel d;

@@ -114,6 +114,8 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
   r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
   r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);
+  if ((r.basis.flops_basis == "fp8" || r.basis.flops_basis == "fp4") && d.fp16_flops > 0.0)
+    r.attention_flops = d.fp16_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);
   // NVLink figures are both directions together; a ring all-reduce moves data
   // one way per link. Without NVLink the GPUs talk over PCIe.
   r.link_bytes_per_s = d.interconnect_bytes_per_s > 0.0 ? d.interconnect_bytes_per_s / 2.0 : k.pcie_bytes_per_s;
@@ -138,14 +140,18 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   // GEMMs of few token rows leave their tiles part empty: time x (1 + m0 / rows),
   // for the dense matrices (rows = the pass's tokens) and the routed experts
   // (rows = the tokens routed to each).
-  double gemm_flops = w.flops;
+  // Attention's products run at their own (16-bit) rate where it differs.
+  const bool own_attention_rate = r.attention_flops > 0.0;
+  const double attention = own_attention_rate ? w.attention_flops : 0.0;
+  double gemm_flops = w.flops - attention;
   if (w.gemm_rows > 0.0) {
-    const double dense = w.flops - w.expert_flops;
+    const double dense = w.flops - attention - w.expert_flops;
     gemm_flops = dense * (1.0 + k.gemm_half_rows / w.gemm_rows);
     if (w.expert_flops > 0.0 && w.expert_rows > 0.0)
       gemm_flops += w.expert_flops * (1.0 + k.gemm_half_rows / w.expert_rows);
   }
-  t.compute_s = ratio(gemm_flops, r.matrix_flops * gemm_factor);
+  t.compute_s = ratio(gemm_flops, r.matrix_flops * gemm_factor) +
+                (own_attention_rate ? ratio(attention, r.attention_flops * gemm_factor) : 0.0);
   if (w.tensor_parallel > 1) {
     // Ring all-reduce: each GPU sends and receives 2 (TP - 1) / TP of the buffer.
     const double tp = static_cast<double>(w.tensor_parallel);

@@ -13,6 +13,7 @@ Json step_json(const StepWork& w, const StepTime& t) {
   work["host_to_gpu_bytes"] = w.host_to_gpu_bytes;
   work["flops"] = w.flops;
   work["expert_flops"] = w.expert_flops;
+  work["attention_flops"] = w.attention_flops;
   work["gemm_rows"] = w.gemm_rows;
   work["expert_rows"] = w.expert_rows;
   work["layers"] = w.layers;

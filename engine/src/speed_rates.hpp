@@ -17,6 +17,10 @@ struct EffectiveRates {
   double kv_bytes_per_s = 0.0;      // GPU memory, KV and state reads
   double ram_bytes_per_s = 0.0;     // system RAM read by the CPU
   double matrix_flops = 0.0;        // GEMMs: prefill and batched decode; 0 when unknown
+  // Attention's products (queries by cached keys, scores by values): 16-bit
+  // however the weights are stored, so FP8 and FP4 weights' rate does not
+  // apply (FlashAttention / FlashMLA kernels multiply BF16). 0: matrix_flops.
+  double attention_flops = 0.0;
   double link_bytes_per_s = 0.0;    // one direction of the GPU-to-GPU link
   double layer_overhead_s = 0.0;
   double allreduce_latency_s = 0.0;  // one small tensor-parallel all-reduce

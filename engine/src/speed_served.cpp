@@ -36,6 +36,7 @@ EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f
   r.weight_bytes_per_s *= f.bandwidth_factor;
   r.kv_bytes_per_s *= f.bandwidth_factor;
   r.matrix_flops *= f.compute_factor;
+  r.attention_flops *= f.compute_factor;
   r.allreduce_latency_s *= f.allreduce_latency_factor;
   r.step_overhead_s = f.step_overhead_s;
   return r;

@@ -64,6 +64,14 @@ int allreduces_per_pass(const Architecture& arch) {
   return n;
 }
 
+int attention_layer_count(const Architecture& arch) {
+  int n = 0;
+  const int n_layers = arch.decoder_layer_count();
+  for (int i = 0; i < n_layers; ++i)
+    if (arch.layers[static_cast<std::size_t>(i)].attn.kind != AttentionKind::none) ++n;
+  return n;
+}
+
 int moe_layer_count(const Architecture& arch) {
   int n = 0;
   const int n_layers = arch.decoder_layer_count();
@@ -246,6 +254,7 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   const double weight_total = reads.gpu_bytes + reads.ram_bytes;
   const double gpu_share = weight_total > 0.0 ? reads.gpu_bytes / weight_total : 1.0;
   const double flops = b * (2.0 * matmul_params_per_token(arch, e.params) * gpu_share + attention_flops);
+  w.attention_flops = b * attention_flops;
 
   if (tp) {
     // Every GPU holds 1/TP of each weight and its share of the KV heads (the
@@ -257,8 +266,18 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus;
     w.gpu_kv_bytes = kv_gpu * kv_share;
     w.flops = flops / n_gpus;
+    w.attention_flops /= n_gpus;
     w.allreduces = allreduces_per_pass(arch);
     w.allreduce_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
+    if (e.memory.attention_ranks > 1) {
+      // Attention data parallel: every GPU reads the whole attention weights
+      // for its own sequences (its cache share is kv_share already); the
+      // attention output needs no all-reduce, the FFN's gather and scatter of
+      // the batch's activations about one.
+      const double mixer = static_cast<double>(e.weights.mixer_bytes);
+      w.gpu_weight_bytes += mixer - mixer / n_gpus;
+      w.allreduces = allreduces_per_pass(arch) - attention_layer_count(arch);
+    }
   } else {
     w.gpu_weight_bytes = reads.gpu_bytes;
     w.gpu_kv_bytes = kv_gpu;
@@ -308,6 +327,7 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
     attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens(a, prefill_position);
   }
   w.flops += prefill * (2.0 * (matmul_params_per_token(arch, e.params) - head) + attention) / split;
+  w.attention_flops += prefill * attention / split;
   if (w.allreduces > 0) w.allreduce_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   if (w.boundary_bytes > 0.0) w.boundary_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   return w;
@@ -354,10 +374,12 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
     }
   }
 
+  w.attention_flops = attention;
   if (tp) {
     w.gpu_weight_bytes = reads.gpu_bytes / n_gpus * passes;
     w.flops = flops / n_gpus;
     w.expert_flops /= n_gpus;
+    w.attention_flops /= n_gpus;
     w.allreduces = allreduces_per_pass(arch) * w.passes;
     w.allreduce_bytes = static_cast<double>(chunk) * static_cast<double>(arch.hidden_size) * kActivationBytes;
   } else {

@@ -84,6 +84,7 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
         if (!t.is_mtp) w.routed_expert_bytes += bytes;
       }
       if (t.is_mtp) w.mtp_bytes += bytes;
+      else if (t.is_mixer()) w.mixer_bytes += bytes;
     }
   }
   // Parameters outside the layer model are stored at 16 bits.

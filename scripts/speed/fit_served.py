@@ -49,13 +49,14 @@ METRICS = ["per_user", "total", "ttft_s"]
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
 # row it matches; rows without fit runs borrow (BORROW) and say so.
 ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/rocm",
-        "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "llama.cpp/cuda"]
+        "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
 BORROW = {
     "sglang/rocm": ("vllm/rocm", "no SGLang runs on ROCm measured: vLLM's ROCm row"),
     "vllm/rocm": ("vllm/cuda", "no vLLM runs on ROCm measured: vLLM's CUDA row"),
     "vllm/cuda/mxfp4": ("vllm/cuda", "no gpt-oss runs: vLLM's CUDA row"),
     "sglang/cuda/mxfp4": ("sglang/cuda", "no gpt-oss runs: SGLang's CUDA row"),
     "tensorrt-llm/cuda/mxfp4": ("tensorrt-llm/cuda", "no gpt-oss runs: TensorRT-LLM's CUDA row"),
+    "tensorrt-llm/cuda/fp4": ("tensorrt-llm/cuda", "no NVFP4 runs: TensorRT-LLM's CUDA row"),
     "llama.cpp/cuda": (None, "no llama-server runs under load measured: llama.cpp's single-stream constants, "
                              "no per-step or per-request cost"),
 }
@@ -66,6 +67,9 @@ def row_of(case):
     base = "%s/%s" % (case.request["engine"], case.group["backend"])
     if case.group["model"].startswith("gpt-oss") and base + "/mxfp4" in ROWS:
         return base + "/mxfp4"
+    # NVFP4 checkpoints run Blackwell's FP4 GEMMs and MoE kernels of their own.
+    if case.request.get("quant", "").upper() == "NVFP4" and base + "/fp4" in ROWS:
+        return base + "/fp4"
     return base
 
 

@@ -147,10 +147,10 @@ def case_for(index, record, source, mlperf_lengths):
         return "speculative decoding"
     # The run's own parallel layout (a quoted table header may name other columns').
     parallel = record.get("parallel") or ""
-    if re.search(r"dp-attention|\bDEP\d|attention.dp|\bdp\d", parallel, re.I) or \
-            re.search(r"enable-dp-attention", quote):
-        return ("attention data parallel (each GPU attends to its own sequences and holds their cache, experts "
-                "split across GPUs): not modelled, llm-sizer's GPUs split every layer")
+    # Attention data parallel over all the run's GPUs (DEP-n: attention DP and
+    # expert parallel n; SGLang's --enable-dp-attention with --dp = --tp).
+    attention_dp = re.search(r"dp-attention|\bDEP\d|attention.dp|\bdp\d", parallel, re.I) is not None or \
+        re.search(r"enable-dp-attention", quote) is not None
     device = _first(DEVICES, record.get("device") or "")
     if not device:
         return "device %r not in the catalog" % record.get("device")
@@ -243,6 +243,15 @@ def case_for(index, record, source, mlperf_lengths):
         request["model"] = model
     if re.search(r"kv-cache-dtype[ =]fp8|kv_cache_dtype[ =]fp8", quote, re.I):
         request["kv"] = "fp8"
+    # TensorRT-LLM's perf overview (the page the runs come from) sets
+    # kv_cache_config dtype fp8 for DeepSeek R1, and for GPT-OSS except on
+    # Hopper ("# Hopper: use auto"), in the llm_options.yml it lists.
+    blackwell = device.startswith(("b200", "b300", "gb200", "gb300"))
+    if "perf-overview.md" in (record.get("source") or "") and \
+            (model.startswith("deepseek-r1") or (model.startswith("gpt-oss") and blackwell)):
+        request["kv"] = "fp8"
+    if attention_dp:
+        request["attention_data_parallel"] = True
     rid = "%s|%d" % (source, index)
     band = "1-8" if conc <= 8 else "9-64" if conc <= 64 else "65+"
     group = {"engine": engine, "backend": "rocm" if device.startswith("mi") else "cuda", "device": device,

@@ -200,6 +200,29 @@ test('a shared link keeps its rental price: the receiver sees the sender\'s cost
   await page.close();
 });
 
+test('attention data parallel: offered for a serving engine on several devices, it moves the cache and the command', async () => {
+  // DeepSeek R1 on 8 H200 under SGLang, 64 sequences of 4K: tensor parallel
+  // keeps MLA's latent cache whole on every GPU; attention data parallel gives
+  // each GPU its own 8 sequences (an eighth of the cache) and the whole
+  // attention weights, and the command gains --dp 8 --enable-dp-attention.
+  const hash = '#model=deepseek-r1&quant=native&engine=sglang&gpu=h200-sxm&gpus=8&batch=64&ctx=4096';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  await waitForApp(page);
+  assert.equal(await page.$eval('#adp-row', (e) => e.hidden), false);
+  const kvBefore = Number(await fieldValue(page, 'memory.kv_cache_on_gpus_bytes'));
+  await page.check('#adp');
+  await page.waitForFunction((b) => Number(document.querySelector('[data-field="memory.kv_cache_on_gpus_bytes"]').dataset.value) < b, kvBefore);
+  const kvAfter = Number(await fieldValue(page, 'memory.kv_cache_on_gpus_bytes'));
+  assert.ok(Math.abs(kvAfter * 8 - kvBefore) / kvBefore < 1e-6, `${kvAfter} x 8 vs ${kvBefore}`);
+  assert.match(await page.evaluate(() => location.hash), /adp=1/);
+  await page.waitForFunction(() => /--dp 8 --enable-dp-attention/.test(document.body.textContent));
+  // One device: nothing to split, the choice is not offered.
+  await page.goto(session.server.url + '#model=deepseek-r1&quant=native&engine=sglang&gpu=h200-sxm&gpus=1');
+  await page.waitForFunction(() => document.getElementById('adp-row').hidden);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('each control updates the figures and the URL', async () => {
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090`);
   const changes = [

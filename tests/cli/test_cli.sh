@@ -308,6 +308,15 @@ json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].st
   command --model llama-3.1-8b --gpu rtx-4090
 json_check "command: vLLM serves the FP8 repo" "j['vllm']['steps'][0].startswith('vllm serve zai-org/GLM-4.5-FP8') and '--tensor-parallel-size 8' in j['vllm']['steps'][0]" \
   command --model glm-4.5 --quant FP8 --engine vllm --gpu h100-sxm --gpus 8
+# Attention data parallel: vLLM's data-parallel ranks with expert parallel,
+# each rank with its own request limit (64 over 8 ranks: 8); SGLang's --dp
+# with --enable-dp-attention beside --tp; every GPU attends for its own share.
+json_check "command: attention data parallel" "'--data-parallel-size 8 --enable-expert-parallel' in j['vllm']['steps'][0] and '--tensor-parallel-size' not in j['vllm']['steps'][0] and '--max-num-seqs 8' in j['vllm']['steps'][0] and '--dp 8 --enable-dp-attention' in j['sglang']['steps'][0]" \
+  command --model glm-4.5 --quant FP8 --engine vllm --gpu h100-sxm --gpus 8 --batch 64 --attention-dp
+json_check "estimate: attention data parallel ranks" "j['memory']['attention_ranks'] == 8" \
+  estimate --model glm-4.5 --quant FP8 --engine sglang --gpu h100-sxm --gpus 8 --batch 64 --attention-dp
+json_check "estimate: no attention data parallel for a dense model" "j['memory']['attention_ranks'] == 1 and any('attention data parallel' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-70b --quant FP8 --engine vllm --gpu h100-sxm --gpus 2 --attention-dp
 # 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
 # offer's month is its hourly price x 8 h x 365.25/12 days.
 # Falcon 7B's config states no maximum context: the largest context is the one asked, marked so.

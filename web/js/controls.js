@@ -2,6 +2,7 @@
 // (context and prompt are logarithmic, snapping to powers of two) and back.
 import * as fmt from './format.js';
 import { writeText, writeValue } from './render.js';
+import { SERVING_ENGINES } from './serving.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -161,6 +162,11 @@ export function contextFromSlider(position, maxTokens) {
   return maxTokens ? Math.min(tokens, maxTokens) : tokens;
 }
 
+// Attention data parallel is a serving engine's layout over several equal devices.
+export function attentionDpOffered(state) {
+  return SERVING_ENGINES.has(state.engine) && state.gpus > 1 && !state.cards;
+}
+
 export function writeControls(state, model) {
   $('model').value = state.model;
   $('quant').value = state.quant;
@@ -169,6 +175,8 @@ export function writeControls(state, model) {
   $('gpu').value = state.gpu;
   $('vision-row').hidden = !model?.vision;
   $('vision').checked = state.vision === 1;
+  $('adp-row').hidden = !attentionDpOffered(state);
+  $('adp').checked = state.adp === 1;
   $('draft').value = state.draft;
   setContextRange(model?.max_context_tokens);
   $('ctx').value = String(Math.round(log2(state.ctx)));
@@ -228,6 +236,7 @@ export function readControl(name, state, model) {
     }
     case 'price': next.price = el.value === '' ? null : Number(el.value); break;
     case 'vision': next.vision = el.checked ? 1 : 0; break;
+    case 'adp': next.adp = el.checked ? 1 : 0; break;
     case 'model': next.model = el.value; next.split = ''; break;  // layer counts are the model's
     case 'gpu':
       next.gpu = el.value;

@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -35,9 +35,10 @@ export const DEFAULTS = {
   sin: 1024,    // serving under load: tokens in per request
   sout: 1024,   // ... and out
   stps: 20,     // ... and the speed each user needs (0: no target)
+  adp: 0,       // 1: attention data parallel over the devices (serving engines, MoE models)
 };
 // Keys written to a link only when they differ from the defaults.
-const ONLY_WHEN_SET = ['sin', 'sout', 'stps'];
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp'];
 // Whole numbers of layers, one per GPU; the engine checks they add up.
 const SPLIT = /^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){1,63}$/;
 
@@ -61,6 +62,7 @@ const LIMITS = {
   sin: [1, 1048576],
   sout: [1, 1048576],
   stps: [0, 10000],
+  adp: [0, 1],
 };
 
 // base: the state keys absent from the hash take (a prerendered page's own

@@ -57,6 +57,13 @@ struct Scenario {
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
   std::int64_t prefill_ubatch_tokens = 0;
   bool flash_attention = true;
+  // Attention data parallel over the GPUs (SGLang --enable-dp-attention,
+  // TensorRT-LLM enable_attention_dp, vLLM --data-parallel-size with
+  // --enable-expert-parallel): each GPU attends to its own share of the
+  // sequences and holds their whole cache, with the attention weights whole on
+  // every GPU; the experts (and other matrices) stay split. Serving engines on
+  // more than one GPU; ignored elsewhere with a warning.
+  bool attention_data_parallel = false;
   // Images in: the model's vision encoder and projector (llama.cpp's mmproj)
   // on the first GPU, and one image's tokens in each sequence's KV cache.
   // Error "scenario.no_vision" when the config has no vision section.
@@ -126,6 +133,9 @@ struct MemoryEstimate {
   // engine (vLLM, SGLang, TensorRT-LLM) what its pool admits, the rest queued.
   std::int64_t concurrent_sequences = 1;
   std::optional<std::int64_t> max_concurrent_sequences;  // paged engines: full-window sequences the pool holds
+  // GPUs that hold disjoint sequences' caches: the GPU count under attention
+  // data parallel, else 1 (tensor parallel splits every sequence's cache).
+  int attention_ranks = 1;
   std::int64_t kv_state_bytes = 0;  // recurrent share of kv_cache_bytes
   std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed
   std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting

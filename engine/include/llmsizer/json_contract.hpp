@@ -16,7 +16,7 @@ namespace llmsizer {
 
 // Keys as in the page's URL hash: model | config, quant, ctx, batch, kv, engine,
 // gpu | custom_gpu {memory_gib, bandwidth_gbs, tflops, vendor}, gpus, offload,
-// offload_mode, prompt, flash_attention, hourly_price_usd, purchase_price_usd,
+// offload_mode, prompt, flash_attention, attention_data_parallel, hourly_price_usd, purchase_price_usd,
 // years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs. Absent keys take the
 // defaults of SizerRequest; a key of the wrong type or range is an error naming it.
 // Requests about hardware alone (the planner's "what can I run") need no model.

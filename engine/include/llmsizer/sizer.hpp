@@ -47,6 +47,7 @@ struct SizerRequest {
   std::optional<ServedFactors> served_factors;  // Scenario::served_factors
   std::int64_t output_tokens = 0;  // served figures (speed.served) for requests of this many output tokens
   bool flash_attention = true;
+  bool attention_data_parallel = false;  // Scenario::attention_data_parallel
   // Speculative decoding: a catalog id of the draft model, or "mtp" (the
   // model's own MTP layers); empty: none. draft_tokens 0: 4 for a draft model,
   // the MTP layer count for MTP.

@@ -37,6 +37,7 @@ struct StepWork {
   double host_to_gpu_bytes = 0.0;  // prefill: offloaded weights llama.cpp copies to the GPU
   double flops = 0.0;              // matrix products and attention on the GPU(s)
   double expert_flops = 0.0;       // prefill: the routed experts' share of flops
+  double attention_flops = 0.0;    // the attention products' share of flops (scores and values over the cache)
   double gemm_rows = 0.0;          // prefill: tokens each dense weight matrix multiplies per pass
   double expert_rows = 0.0;        // prefill: expected tokens per routed expert per pass (chunk x k / n)
   int layers = 0;                  // decoder layers run per pass

@@ -59,6 +59,20 @@ struct TensorInfo {
     return role == TensorRole::ffn_gate_exps || role == TensorRole::ffn_up_exps ||
            role == TensorRole::ffn_down_exps;
   }
+  // The token mixer's projections (attention, linear attention, SSM, the DSA
+  // indexer): what attention data parallel keeps whole on every GPU.
+  bool is_mixer() const {
+    switch (role) {
+      case TensorRole::attn_q: case TensorRole::attn_k: case TensorRole::attn_v: case TensorRole::attn_qkv:
+      case TensorRole::attn_output: case TensorRole::attn_q_a: case TensorRole::attn_q_b: case TensorRole::attn_kv_a:
+      case TensorRole::attn_kv_b: case TensorRole::attn_sinks: case TensorRole::attn_gate: case TensorRole::indexer:
+      case TensorRole::linear_qkvz: case TensorRole::linear_out: case TensorRole::ssm_in: case TensorRole::ssm_out:
+      case TensorRole::ssm_conv1d: case TensorRole::ssm_small:
+        return true;
+      default:
+        return false;
+    }
+  }
   // Weights of which a token reads only the experts routed to.
   bool is_per_expert() const { return is_routed_expert() || role == TensorRole::ffn_expert_bias; }
 };

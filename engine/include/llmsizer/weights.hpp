@@ -18,6 +18,7 @@ struct WeightBreakdown {
   std::int64_t output_bytes = 0;         // output head + final norm
   std::int64_t routed_expert_bytes = 0;  // decoder routed experts (what --n-cpu-moe moves)
   std::int64_t mtp_bytes = 0;            // MTP layers present in the files
+  std::int64_t mixer_bytes = 0;          // decoder layers' attention / linear-attention / SSM projections (MTP not)
   std::vector<std::int64_t> layer_bytes;         // per decoder layer, all its tensors
   std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts
   double bits_per_weight = 0.0;          // tensor bytes * 8 / parameters in the files
