@@ -191,6 +191,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   weights["token_embd_bytes"] = e.weights.token_embd_bytes;
   weights["routed_expert_bytes"] = e.weights.routed_expert_bytes;
   weights["mtp_bytes"] = e.weights.mtp_bytes;
+  weights["mixer_bytes"] = e.weights.mixer_bytes;  // what attention data parallel keeps whole on every GPU
   weights["approximate_mix"] = s.quant.approximate;
   j["weights"] = std::move(weights);
 
