@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "llmsizer/json.hpp"
@@ -347,21 +348,38 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   if (gemma_family) arch.tied_embeddings = v.bool_or({"tie_word_embeddings"}, true);
 }
 
-// DeepSeek-V2/V3 family: multi-head latent attention, shared + routed experts.
-void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  MoeFfn routed;  // the same in every MoE layer: read once
+// Multi-head latent attention as DeepSeek's configs name it (and its DSA
+// indexer where present). A family that may leave a width out gives its
+// default; without one the field is required and positive.
+struct LatentWidthDefaults {
+  std::optional<std::int64_t> rope_dim;
+  std::optional<std::int64_t> nope_dim;
+  std::optional<std::int64_t> v_dim;
+};
+
+AttentionSpec latent_attention(ConfigView& v, const CommonSizes& s, const LatentWidthDefaults& d) {
+  auto width = [&](const char* key, const std::optional<std::int64_t>& fallback) {
+    return fallback ? v.int_or({key}, *fallback) : v.require_positive({key});
+  };
   AttentionSpec a;
   a.mla = true;
   a.n_heads = s.n_heads;
   a.n_kv_heads = 1;  // one latent per token, shared by all heads
   a.q_lora_rank = v.int_or({"q_lora_rank"}, 0);
   a.kv_lora_rank = v.require_positive({"kv_lora_rank"});
-  a.qk_rope_dim = v.require_positive({"qk_rope_head_dim"});
-  a.qk_nope_dim = v.require_positive({"qk_nope_head_dim"});
-  a.head_dim_v = v.require_positive({"v_head_dim"});
+  a.qk_rope_dim = width("qk_rope_head_dim", d.rope_dim);
+  a.qk_nope_dim = width("qk_nope_head_dim", d.nope_dim);
+  a.head_dim_v = width("v_head_dim", d.v_dim);
   a.head_dim_k = a.qk_nope_dim + a.qk_rope_dim;
   a.index_n_heads = v.int_or({"index_n_heads"}, 0);
   a.index_head_dim = v.int_or({"index_head_dim"}, 0);
+  return a;
+}
+
+// DeepSeek-V2/V3 family: multi-head latent attention, shared + routed experts.
+void read_latent_attention_moe(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const AttentionSpec a = latent_attention(v, s, {});
   const bool moe = read_expert_count(v) > 1;
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
@@ -615,18 +633,8 @@ void read_glm5_next(ConfigView& v, const CommonSizes& s, Architecture& arch) {
                                        " that says which layers use linear attention and how wide they are");
     return;
   }
-  AttentionSpec dsa;
-  dsa.mla = true;
-  dsa.n_heads = s.n_heads;
-  dsa.n_kv_heads = 1;
-  dsa.q_lora_rank = v.int_or({"q_lora_rank"}, 0);
-  dsa.kv_lora_rank = v.require_positive({"kv_lora_rank"});
-  dsa.qk_rope_dim = v.int_or({"qk_rope_head_dim"}, 0);  // 0: NoPE (mla_use_nope)
-  dsa.qk_nope_dim = v.require_positive({"qk_nope_head_dim"});
-  dsa.head_dim_v = v.require_positive({"v_head_dim"});
-  dsa.head_dim_k = dsa.qk_nope_dim + dsa.qk_rope_dim;
-  dsa.index_n_heads = v.int_or({"index_n_heads"}, 0);
-  dsa.index_head_dim = v.int_or({"index_head_dim"}, 0);
+  // qk_rope_head_dim 0 or absent: NoPE latent attention (mla_use_nope).
+  const AttentionSpec dsa = latent_attention(v, s, {0, std::nullopt, std::nullopt});
   const AttentionSpec kda = kimi_delta_attention(*linear_cfg, s);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
@@ -661,16 +669,7 @@ void read_kimi_linear(ConfigView& v, const CommonSizes& s, Architecture& arch) {
       if (x.is_number_integer() && x.get<std::int64_t>() == layer_1based) return true;
     return false;
   };
-  AttentionSpec mla;
-  mla.mla = true;
-  mla.n_heads = s.n_heads;
-  mla.n_kv_heads = 1;
-  mla.q_lora_rank = v.int_or({"q_lora_rank"}, 0);
-  mla.kv_lora_rank = v.require_positive({"kv_lora_rank"});
-  mla.qk_rope_dim = v.int_or({"qk_rope_head_dim"}, 64);
-  mla.qk_nope_dim = v.int_or({"qk_nope_head_dim"}, 128);
-  mla.head_dim_v = v.int_or({"v_head_dim"}, 128);
-  mla.head_dim_k = mla.qk_nope_dim + mla.qk_rope_dim;
+  const AttentionSpec mla = latent_attention(v, s, {64, 128, 128});
   const AttentionSpec kda = kimi_delta_attention(*linear_cfg, s);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
