@@ -531,8 +531,10 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
 }
 
 // attention_ranks > 1: the estimate's attention data parallel over that many
-// GPUs (vLLM: data parallel with expert parallel, its documented layout for
-// DeepSeek-style MoE models; SGLang: --dp with --enable-dp-attention).
+// GPUs. vLLM: "--data-parallel-size 8 --enable-expert-parallel", its DP8+EP
+// layout for DeepSeek-R1 (docs.vllm.ai/projects/recipes/en/latest/DeepSeek/
+// DeepSeek-V3.html); SGLang: "--tp 8 --dp 8 --enable-dp-attention"
+// (docs.sglang.io/basic_usage/deepseek_v32.html, "TP + DP (Recommended)").
 LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bool sglang) {
   LaunchCommand out{sglang ? "sglang" : "vllm", {}, {}};
   const std::string engine = sglang ? "SGLang" : "vLLM";
