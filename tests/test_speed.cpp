@@ -272,6 +272,27 @@ TEST_CASE("bandwidth-bound decode of one sequence", "[speed]") {
   CHECK_THAT(sp->decode_tokens_per_s, WithinRel(92.5253, 1e-4));
 }
 
+TEST_CASE("a speed that rests on an estimated device figure names it", "[speed]") {
+  const Architecture arch = synthetic_arch(false);
+  const Estimate e = synthetic_estimate(1, 1, 0.0, 8e9);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  const auto vendor_figures = estimate_speed(arch, s, e);
+  REQUIRE(vendor_figures);
+  CHECK(vendor_figures->basis.estimated_inputs.empty());
+  // Only the figures the speeds use count: an estimated FP8 rate does not
+  // touch llama.cpp, which reads the FP16 rate.
+  s.device->estimated_fields = {"bandwidth_gb_per_s", "fp8_tflops", "memory_gb_marketed"};
+  const auto estimated_bandwidth = estimate_speed(arch, s, e);
+  REQUIRE(estimated_bandwidth);
+  CHECK(estimated_bandwidth->basis.estimated_inputs == std::vector<std::string>{"bandwidth_gb_per_s"});
+  // The figures themselves are unchanged: only their standing is reported.
+  CHECK(estimated_bandwidth->decode_tokens_per_s == vendor_figures->decode_tokens_per_s);
+  s.device->estimated_fields = {"fp16_tflops"};
+  const auto estimated_flops = estimate_speed(arch, s, e);
+  REQUIRE(estimated_flops);
+  CHECK(estimated_flops->basis.estimated_inputs == std::vector<std::string>{"fp16_tflops"});
+}
+
 TEST_CASE("decode right after the prompt reads the prompt's cache, not the window's", "[speed]") {
   const Architecture arch = synthetic_arch(false);
   Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);

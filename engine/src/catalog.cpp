@@ -113,6 +113,9 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   d.fp8_flops = positive_number(entry, "fp8_tflops").value_or(0.0) * 1e12;
   d.fp4_flops = positive_number(entry, "fp4_tflops").value_or(0.0) * 1e12;
   d.memory_type = string_or(entry, "memory_type", "");
+  if (auto it = entry.find("estimated_fields"); it != entry.end() && it->is_array())
+    for (const Json& f : *it)
+      if (f.is_string()) d.estimated_fields.push_back(f.get<std::string>());
   d.tdp_w = positive_number(entry, "tdp_w").value_or(0.0);
   d.interconnect_bytes_per_s = positive_number(entry, "nvlink_gb_per_s").value_or(0.0) * kGB;
   d.price_usd = positive_number(entry, "price_usd");

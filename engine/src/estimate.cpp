@@ -14,6 +14,27 @@
 namespace llmsizer {
 namespace {
 
+// The speeds follow device figures the catalog holds only as estimates (a
+// secondary source, a range's middle, a sibling's figure): say which.
+std::string estimated_inputs_warning(const std::vector<std::string>& fields) {
+  std::string names;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const std::string& f = fields[i];
+    const char* name = f == "bandwidth_gb_per_s" ? "memory bandwidth"
+                       : f == "fp16_tflops"      ? "FP16 rate"
+                       : f == "fp8_tflops"       ? "FP8 rate"
+                       : f == "fp4_tflops"       ? "FP4 rate"
+                       : f == "fp32_tflops"      ? "FP32 rate"
+                                                 : f.c_str();
+    names += (i == 0 ? "" : i + 1 == fields.size() ? " and " : ", ") + std::string(name);
+  }
+  const bool several = fields.size() > 1;
+  return "the device's " + names + (several ? " are estimates, not vendor or measured figures"
+                                            : " is an estimate, not a vendor or measured figure") +
+         " (the device's notes give the source and its doubt): the speeds follow " + (several ? "them" : "it");
+}
+
+
 // Inputs past these bounds are rejected: they are beyond any real deployment
 // and would push byte products toward 64-bit overflow.
 constexpr std::int64_t kMaxContextTokens = std::int64_t{1} << 24;  // 16M tokens
@@ -463,6 +484,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "prefill and TTFT are from the device's vector FP32 rate, the only throughput its vendor states, times a "
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
         "FP16 rate is stated");
+  if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
   e.cost = estimate_cost(s, e);
   return e;
 }

@@ -43,6 +43,24 @@ void set_dense_flops(SpeedBasis& b, const Device& d, EngineFamily engine, Weight
   }
 }
 
+// The catalog's name for the figure a flops basis comes from.
+const char* flops_field(const std::string& flops_basis) {
+  if (flops_basis == "fp4") return "fp4_tflops";
+  if (flops_basis == "fp8") return "fp8_tflops";
+  if (flops_basis == "fp16") return "fp16_tflops";
+  if (flops_basis == "fp32_vector") return "fp32_tflops";
+  return "";
+}
+
+// Which of the figures the speeds rest on are catalog estimates.
+std::vector<std::string> estimated_inputs(const Device& d, const SpeedBasis& b) {
+  std::vector<std::string> out;
+  if (d.is_estimated("bandwidth_gb_per_s")) out.push_back("bandwidth_gb_per_s");
+  const std::string flops = flops_field(b.flops_basis);
+  if (!flops.empty() && d.is_estimated(flops)) out.push_back(flops);
+  return out;
+}
+
 }  // namespace
 
 // llama.cpp's quantized GEMMs on CUDA and ROCm (MMQ) multiply INT8 on the
@@ -99,6 +117,7 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.weight_family = weight_family_name(weights);
   r.basis.peak_bandwidth_bytes_per_s = d.bandwidth_bytes_per_s;
   set_dense_flops(r.basis, d, engine, weights, fp4, hw);
+  r.basis.estimated_inputs = estimated_inputs(d, r.basis);
   r.basis.ram_bandwidth_bytes_per_s = ram_peak;
   r.basis.host_ram = !shares_memory_with_cpu(d);
   r.basis.memory_class = memory_class_name(memory);

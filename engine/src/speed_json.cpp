@@ -56,7 +56,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(12);
+    Json basis = json_object(13);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -69,6 +69,9 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["memory_class"] = b.memory_class;
     basis["memory_pressure"] = b.memory_pressure;
     basis["memory_dies"] = b.memory_dies;
+    Json estimated = Json::array();
+    for (const std::string& f : b.estimated_inputs) estimated.push_back(f);
+    basis["estimated_inputs"] = std::move(estimated);
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

@@ -1137,23 +1137,40 @@ SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandw
 def apply_sourced_specs(devices, records):
     """Specs a source states for a device that has none (the "specs" lists of sourced_prices*.json):
     filled where the catalog is blank, never over a figure it has. A matrix rate quoted with
-    sparsity is not the dense rate the speed model reads: kept out, as is a doubted figure."""
+    sparsity is not the dense rate the speed model reads: kept out. A doubted figure (LOW
+    CONFIDENCE) or a range's middle is filled as an estimate: listed in estimated_fields, with
+    the doubt in the notes, so the speeds that follow it say so; a confident figure found later
+    for the same field replaces it."""
     by_id = {d["id"]: d for d in devices}
-    for r in records:
+    # Confident figures first; among doubted ones the latest round's (records come in file order,
+    # and a later round was sourced knowing the earlier one's doubts).
+    order = sorted(range(len(records)), key=lambda i: (weak_price(records[i]), -i))
+    for r in (records[i] for i in order):
         d = by_id.get(r.get("device_id"))
         field = next((v for k, v in SOURCED_SPEC_FIELDS.items() if k in str(r.get("field", "")).lower()), None)
-        value = r.get("value")
+        value, ranged = r.get("value"), None
+        low, high = r.get("value_low"), r.get("value_high")
+        if value is None and isinstance(low, (int, float)) and isinstance(high, (int, float)) and 0 < low <= high:
+            value, ranged = (low + high) / 2, (low, high)
         if d is None or field is None or not isinstance(value, (int, float)) or value <= 0 or not r.get("source"):
             continue
         text = f"{r.get('field')} {r.get('note') or ''} {r.get('quote') or ''}"
-        if weak_price(r) or (field == "fp16_tflops" and re.search(r"sparsit|sparse", text, re.I) and
-                             not re.search(r"dense|without sparsity", text, re.I)):
+        if field == "fp16_tflops" and re.search(r"sparsit|sparse", text, re.I) and \
+                not re.search(r"dense|without sparsity", text, re.I):
             continue
         if d.get(field) is not None:
             continue
         d[field] = clean_number(value)
         d["sources"] = dedupe(d["sources"] + [r["source"]])
-        d["notes"] = join_notes([d["notes"], f"{field} {value:g} from {r['source']} ({r.get('as_of') or 'undated'})."])
+        when = r.get("as_of") or "undated"
+        if ranged or weak_price(r):
+            d["estimated_fields"].append(field)
+            what = (f"the middle of the {ranged[0]:g}-{ranged[1]:g} range" if ranged else f"{value:g}")
+            doubt = (r.get("note") or "").strip()
+            d["notes"] = join_notes([d["notes"], f"Estimate: {field} {clean_number(value):g} is {what} from "
+                                                 f"{r['source']} ({when}). {doubt}".strip()])
+        else:
+            d["notes"] = join_notes([d["notes"], f"{field} {value:g} from {r['source']} ({when})."])
 
 
 def sourced_spec_records():

@@ -25,8 +25,7 @@ MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollam
 # the vision reader (engine/src/vision_config.cpp) sizes the mmproj from it.
 DROP_CONFIG_KEYS = {"audio_config", "id2label", "label2id", "auto_map", "task_specific_params",
                     "bad_words_ids", "begin_suppress_tokens", "suppress_tokens", "forced_decoder_ids"}
-DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "estimated_fields",
-                    "interconnect", "price_date"}
+DEVICE_DROP_KEYS = {"sources", "notes", "alt_values", "street_prices", "interconnect", "price_date"}
 
 
 def engine_names():

@@ -50,6 +50,12 @@ json_check "custom device dies" "j['speed']['basis']['memory_dies'] == 2" \
   estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-tflops 15.9 --gpu-vendor apple --gpu-dies 2
 json_check "catalog Ultra is two dies" "j['speed']['basis']['memory_dies'] == 2" \
   estimate --model llama-3.1-8b --gpu mac-m2-ultra-192gb
+# The Hygon K100-AI's bandwidth (896 GB/s) and FP16 rate are doubted secondary figures (catalog
+# estimated_fields): its speeds are given, and say that they follow estimates; an RTX 4090's do not.
+json_check "estimated device figures are named" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] > 0 and sorted(j['speed']['basis']['estimated_inputs']) == ['bandwidth_gb_per_s', 'fp16_tflops'] and any('are estimates' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu hygon-dcu-k100-ai
+json_check "vendor device figures are not estimates" "j['speed']['basis']['estimated_inputs'] == [] and not any('estimate, not' in w or 'are estimates' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu rtx-4090
 expect_error "gpu dies out of range" estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-vendor apple --gpu-dies 0
 json_check "two GPUs, per-GPU array" "len(j['memory']['per_gpu']) == 2" \
   estimate --model llama-3.1-70b --gpu rtx-4090 --gpus 2

@@ -33,5 +33,20 @@ export function speedNote(speed, { ctx, batch, prompt }) {
     `${batch > 1 ? `; per sequence while all ${batch} run together (full window), and their total` : ''}. ` +
     (!(s.prefill_tokens_per_s > 0) ? 'Prefill and TTFT need a throughput figure this device lacks.'
       : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
-        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.'));
+        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
+    estimatedInputsNote(s.basis?.estimated_inputs);
+}
+
+const INPUT_NAMES = {
+  bandwidth_gb_per_s: 'memory bandwidth', fp16_tflops: 'FP16 rate', fp8_tflops: 'FP8 rate',
+  fp4_tflops: 'FP4 rate', fp32_tflops: 'FP32 rate',
+};
+
+// The device figures the engine marks as estimates (not vendor or measured).
+function estimatedInputsNote(fields) {
+  if (!fields?.length) return '';
+  const names = fields.map((f) => INPUT_NAMES[f] ?? f);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  return ` This device's ${list} ${names.length > 1 ? 'are estimates' : 'is an estimate'},` +
+    ' not a vendor or measured figure (its notes give the source): these speeds follow.';
 }

@@ -64,6 +64,15 @@ struct Device {
   // default (Strix Halo's GTT limit on Linux, DGX Spark's), from the catalog's
   // sourced records; 0 when unknown (then the pool less the OS reserve).
   std::int64_t gpu_memory_limit_bytes = 0;
+  // Catalog spec fields that are estimates rather than vendor or measured
+  // figures (bandwidth_gb_per_s, fp16_tflops, ...: the catalog's names), so a
+  // speed that rests on one says so.
+  std::vector<std::string> estimated_fields;
+  bool is_estimated(const std::string& field) const {
+    for (const auto& f : estimated_fields)
+      if (f == field) return true;
+    return false;
+  }
 };
 
 // Whether `count` of the device are bought as whole servers: the catalog has

@@ -3,6 +3,7 @@
 // estimate.hpp can hold them without including the model's functions.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace llmsizer {
 
@@ -25,6 +26,9 @@ struct SpeedBasis {
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
   int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
+  // The device figures above that are catalog estimates, not vendor or measured
+  // figures ("bandwidth_gb_per_s", "fp16_tflops", ...): the speeds inherit their doubt.
+  std::vector<std::string> estimated_inputs;
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
