@@ -470,7 +470,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back(std::string(engine_name(s.engine)) + " has no MTP drafting: decode is without speculation "
                          "(vLLM and SGLang draft with the MTP layers)");
   if (e.speed && s.draft && !mtp_unsupported) e.speed->speculative = estimate_speculation(arch, s, e);
-  if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
+  const bool cpu_iquant = cpu_only && e.speed && e.speed->basis.weight_family == "iquant";
+  if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0 && cpu_iquant)
+    e.warnings.push_back(
+        "llama.cpp has no fast CPU matrix kernel for i-quants: an IQ3_S prompt measured at a sixth of Q4_0's rate on "
+        "the same Ryzen 9 7950X (docs/accuracy.md), too far from the fitted CPU efficiency to estimate; prefill and "
+        "TTFT are not given (Q4_0 and Q4_K_M prefill much faster on a CPU)");
+  else if (e.speed && s.prefill_speed && e.speed->prefill_tokens_per_s <= 0.0)
     e.warnings.push_back(cpu_only ? "no matrix throughput of this CPU is sourced: prefill, TTFT and the compute bound "
                                     "of batched decode are not estimated (decode is from its RAM bandwidth)"
                                   : "the device has no dense throughput figure: prefill, TTFT and the compute bound of "
@@ -478,8 +484,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // Where the FP32 rate was scaled by a backend's fitted factor (Metal's is 1:
   // its efficiency is fitted against Apple's FP32 figures), the CLI's rule.
   const SpeedBasis* basis = e.speed ? &e.speed->basis : nullptr;
-  if (basis && e.speed->prefill_tokens_per_s > 0.0 && basis->flops_basis == "fp32_vector" &&
-      basis->peak_flops != basis->vector_fp32_flops)
+  if (basis && e.speed->prefill_tokens_per_s > 0.0 && cpu_only) {
+    e.warnings.push_back(
+        "prefill and TTFT are from the CPU's FP32 FMA peak (cores x base clock x FLOPs per cycle) times an "
+        "efficiency fitted on a few prompt rates measured on Ryzen CPUs, one for cores with AVX-512 and one for "
+        "AVX2-only cores (docs/accuracy.md): rougher than where a matrix rate is stated");
+  } else if (basis && e.speed->prefill_tokens_per_s > 0.0 && basis->flops_basis == "fp32_vector" &&
+             basis->peak_flops != basis->vector_fp32_flops)
     e.warnings.push_back(
         "prefill and TTFT are from the device's vector FP32 rate, the only throughput its vendor states, times a "
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "

@@ -23,6 +23,10 @@ void set_dense_flops(SpeedBasis& b, const Device& d, EngineFamily engine, Weight
                      const BackendCalibration& hw) {
   // The CPU backend on a GPU's machine: the figures are the GPU's, not the CPU's.
   if (d.backend == Backend::cpu && d.kind != DeviceKind::cpu) return;
+  // llama.cpp has no fast CPU GEMM for i-quants: an IQ3_S prompt ran at a sixth
+  // of Q4_0's on the same CPU (docs/accuracy.md), far from what the fitted
+  // efficiency gives. No throughput figure rather than one six times too high.
+  if (d.kind == DeviceKind::cpu && weights == WeightFamily::iquant) return;
   const bool low_precision = weights == WeightFamily::fp8 || weights == WeightFamily::fp4;
   if (engine == EngineFamily::serving && fp4 && d.fp4_flops > 0.0) {
     // NVFP4 / MXFP4 checkpoints served natively multiply FP4 by FP4 on the
@@ -98,12 +102,20 @@ int memory_dies(const Device& d) {
   return 1;
 }
 
+// The key of the calibration rows a device reads beside its backend: its
+// vendor, or for a CPU machine without AVX-512 its instruction set (its own
+// llama.cpp/cpu/avx2 row; AVX-512 and unknown CPUs read the llama.cpp/cpu row).
+std::string_view calibration_vendor(const Device& d) {
+  if (d.kind == DeviceKind::cpu && d.cpu_simd == "avx2") return "avx2";
+  return d.vendor;
+}
+
 EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
                                bool fp4) {
   const Device& d = *s.device;
   const SpeedConstants& k = speed_constants();
-  const BackendCalibration& hw = backend_calibration(d.backend, d.vendor);
-  const RuntimeCalibration& rt = runtime_calibration(engine, d.backend, d.vendor);
+  const BackendCalibration& hw = backend_calibration(d.backend, calibration_vendor(d));
+  const RuntimeCalibration& rt = runtime_calibration(engine, d.backend, calibration_vendor(d));
   const WeightCalibration& w = weight_calibration(weights);
   // llama.cpp's kernels, tuned on GDDR cards, reach less of an HBM part's
   // bandwidth and tensor throughput (A100, H100, MI300X; not L40S or A40).

@@ -7,22 +7,23 @@ namespace llmsizer {
 // backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
     {Backend::cuda, "", 0.7884, 2.699, 143},
-    {Backend::rocm, "", 0.8943, 4.565, 30},
+    {Backend::rocm, "", 0.8943, 4.565, 31},
     {Backend::vulkan, "", 0.8387, 3.222, 43},
     {Backend::vulkan, "nvidia", 1.0, 2.699, 7},
     {Backend::metal, "", 0.9169, 1.0, 156},
-    {Backend::cpu, "", 0.821, 1.0, 4},
+    {Backend::cpu, "", 0.821, 1.0, 10},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
     {EngineFamily::llama_cpp, Backend::cuda, "", 2.802e-05, 0.5488, 141},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 8.306e-05, 0.3485, 30},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 8.306e-05, 0.3485, 31},
     {EngineFamily::llama_cpp, Backend::vulkan, "", 1.07e-05, 0.2103, 43},
     {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4387, 7},
     {EngineFamily::llama_cpp, Backend::metal, "", 0.0001403, 0.7463, 144},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 2.802e-05, 0.5488, 4},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 2.802e-05, 1.417, 8},
+    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 2.802e-05, 0.6995, 2},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
     {EngineFamily::mlx, Backend::metal, "", 6.435e-05, 0.6634, 12},
@@ -31,9 +32,9 @@ extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations)
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 201},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 203},
     {WeightFamily::float16, 0.9929, 1.118, 1.285, 50},
-    {WeightFamily::kquant, 0.944, 0.9177, 0.6852, 89},
+    {WeightFamily::kquant, 0.944, 0.9177, 0.6852, 94},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
     {WeightFamily::mxfp4, 1.135, 1.432, 0.5736, 38},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},

@@ -602,7 +602,7 @@ def merge_device_records(ref, cur):
 DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
-    "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
+    "cpu_simd", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
     "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "launch_price_usd", "server_board_gpus",
     "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
@@ -1280,10 +1280,40 @@ def build_devices(ref, cur_dev, cur_apple):
 
 # ----------------------------------------------------------------------------- CPU-only machines
 
-def build_cpu_machines(ref, cur):
+def cpu_fp32_peak(compute):
+    """A CPU machine's FP32 FMA peak in TFLOPS: sockets x cores x base clock x FP32 FLOPs per cycle
+    per core, each a sourced figure (sourced_cpu_compute.json), with the sentence that says so;
+    (None, None) where one is missing. The base clock, not the boost: all cores busy on a GEMM
+    do not hold the single-core boost, and the prefill efficiency fitted on top absorbs the rest."""
+    if not compute:
+        return None, None
+    factors = [compute.get(k) for k in ("sockets", "cores", "clock_ghz", "fp32_flops_per_cycle_per_core")]
+    if not all(isinstance(f, (int, float)) and f > 0 for f in factors) or compute.get("clock_kind") != "base":
+        return None, None
+    sockets, cores, ghz, per_cycle = factors
+    tflops = clean_number(sockets * cores * ghz * per_cycle / 1000)
+    note = (f"FP32 peak {tflops:g} TFLOPS = {sockets:g} socket(s) x {cores:g} cores x {ghz:g} GHz base x "
+            f"{per_cycle:g} FP32 FLOPs per cycle per core (FMA pipes: {compute.get('simd') or 'SIMD not stated'}); "
+            f"prefill reads it through llama.cpp's fitted CPU efficiency.")
+    return tflops, note
+
+
+def cpu_simd(compute):
+    """The widest vector instruction set the sourced SIMD text names: "avx512", "avx2" or None."""
+    text = (compute or {}).get("simd") or ""
+    if re.search(r"AVX-?512", text, re.I):
+        return "avx512"
+    if re.search(r"AVX2", text, re.I):
+        return "avx2"
+    return None
+
+
+def build_cpu_machines(ref, cur, compute_records=()):
     """curated_cpu_machines.json -> devices of kind cpu: memory = the machine's RAM, bandwidth =
     channels x 8 bytes x MT/s / 1000 (system_ram.json's formula), checked against the platform's own
-    figure where it states one. No price, TDP or matrix throughput is sourced: they stay null."""
+    figure where it states one; the FP32 peak from sourced cores, clock and FLOPs per cycle
+    (sourced_cpu_compute.json) where all three are sourced. No TDP is sourced: it stays null."""
+    compute_by_id = {c["device_id"]: c for c in compute_records}
     src = load_json(ref / "system_ram.json")
     platforms = {p["id"]: p for p in src["platforms"]}
     systems = [r.get("system") for r in src["measured_tokens_per_second"] + src["measured_bandwidth"]]
@@ -1305,9 +1335,15 @@ def build_cpu_machines(ref, cur):
         for row in src["measured_tokens_per_second"] + src["measured_bandwidth"]:
             if m.get("system") and row.get("system") == m["system"]:
                 sources += as_list(row.get("source"))
+        compute = compute_by_id.get(m["id"])
+        fp32_tflops, fp32_note = cpu_fp32_peak(compute)
+        if fp32_tflops:
+            sources += [src_row["source"] for src_row in compute.get("sources", []) if src_row.get("source")]
         notes = [f"CPU-only machine: memory is its system RAM ({m['ram_from']}); bandwidth "
                  f"{m['channels']} channels x 8 bytes x {m['speed_mt_s']} MT/s = {bw} GB/s theoretical "
-                 f"(channels: {m['channels_from']}). No price, TDP or CPU matrix throughput is sourced."]
+                 f"(channels: {m['channels_from']}).",
+                 fp32_note or "No CPU matrix throughput is sourced (a core count, base clock or FLOPs per cycle "
+                               "is missing): no prefill or TTFT."]
         if m.get("measured_note"):
             notes.append(m["measured_note"])
         if m.get("two_sockets"):
@@ -1316,7 +1352,8 @@ def build_cpu_machines(ref, cur):
         d.update({
             "id": m["id"], "name": m["name"], "vendor": cur_vendor(m["vendor"]), "kind": "cpu", "backend": "cpu",
             "aliases": [], "memory_gb_marketed": m["memory_gb"], "memory_type": m["memory_type"],
-            "bandwidth_gb_per_s": bw, "year": m.get("year"), "unified_memory": False,
+            "bandwidth_gb_per_s": bw, "fp32_tflops": fp32_tflops, "cpu_simd": cpu_simd(compute),
+            "year": m.get("year"), "unified_memory": False,
             "sources": dedupe(sources), "estimated_fields": [], "notes": join_notes(notes),
         })
         if m.get("measured_gb_per_s"):
@@ -1637,7 +1674,8 @@ def main(argv=None):
 
         models, excluded = build_models(ref, dict(cur_models, _seed_gaps=seed_gaps["seed_models"]))
         devices = build_devices(ref, cur_dev, cur_apple)
-        devices += build_cpu_machines(ref, load_json(SCRIPT_DIR / "curated_cpu_machines.json"))
+        devices += build_cpu_machines(ref, load_json(SCRIPT_DIR / "curated_cpu_machines.json"),
+                                      load_json(SCRIPT_DIR / "sourced_cpu_compute.json")["cpus"])
         if len({d["id"] for d in devices}) != len(devices):
             raise BuildError("a CPU machine id repeats a device id")
         apply_sourced_prices(devices, sourced_price_records())

@@ -58,7 +58,7 @@ DEVICE_FIELDS = {
     "nvlink_gb_per_s": (NUM, False), "price_usd": (NUM, False), "price_kind": (str, False),
     "price_as_of": (str, False), "price_low_usd": (NUM, False), "price_high_usd": (NUM, False),
     "price_machine": (str, False), "price_usd_used": (NUM, False), "price_low_confidence": (bool, False),
-    "server_board_gpus": (list, False), "fp32_tflops": (NUM, False),
+    "server_board_gpus": (list, False), "fp32_tflops": (NUM, False), "cpu_simd": (str, False),
     "year": (int, False), "unified_memory": (bool, True), "sources": (list, True),
     "estimated_fields": (list, True), "notes": (str, False),
 }

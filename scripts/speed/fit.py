@@ -34,13 +34,14 @@ GENERATED_CPP = os.path.join(records.REPO, "engine", "src", "speed_calibration_d
 # matrix extension there, not on AMD or Intel.
 BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "metal", "cpu"]
 RUNTIMES = ["llama.cpp/cuda", "llama.cpp/rocm", "llama.cpp/vulkan", "llama.cpp/vulkan/nvidia", "llama.cpp/metal",
-            "llama.cpp/cpu", "serving/cuda", "serving/rocm", "mlx/metal"]
+            "llama.cpp/cpu", "llama.cpp/cpu/avx2", "serving/cuda", "serving/rocm", "mlx/metal"]
 WEIGHT_FAMILIES = ["legacy", "float16", "kquant", "iquant", "mxfp4", "fp8", "fp4", "int4"]
 # Rows without enough measurements take a neighbour's values (stated in the JSON).
 BORROW = {
     ("backends", "cpu", "bandwidth_efficiency"): ("constants", "ram_bandwidth_efficiency"),  # the same CPU reads
     ("runtimes", "llama.cpp/cpu", "layer_overhead_s"): ("runtimes", "llama.cpp/cuda", "layer_overhead_s"),
-    ("runtimes", "llama.cpp/cpu", "prefill_efficiency"): ("runtimes", "llama.cpp/cuda", "prefill_efficiency"),
+    ("runtimes", "llama.cpp/cpu/avx2", "layer_overhead_s"): ("runtimes", "llama.cpp/cuda", "layer_overhead_s"),
+    ("runtimes", "llama.cpp/cpu/avx2", "prefill_efficiency"): ("runtimes", "llama.cpp/cpu", "prefill_efficiency"),
     ("runtimes", "serving/rocm", "layer_overhead_s"): ("runtimes", "serving/cuda", "layer_overhead_s"),
     ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
     # NVIDIA cards that state only FP32, run on Vulkan: CUDA's matrix units, not AMD's or Intel's.
@@ -48,13 +49,16 @@ BORROW = {
 }
 # Backends whose vector_fp32_factor is fitted (on devices that state only FP32):
 # Metal's is 1 by definition (its prefill efficiency is fitted against Apple's
-# FP32 figures) and the CPU rows have no FP32 figure.
+# FP32 figures), and so is the CPU's: a CPU machine's FP32 figure is its FMA
+# peak (cores x base clock x FLOPs per cycle), which llama.cpp's prefill
+# efficiency is fitted against directly.
 VECTOR_FP32_BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia"]
 
 # Borrowed even where records move them: the CPU-only runs (a handful, all of
 # them long decode steps) cannot tell a fixed cost per layer from a lower
 # bandwidth efficiency, so only the efficiency is fitted on them.
-ALWAYS_BORROWED = {("runtimes", "llama.cpp/cpu", "layer_overhead_s")}
+ALWAYS_BORROWED = {("runtimes", "llama.cpp/cpu", "layer_overhead_s"),
+                   ("runtimes", "llama.cpp/cpu/avx2", "layer_overhead_s")}
 
 # Constants set from physics or documentation, not fitted (the data cannot pin them).
 ASSUMED = {
@@ -283,8 +287,10 @@ def fit(feats, cal, sweeps=8, min_records=3, only=None):
     cal = copy.deepcopy(cal)
     # The all-reduce latency moves only tensor-parallel records, of which the fit
     # set has few, and each backend's FP32 factor only the prompt records of its
-    # FP32-only devices: fitted on one or more.
-    few = lambda p: p == ("constants", "allreduce_latency_s") or p[-1] == "vector_fp32_factor"
+    # FP32-only devices, and the AVX2 CPUs' prefill efficiency only the prompt
+    # records of the one AVX2 CPU measured (Ryzen 9 5900X): fitted on one or more.
+    few = lambda p: p in (("constants", "allreduce_latency_s"), ("runtimes", "llama.cpp/cpu/avx2", "prefill_efficiency")) \
+        or p[-1] == "vector_fp32_factor"
     eligible = [(p, lo, hi) for p, lo, hi in parameter_space()
                 if p not in ALWAYS_BORROWED and influential(feats, cal, p) >= (1 if few(p) else min_records)]
     space = [e for e in eligible if only is None or "/".join(e[0]) in only]
@@ -373,7 +379,8 @@ def _row_key(f, table):
 
 def provenance(feats, counts):
     return {
-        "fitted_on": "../shared/reference/measured_speeds.json and ../shared/reference/speed_facts.json "
+        "fitted_on": "../shared/reference/measured_speeds.json, ../shared/reference/speed_facts.json, "
+                     "../shared/reference/system_ram.json and scripts/catalog/sourced_cpu_compute.json "
                      "(fit records only)",
         "held_out_rule": records.HELD_OUT_RULE,
         "method": "scripts/speed/fit.py: records mapped by scripts/speed/records.py onto catalog models and "

@@ -508,8 +508,9 @@ def superseded_by_newer_builds(mapped):
 # with model, quant, engine, device, GPU count and test. Fixed by the data, not
 # by the fit; fit.py never reads a held-out record.
 HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>', "
-                 "'speed_facts.json|model|quant|engine|device|n_gpu|test' or "
-                 "'system_ram.json|<index in measured_tokens_per_second>'")
+                 "'speed_facts.json|model|quant|engine|device|n_gpu|test', "
+                 "'system_ram.json|<index in measured_tokens_per_second>' or "
+                 "'sourced_cpu_compute.json|<index in prompt_measurements>'")
 
 
 def held_out(case):

@@ -56,6 +56,20 @@ json_check "estimated device figures are named" "j['speed']['decode_tokens_per_s
   estimate --model llama-3.1-8b --quant Q4_K_M --gpu hygon-dcu-k100-ai
 json_check "vendor device figures are not estimates" "j['speed']['basis']['estimated_inputs'] == [] and not any('estimate, not' in w or 'are estimates' in w for w in j['warnings'])" \
   estimate --model llama-3.1-8b --quant Q4_K_M --gpu rtx-4090
+# CPU prefill: the FP32 FMA peak from sourced cores, base clock and FLOPs per cycle
+# (scripts/catalog/sourced_cpu_compute.json). Ryzen 9 7950X: 16 cores x 4.5 GHz x 32 = 2.304e12 FLOP/s,
+# AVX-512 (llama.cpp/cpu row); Ryzen 9 5900X: 12 x 3.7 GHz x 32 = 1.4208e12, AVX2 only (its own row).
+json_check "CPU prefill from its FP32 peak (AVX-512)" "abs(j['speed']['basis']['vector_fp32_flops'] - 2.304e12) < 1e6 and j['speed']['basis']['runtime'] == 'llama.cpp/cpu' and j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['ttft_s'] > 0" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu ryzen-9-7950x-128gb-ddr5-3600
+json_check "CPU prefill from its FP32 peak (AVX2)" "abs(j['speed']['basis']['vector_fp32_flops'] - 1.4208e12) < 1e6 and j['speed']['basis']['runtime'] == 'llama.cpp/cpu/avx2' and j['speed']['prefill_tokens_per_s'] > 0" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu ryzen-9-5900x-128gb-ddr4-3600
+# Measured on the same 7950X: IQ3_S prompts at 28 tokens/s against Q4_0's 170 (no fast CPU GEMM for
+# i-quants): no prefill rather than one six times too high, and the warning says why.
+json_check "no CPU prefill for i-quants" "j['speed']['prefill_tokens_per_s'] is None and j['speed']['decode_tokens_per_s'] > 0 and any('i-quants' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant IQ3_S --gpu ryzen-9-7950x-128gb-ddr5-3600
+# The 7975WX's base clock is not sourced: no FP32 peak, no prefill.
+json_check "CPU without a sourced clock has no prefill" "j['speed']['prefill_tokens_per_s'] is None and any('no matrix throughput of this CPU' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu threadripper-pro-7975wx-512gb-ddr5-4800
 expect_error "gpu dies out of range" estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-vendor apple --gpu-dies 0
 json_check "two GPUs, per-GPU array" "len(j['memory']['per_gpu']) == 2" \
   estimate --model llama-3.1-70b --gpu rtx-4090 --gpus 2

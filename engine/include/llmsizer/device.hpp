@@ -68,6 +68,11 @@ struct Device {
   // figures (bandwidth_gb_per_s, fp16_tflops, ...: the catalog's names), so a
   // speed that rests on one says so.
   std::vector<std::string> estimated_fields;
+  // A CPU machine's widest vector instruction set, as its sources state it:
+  // "avx512" or "avx2" ("" when unknown or not a CPU). llama.cpp's quantized
+  // CPU GEMMs multiply INT8 with AVX-512 VNNI where the cores have it, so the
+  // two reach different shares of the same FP32 peak (their own fitted rows).
+  std::string cpu_simd;
   bool is_estimated(const std::string& field) const {
     for (const auto& f : estimated_fields)
       if (f == field) return true;
