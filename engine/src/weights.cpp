@@ -35,6 +35,9 @@ double native_bits(SchemeKind kind, const TensorInfo& t, NativeFormat format) {
     case NativeFormat::mxfp4_experts: return expert ? 4.25 : 16.0;
     case NativeFormat::nvfp4: return edge ? 16.0 : 4.0 + 8.0 / 16.0;
     case NativeFormat::fp4_experts_fp8:
+      // DeepSeek V4.1's Engram tables: F8_E4M3 with an E8M0 scale per 32
+      // columns, 264 bytes per 256-wide row (colibri docs/deepseek-v41-delta.md).
+      if (t.role == TensorRole::per_layer_embd) return 8.0 + 8.0 / 32.0;
       return expert ? 4.25 : edge ? 16.0 : 8.0 + 32.0 / (128.0 * 128.0);
     default: return 16.0;
   }
