@@ -79,7 +79,9 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
     params_in_files += t.elements();
     w.tensor_bytes += bytes;
     if (t.role == TensorRole::token_embd || t.role == TensorRole::per_layer_embd) w.token_embd_bytes += bytes;
-    if (t.role == TensorRole::output || t.role == TensorRole::output_norm) w.output_bytes += bytes;
+    // Every other global tensor (the head, its norm or Qwen3.8's final hyper-connection
+    // mixer) runs with the head: read for every token.
+    else if (t.layer < 0) w.output_bytes += bytes;
     if (t.layer >= 0) {
       w.layer_bytes[static_cast<std::size_t>(t.layer)] += bytes;
       if (t.is_routed_expert()) {
