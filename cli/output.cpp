@@ -43,6 +43,7 @@ std::string params_table(const ParamCounts& p) {
   out << "parameters  total " << billions(p.total) << "   active " << billions(p.active) << "   embedding "
       << billions(p.embedding);
   if (p.mtp > 0) out << "   MTP layers " << billions(p.mtp);
+  if (p.lookup > 0) out << "   lookup tables " << billions(p.lookup) << " (in total, not active)";
   out << "\n";
   return out.str();
 }

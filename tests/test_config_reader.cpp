@@ -240,3 +240,119 @@ TEST_CASE("every catalog model reads", "[config][catalog]") {
     CHECK(a.ok());
   }
 }
+
+namespace {
+
+// A catalog model's config as JSON, to take fields out of.
+json catalog_config(const std::string& id) {
+  const CatalogModel* m = test::catalog().find_model(id);
+  if (m == nullptr) FAIL("catalog has no model " << id);
+  auto config = model_config(*m);
+  if (!config) FAIL(id << ": " << config.error().message);
+  return json::parse(config.value().dump());
+}
+
+}  // namespace
+
+TEST_CASE("Qwen3.8 Flash Next (qwen4_exp): delta-net and QSA layers, hyper-connections, one PLE layer",
+          "[config][hybrid]") {
+  // Config: seed_models.json 'Qwen3.8 Flash Next (125B-A6B)'; shapes in
+  // scripts/catalog/sourced_arch_facts_qwen38_dsv41.json (llama.cpp qwen4exp.cpp, candle §12).
+  const Architecture a = catalog_arch("qwen3.8-flash-next");
+  REQUIRE(a.decoder_layer_count() == 48);
+  REQUIRE(a.layers.size() == 49);  // mtp_num_hidden_layers 1
+  CHECK(count_kind(a, AttentionKind::linear) == 36);
+  CHECK(count_kind(a, AttentionKind::full) == 12);  // full_attention_interval 4: layers 3, 7, ..., 47
+  const AttentionSpec& qsa = a.layers[47].attn;
+  CHECK(qsa.kind == AttentionKind::full);
+  CHECK(qsa.n_kv_heads == 2);
+  CHECK(qsa.head_dim_k == 256);
+  CHECK(qsa.output_gate);  // attn_q [12288, 2560] = 24 x 2 x 256
+  CHECK(qsa.qsa_indexer);
+  CHECK(qsa.index_n_heads == 4);
+  CHECK(qsa.index_head_dim == 128);
+  CHECK_FALSE(a.layers[0].attn.qsa_indexer);
+  CHECK(a.layers[0].attn.linear_v_heads == 48);
+  CHECK(a.layers[0].n_hidden_norms == 0);  // the hyper-connection norms are the layer norms
+  CHECK(a.hc_streams == 4);
+  CHECK(a.hc_lowrank == 320);
+  CHECK(a.layers[0].ffn.n_experts == 512);
+  CHECK(a.layers[0].ffn.n_experts_used == 10);
+  CHECK(a.layers[0].ffn.shared_intermediate == 640);
+  CHECK(a.layers[0].ffn.shared_expert_gate);
+  // ple_layer_ids [2] is one-indexed: layer 1 (GGUF qwen4exp.ple.layers = [1]).
+  REQUIRE(a.lookup_tables.size() == 1);
+  CHECK(a.lookup_tables[0].layer == 1);
+  // 16 heads ((3 - 1) x 8), each the next prime above 20,000,000: 20,000,003 ... 20,000,171,
+  // summing to 320,001,446, padded to a multiple of 128: 320,001,536 rows (GGUF
+  // per_layer_token_embd [160, 320001536]) of 2560 / 16 = 160.
+  CHECK(a.lookup_tables[0].rows == 320001536LL);
+  CHECK(a.lookup_tables[0].width == 160);
+  CHECK(a.layers[1].side_tensors.size() == 4);  // ple_key, ple_value, three norms, ple_conv1d
+  CHECK(a.layers[1].attn.carried_f32_elements == 9 * 10240);  // (kernel 4 - 1) x ngram_size 3 tokens x 10240
+  CHECK(a.layers[48].is_mtp);
+  CHECK(a.layers[48].attn.kind == AttentionKind::full);
+  CHECK(a.native_format == NativeFormat::bf16);
+}
+
+TEST_CASE("DeepSeek V4.1 Flash (deepseek_v41): compressed KV on four source layers, Engram tables, DSpark",
+          "[config][moe]") {
+  // Config: seed_models.json 'DeepSeek V4.1 Flash (552B-A16B)'; census in
+  // sourced_arch_facts_qwen38_dsv41.json (colibri docs/deepseek-v41-delta.md).
+  const Architecture a = catalog_arch("deepseek-v4.1-flash");
+  REQUIRE(a.decoder_layer_count() == 40);
+  REQUIRE(a.layers.size() == 43);  // num_nextn_predict_layers 3 (DSpark)
+  // kv_source_layer_ids [2, 8, 14, 20] with compress_ratios 2, 2, 2, 1; every other layer keeps
+  // only its 128-token window.
+  const std::pair<std::size_t, std::int64_t> sources[] = {{2, 2}, {8, 2}, {14, 2}, {20, 1}};
+  for (const auto& [layer, ratio] : sources) {
+    INFO(layer);
+    CHECK(a.layers[layer].attn.kind == AttentionKind::full);
+    CHECK(a.layers[layer].attn.kv_compress_ratio == ratio);
+    CHECK(a.layers[layer].attn.window_tokens == 128);
+    CHECK(a.layers[layer].attn.index_head_dim == 128);
+  }
+  CHECK(count_kind(a, AttentionKind::sliding) == 36);
+  CHECK(a.layers[3].attn.window_tokens == 128);
+  CHECK(a.layers[3].attn.index_head_dim == 0);
+  CHECK(a.layers[0].attn.k_eq_v);
+  CHECK(a.layers[0].attn.q_lora_rank == 1280);
+  CHECK(a.layers[0].ffn.n_experts == 384);
+  CHECK(a.layers[0].ffn.n_experts_used == 6);
+  REQUIRE(a.lookup_tables.size() == 2);  // engram_layer_ids [1, 14]
+  CHECK(a.lookup_tables[0].layer == 1);
+  CHECK(a.lookup_tables[0].rows == 384006168LL);
+  CHECK(a.lookup_tables[1].layer == 14);
+  CHECK(a.lookup_tables[1].rows == 384016682LL);
+  CHECK(a.lookup_tables[1].width == 256);
+  CHECK(a.layers[14].side_tensors.size() == 3);  // engram q, k [4, 5120] and wkv [25600, 6144]
+  CHECK(a.layers[40].is_mtp);
+  CHECK(a.layers[40].ffn.n_experts == 128);  // dspark_n_routed_experts
+  CHECK(a.layers[40].ffn.n_experts_used == 3);
+  CHECK(a.native_format == NativeFormat::fp4_experts_fp8);  // expert_dtype inside quantization_config
+}
+
+TEST_CASE("Qwen3.8 and DeepSeek V4.1 configs lacking a field are refused, naming it", "[config][errors]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"qwen3.8-flash-next", "ple_layer_ids"},   {"qwen3.8-flash-next", "hc_count"},
+      {"qwen3.8-flash-next", "ngram_vocab_size_base"}, {"qwen3.8-flash-next", "indexer_head_dim"},
+      {"deepseek-v4.1-flash", "kv_source_layer_ids"}, {"deepseek-v4.1-flash", "engram_num_embeddings"},
+      {"deepseek-v4.1-flash", "compress_ratios"}, {"deepseek-v4.1-flash", "engram_head_dim"},
+  };
+  for (const auto& [id, field] : cases) {
+    INFO(id << " without " << field);
+    json c = catalog_config(id);
+    REQUIRE(c["text_config"].contains(field));
+    c["text_config"].erase(field);
+    const auto r = read_hf_config_text(c.dump());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().id == "config.missing_field");
+    CHECK(r.error().message.find(std::string("/text_config/") + field) != std::string::npos);
+  }
+  json c = catalog_config("qwen3.8-flash-next");
+  c["text_config"]["ple_layer_ids"] = {49};  // past the 48 layers
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
+  c = catalog_config("deepseek-v4.1-flash");
+  c["text_config"]["engram_layer_ids"] = {1};  // two tables, one layer
+  CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
+}

@@ -124,3 +124,38 @@ TEST_CASE("pricing the same cache in another KV type equals computing it", "[kv]
     }
   }
 }
+
+TEST_CASE("Qwen3.8 Flash Next: 12 QSA layers with index keys, 36 delta-net states and the PLE history",
+          "[kv][hybrid]") {
+  // Facts: sourced_arch_facts_qwen38_dsv41.json cache_facts. At 131072 tokens, one sequence:
+  //   K and V: 12 layers x 2 x 2 KV heads x 256 x 2 B = 24,576 B per token ("at 24 KB/token",
+  //   a llama.cpp user's note)                              x 131072 = 3,221,225,472
+  //   llama.cpp index keys, 128 per cell per QSA layer at f16: 3,072 B per token = 402,653,184
+  //   delta-net state per layer: conv 3 x 10240 x 4 B (F32 in llama.cpp) 122,880 + state
+  //   48 x 128 x 128 x 4 B 3,145,728 = 3,268,608 x 36 = 117,669,888; PLE conv history
+  //   9 x 10240 x 4 B = 368,640                                              = 118,038,528
+  const Architecture a = catalog_arch("qwen3.8-flash-next");
+  const KvBreakdown llama = kv(a, 131072);
+  CHECK(llama.state_bytes == 118038528LL);
+  CHECK(llama.total_bytes == 3221225472LL + 402653184LL + 118038528LL);
+  CHECK(llama.bytes_per_token == 24576);
+  // vLLM: the DSA-style index key (128 fp8 + a 4-byte scale) per token, 1,584 B per token
+  // (207,618,048); the conv state in bf16: (61,440 + 3,145,728) x 36 + 368,640 = 115,826,688.
+  CHECK(kv(a, 131072, KvType::f16, InferenceEngine::vllm).total_bytes == 3221225472LL + 207618048LL + 115826688LL);
+}
+
+TEST_CASE("DeepSeek V4.1 Flash: compressed KV on the four source layers, a window everywhere", "[kv][mla]") {
+  // vLLM, bf16, 131072 tokens: layers 2, 8, 14 hold 65,536 compressed entries (ratio 2) + the
+  // 128-token window = 65,664 x 512 x 2 B = 67,239,936, and their index keys 132 B x 65,664 =
+  // 8,667,648: x 3 = 227,722,752; layer 20 (ratio 1) min(131072, 131200) cells: 134,217,728 +
+  // 17,301,504 = 151,519,232; 36 window-only layers pad(min(ctx, 128 + 16), 16) = 144 cells x
+  // 1,024 B = 147,456 x 36 = 5,308,416.
+  const Architecture a = catalog_arch("deepseek-v4.1-flash");
+  CHECK(kv(a, 131072, KvType::f16, InferenceEngine::vllm).total_bytes == 227722752LL + 151519232LL + 5308416LL);
+  // Per token the compressed cache holds 3 x 512 / 2 + 512 = 1,280 elements: 1,280 B in fp8,
+  // against the vendor's 890 B in FP4 with scales (720 B KV + 170 B index keys, the tech
+  // report as quoted in search-index id 68612359658); the engine has no FP4 cache type.
+  const std::int64_t fp8_long = kv(a, 2 * 131072, KvType::fp8, InferenceEngine::vllm).total_bytes;
+  const std::int64_t fp8_short = kv(a, 131072, KvType::fp8, InferenceEngine::vllm).total_bytes;
+  CHECK(fp8_long - fp8_short == 131072LL * (1280 + 3 * 132 / 2 + 132));
+}

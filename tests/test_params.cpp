@@ -110,3 +110,62 @@ TEST_CASE("Gemma 4 12B (gemma4_unified): the decoder counted by hand, and the he
   CHECK(p.total == 11907350272LL);
   CHECK(p.embedding == 1006632960LL);
 }
+
+TEST_CASE("Qwen3.8 Flash Next counted by hand; its n-gram table is not active", "[params][hybrid]") {
+  // Shapes: scripts/catalog/sourced_arch_facts_qwen38_dsv41.json (llama.cpp qwen4exp.cpp, candle §12.2).
+  // Every layer: two hyper-connection mixers, each norm 10240 + down 320x10240 + up 10240x320
+  //   + inject 4x10240 = 6,604,800                                        -> 13,209,600
+  //   MoE: router 2560x512 1,310,720 + experts 512 x 3 x 2560x640 2,516,582,400
+  //   + shared expert 3 x 2560x640 4,915,200 + its gate 2,560          -> 2,522,810,880
+  //   x 48 layers                                                       = 121,728,983,040
+  // 36 delta-net layers: qkvz 2560x16384 41,943,040 + beta/alpha 2560x96 245,760 + conv 4x10240
+  //   40,960 + dt bias, A 48 + 48 + norm 128 + out 6144x2560 15,728,640 = 57,958,624 x 36 = 2,086,510,464
+  // 12 QSA layers: q 2560x12288 31,457,280 + k, v 2 x 2560x512 2,621,440 + o 6144x2560 15,728,640
+  //   + q/k norms 512 + indexer q 2560x512 1,310,720, k 2560x128 327,680, norms 256
+  //                                                   = 51,446,528 x 12 = 617,358,336
+  // PLE layer: ple_key 2560x10240 26,214,400 + ple_value 2560x2560 6,553,600 + three norms
+  //   30,720 + conv 4x10240 40,960                                      = 32,839,680
+  // embedding and head 2 x 248320x2560 1,271,398,400; final mixer 10240 + 2 x 3,276,800 = 6,563,840
+  // trunk                                                               = 125,743,653,760
+  // n-gram table 320,001,536 x 160                                      =  51,200,245,760
+  const ParamCounts p = count_params(catalog_arch("qwen3.8-flash-next"));
+  CHECK(p.lookup == 51200245760LL);
+  CHECK(p.total == 125743653760LL + 51200245760LL);
+  CHECK(p.embedding == 635699200LL);
+  // Active: experts 10/512 of 2,516,582,400 = 49,152,000 per layer; the rest of each layer
+  // 19,438,080; (49,152,000 + 19,438,080) x 48 = 3,292,323,840, plus delta-net, QSA, PLE,
+  // embedding, head and final mixer as above                           = 7,306,994,560.
+  CHECK(p.active == 7306994560LL);
+  // The vendor states "125B main model + 51B N-gram embeddings, 6B activated" (QwenLM README):
+  // the trunk is 0.6% above 125B; 6B is the active count without the embedding and the head
+  // (7,306,994,560 - 1,271,398,400 = 6,035,596,160), which this engine counts for every model.
+  CHECK_THAT(static_cast<double>(p.total - p.lookup), WithinRel(125e9, 0.01));
+  CHECK_THAT(static_cast<double>(p.lookup), WithinRel(51e9, 0.01));
+  CHECK_THAT(static_cast<double>(p.active - 2 * p.embedding), WithinRel(6e9, 0.01));
+}
+
+TEST_CASE("DeepSeek V4.1 Flash counted by hand; its Engram tables are not active", "[params][moe]") {
+  // Shapes: sourced_arch_facts_qwen38_dsv41.json (colibri docs/deepseek-v41-delta.md).
+  // Per layer: q_a 5120x1280 6,553,600 + its norm 1,280 + q_b 1280x32768 41,943,040
+  //   + kv 5120x512 2,621,440 + o_a 32768x1024 33,554,432 + o_b 8192x5120 41,943,040
+  //   + two norms 10,240 + router 5120x384 1,966,080 + its bias 384
+  //   + experts 384 x 3 x 5120x2304 13,589,544,960 + shared 3 x 5120x2304 35,389,440
+  //                                                   = 13,753,527,936 x 40 = 550,141,117,440
+  // Engram layers 1 and 14: q, k 2 x 4x5120 + wkv 6144x25600 = 157,327,360 x 2 = 314,654,720
+  // embedding and head 2 x 129280x5120 1,323,827,200 + final norm 5,120
+  // backbone                                                           = 551,779,604,480
+  // Engram tables (384,006,168 + 384,016,682) x 256                     = 196,613,849,600
+  const ParamCounts p = count_params(catalog_arch("deepseek-v4.1-flash"));
+  CHECK(p.lookup == 196613849600LL);
+  CHECK(p.total == 551779604480LL + 196613849600LL);
+  // Active: 6/384 of the experts, 212,336,640 per layer, and the other 163,982,976 of each
+  // layer: 376,319,616 x 40 = 15,052,784,640 + Engram projections + embedding, head, norm
+  //                                                                     = 16,691,271,680
+  CHECK(p.active == 16691271680LL);
+  // The tech report: "552B backbone parameters and 196B Engram parameters, activating 8B
+  // parameters per token during prefill and 16B during decode". 16B is the active count
+  // without the input embedding (16,029,358,080); the Engram tables are outside 552B.
+  CHECK_THAT(static_cast<double>(p.total - p.lookup), WithinRel(552e9, 0.005));
+  CHECK_THAT(static_cast<double>(p.lookup), WithinRel(196e9, 0.005));
+  CHECK_THAT(static_cast<double>(p.active - p.embedding), WithinRel(16e9, 0.005));
+}

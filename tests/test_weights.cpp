@@ -132,3 +132,27 @@ TEST_CASE("third-party mixes are labelled approximate; unknown names are refused
   CHECK_THAT(static_cast<double>(weights_of(catalog_arch("llama-3.1-8b"), "Q4_K_L").total_bytes),
              WithinRel(5.31e9, 0.01));
 }
+
+TEST_CASE("Qwen3.8 and DeepSeek V4.1 native checkpoints against their files", "[weights][native]") {
+  // Sizes: sourced_arch_facts_qwen38_dsv41.json files. Qwen's BF16 shards sum to
+  // 360,000,192,888 bytes (with a 27-layer vision tower the text count leaves out: the engine
+  // is 0.2% below); the FP8 release is 172.78 GiB, 2.4% above the engine's FP8 block count
+  // (which tensors it keeps in BF16 besides lm_head is not stated).
+  const Architecture qwen = catalog_arch("qwen3.8-flash-next");
+  const WeightBreakdown bf16 = weights_of(qwen, "native");
+  CHECK_THAT(static_cast<double>(bf16.total_bytes), WithinRel(360000192888.0, 0.005));
+  CHECK_THAT(static_cast<double>(weights_of(qwen, "fp8").total_bytes), WithinRel(172.78 * 1073741824.0, 0.03));
+  // The n-gram table sits with the token embedding, outside every layer's bytes (what a
+  // decode step reads): (248320 x 2560 + 320,001,536 x 160) x 2 B.
+  CHECK(bf16.token_embd_bytes == (248320LL * 2560 + 320001536LL * 160) * 2);
+  std::int64_t in_layers = 0;
+  for (const std::int64_t b : bf16.layer_bytes) in_layers += b;
+  CHECK(in_layers + bf16.token_embd_bytes + bf16.output_bytes == bf16.tensor_bytes);
+  // DeepSeek V4.1: the checkpoint is 96,085 tensors / 475.2 GiB (colibri), with a vision tower
+  // of about 2.3 GiB the count leaves out. Engram rows are FP8 with an E8M0 scale per 32:
+  // 264 B per 256-wide row, 768,022,850 rows = 202,758,032,400 B (the source's 188.8 GiB),
+  // beside a BF16 embedding of 129280 x 5120 x 2 B.
+  const WeightBreakdown ds = weights_of(catalog_arch("deepseek-v4.1-flash"), "native");
+  CHECK(ds.token_embd_bytes == 202758032400LL + 129280LL * 5120 * 2);
+  CHECK_THAT(static_cast<double>(ds.total_bytes), WithinRel(475.2 * 1073741824.0, 0.005));
+}

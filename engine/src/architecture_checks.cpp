@@ -46,6 +46,10 @@ std::optional<Error> check_architecture(const Architecture& arch) {
         return bad(i, "Mamba2 needs positive heads, head size, state size and groups");
       params += 3.0 * hidden * static_cast<double>(a.ssm_heads * a.ssm_head_dim + a.ssm_groups * a.ssm_state);
     }
+    for (const SideTensor& t : layer.side_tensors) {
+      if (t.in < 1 || t.out < 1) return bad(i, "a side projection needs positive widths");
+      params += static_cast<double>(t.in) * static_cast<double>(t.out);
+    }
     const FfnSpec& f = layer.ffn;
     if (f.kind == FfnKind::dense && f.intermediate < 1) return bad(i, "the MLP needs a positive intermediate size");
     if (f.kind == FfnKind::moe) {
@@ -60,6 +64,14 @@ std::optional<Error> check_architecture(const Architecture& arch) {
       params += 3.0 * hidden * static_cast<double>(f.intermediate);
     }
   }
+  for (const LookupTable& t : arch.lookup_tables) {
+    if (t.rows < 1 || t.width < 1) return Error{"config.bad_field", "a lookup table needs positive rows and width"};
+    params += static_cast<double>(t.rows) * static_cast<double>(t.width);
+  }
+  if (arch.hc_streams < 0 || arch.hc_lowrank < 0)
+    return Error{"config.bad_field", "hyper-connection streams and rank must not be negative"};
+  params += 3.0 * static_cast<double>(arch.layers.size()) * hidden * static_cast<double>(arch.hc_streams) *
+            static_cast<double>(arch.hc_lowrank + arch.hc_streams + 1);
   if (!(params <= kMaxParameters))
     return Error{"config.bad_field", "config.json describes more than 100 trillion parameters"};
   if (!(kv_per_token <= kMaxKvElementsPerToken))

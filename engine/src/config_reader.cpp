@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llmsizer/json.hpp"
 
@@ -172,7 +173,8 @@ NativeFormat read_native_format(const ConfigView& v) {
     const std::string fmt = json_string_or(*q, "fmt", "");
     if (method == "mxfp4") return NativeFormat::mxfp4_experts;
     if (method == "fp8" || fmt.find("e4m3") != std::string::npos) {
-      const std::string expert = v.string_field({"expert_dtype"}).value_or("");
+      // expert_dtype at the top level (DeepSeek V4) or inside quantization_config (V4.1).
+      const std::string expert = json_string_or(*q, "expert_dtype", v.string_field({"expert_dtype"}).value_or(""));
       return expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
     }
     if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos)
@@ -574,9 +576,7 @@ void read_falcon(ConfigView& v, const CommonSizes& s, Architecture& arch) {
 // DeepSeek V4: MQA over one 512-wide head with grouped low-rank output, KV
 // compressed per layer (compress_ratios: 0 = sliding window only), MoE in every
 // layer. Hyper-connection and compressor weights are small and not modelled.
-void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
-  MoeFfn routed;  // the same in every MoE layer: read once
-  const Json* ratios = v.json_field({"compress_ratios"});
+AttentionSpec deepseek_v4_attention(const ConfigView& v, const CommonSizes& s) {
   AttentionSpec a = standard_attention(s);
   a.n_kv_heads = v.int_or({"num_key_value_heads"}, 1);
   a.k_eq_v = true;  // one cached vector per token serves as key and value
@@ -585,6 +585,13 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   a.o_groups = v.int_or({"o_groups"}, 1);
   a.index_n_heads = v.int_or({"index_n_heads"}, 0);
   a.index_head_dim = v.int_or({"index_head_dim"}, 0);
+  return a;
+}
+
+void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const Json* ratios = v.json_field({"compress_ratios"});
+  const AttentionSpec a = deepseek_v4_attention(v, s);
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
     layer.attn = a;
@@ -604,6 +611,213 @@ void read_deepseek_v4(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   }
   add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
   arch.warnings.push_back("DeepSeek V4's compressed attention and hyper-connections are modelled approximately");
+}
+
+// A list of non-negative integers (layer ids, row counts), each within the
+// config reader's integer bound; nullopt when the field is absent or is not one.
+std::optional<std::vector<std::int64_t>> int_list(const ConfigView& v, const char* key) {
+  const Json* list = v.json_field({key});
+  if (list == nullptr || !list->is_array() || list->empty() || list->size() > 4096) return std::nullopt;
+  std::vector<std::int64_t> out;
+  for (const Json& x : *list) {
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::int64_t>() > (std::int64_t{1} << 31))
+      return std::nullopt;
+    out.push_back(x.get<std::int64_t>());
+  }
+  return out;
+}
+
+void fail_missing(ConfigView& v, const char* key, const std::string& why) {
+  v.fail("config.missing_field", "config.json lacks the field " + v.path_of(key) + " " + why);
+}
+
+// Deterministic Miller-Rabin: bases 2, 3, 5 and 7 decide every n below
+// 3,215,031,751, and the n-gram vocabularies stay below 2^31 + 2^20.
+bool is_prime(std::uint64_t n) {
+  if (n < 2) return false;
+  for (std::uint64_t p : {2u, 3u, 5u, 7u})
+    if (n % p == 0) return n == p;
+  std::uint64_t d = n - 1;
+  int r = 0;
+  for (; d % 2 == 0; d /= 2) ++r;
+  for (std::uint64_t a : {2u, 3u, 5u, 7u}) {
+    std::uint64_t x = 1;
+    std::uint64_t base = a % n;
+    for (std::uint64_t e = d; e > 0; e >>= 1) {  // n < 2^32: products stay in 64 bits
+      if (e & 1) x = x * base % n;
+      base = base * base % n;
+    }
+    if (x == 1 || x == n - 1) continue;
+    bool composite = true;
+    for (int i = 1; i < r && composite; ++i) {
+      x = x * x % n;
+      composite = x != n - 1;
+    }
+    if (composite) return false;
+  }
+  return true;
+}
+
+// Rows of Qwen3.8's n-gram table: each of the (ngram_size - 1) x heads_per_ngram
+// hash heads has its own vocabulary, the next prime above
+// ngram_vocab_size_base (20,000,003, 20,000,023, ... 20,000,171 for the
+// release: 320,001,446 rows), the sum padded to
+// make_ngram_vocab_size_divisible_by (320,001,536), the row count the
+// checkpoint stores (a test that derives it this way "verified against the
+// landed shards", search-index id 68851213698; GGUF per_layer_token_embd
+// [160, 320001536]).
+std::int64_t ngram_table_rows(std::int64_t base, std::int64_t heads, std::int64_t multiple) {
+  std::int64_t rows = 0;
+  std::uint64_t n = static_cast<std::uint64_t>(base);
+  for (std::int64_t h = 0; h < heads; ++h) {
+    do ++n;
+    while (!is_prime(n));
+    rows += static_cast<std::int64_t>(n);
+  }
+  return (rows + multiple - 1) / multiple * multiple;
+}
+
+// Qwen3.8 Flash Next (qwen4_exp): Qwen3.5's gated delta-net layers with a
+// sparse-attention (QSA) layer every full_attention_interval, whose small
+// indexer picks the tokens attended; 512 routed experts and one gated shared
+// expert in every layer; hyper-connections (hc_count streams, low rank
+// hc_lowrank, no Sinkhorn) whose norms replace the layer norms; and one PLE
+// layer reading a hashed n-gram embedding table. Shapes: llama.cpp
+// src/models/qwen4exp.cpp and candle docs/archived/qwen38_flash_next.md §12.2
+// (scripts/catalog/sourced_arch_facts_qwen38_dsv41.json).
+void read_qwen4_exp(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  const std::int64_t hc = v.require_positive({"hc_count"});
+  const std::int64_t hc_lowrank = v.require_positive({"hc_lowrank"});
+  const std::int64_t index_heads = v.require_positive({"indexer_n_heads"});
+  const std::int64_t index_dim = v.require_positive({"indexer_head_dim"});
+  const std::int64_t ngram_size = v.require_positive({"ngram_size"});
+  const std::int64_t heads_per_ngram = v.require_positive({"heads_per_ngram"});
+  const std::int64_t ple_dim = v.require_positive({"ple_embed_dim"});
+  const std::int64_t ple_kernel = v.require_positive({"ple_conv_kernel_size"});
+  if (v.has_error()) return;
+  const std::int64_t base = v.int_or({"ngram_vocab_size_base"}, 0);
+  if (base <= 0) return fail_missing(v, "ngram_vocab_size_base", "that sizes the n-gram embedding table");
+  const auto ple_layers = int_list(v, "ple_layer_ids");
+  if (!ple_layers) return fail_missing(v, "ple_layer_ids", "that says which layer reads the n-gram table");
+  const std::int64_t heads = (ngram_size - 1) * heads_per_ngram;  // bigram and trigram heads: 16
+  if (heads < 1 || heads > 1024 || ple_dim % heads != 0) {
+    v.fail("config.bad_field", "config.json field " + v.path_of("ple_embed_dim") + " (" + std::to_string(ple_dim) +
+                                   ") must divide among (ngram_size - 1) x heads_per_ngram n-gram heads");
+    return;
+  }
+  read_qwen_hybrid(v, s, arch);
+  if (v.has_error()) return;
+
+  arch.hc_streams = hc;
+  arch.hc_lowrank = hc_lowrank;
+  const std::int64_t wide = hc * s.hidden;  // the hyper-connection residual, 10240
+  for (LayerSpec& layer : arch.layers) {
+    layer.n_hidden_norms = 0;  // the hyper-connection norms are the layer norms
+    if (layer.attn.kind == AttentionKind::full) {
+      layer.attn.qsa_indexer = true;
+      layer.attn.index_n_heads = index_heads;
+      layer.attn.index_head_dim = index_dim;
+    }
+  }
+  const std::int64_t rows = ngram_table_rows(base, heads, std::max<std::int64_t>(1, v.int_or({"make_ngram_vocab_size_divisible_by"}, 1)));
+  for (const std::int64_t one_based : *ple_layers) {
+    if (one_based < 1 || one_based > s.n_layers) {
+      v.fail("config.bad_field", "config.json field " + v.path_of("ple_layer_ids") + " names layer " +
+                                     std::to_string(one_based) + "; layers count from 1 to num_hidden_layers");
+      return;
+    }
+    LayerSpec& layer = arch.layers[static_cast<std::size_t>(one_based - 1)];  // ple_layer_ids [2]: layer 1
+    // ple_key [10240, 2560], ple_value [2560, 2560], ple_norm_{key,query,conv}
+    // [10240], ple_conv1d [10240, 4].
+    layer.side_tensors = {{SideKind::projection, ple_dim, wide},
+                          {SideKind::projection, ple_dim, s.hidden},
+                          {SideKind::norm, wide, 3},
+                          {SideKind::conv, ple_kernel, wide}};
+    // The conv is dilated by ngram_size: (kernel - 1) x ngram_size = 9 tokens of
+    // F32 history per sequence, a row of the recurrent cache in llama.cpp.
+    layer.attn.carried_f32_elements = (ple_kernel - 1) * ngram_size * wide;
+    arch.lookup_tables.push_back({static_cast<int>(one_based - 1), rows, ple_dim / heads});
+  }
+  arch.warnings.push_back(
+      "Qwen3.8's MTP layer is sized as one more QSA and MoE layer with its two input projections; its "
+      "own hyper-connection mixer and norms are counted approximately. The n-gram table is memory, not "
+      "active parameters or per-token reads");
+}
+
+// DeepSeek V4.1 Flash (deepseek_v41): V4's attention (one 512-wide MQA head,
+// low-rank q and grouped low-rank output) with a 128-token window in every
+// layer, but only the kv_source_layer_ids layers compress and cache the global
+// KV (and its index keys) that the other layers reuse; routed and shared
+// experts in every layer; Engram n-gram tables on engram_layer_ids; three
+// DSpark draft layers of their own expert count. Shapes: colibri
+// docs/deepseek-v41-delta.md (sourced_arch_facts_qwen38_dsv41.json).
+void read_deepseek_v41(ConfigView& v, const CommonSizes& s, Architecture& arch) {
+  MoeFfn routed;  // the same in every MoE layer: read once
+  const auto ratios = int_list(v, "compress_ratios");
+  const auto kv_sources = int_list(v, "kv_source_layer_ids");
+  const auto engram_layers = int_list(v, "engram_layer_ids");
+  const auto engram_rows = int_list(v, "engram_num_embeddings");
+  if (!ratios) return fail_missing(v, "compress_ratios", "that gives each layer's KV compression");
+  if (!kv_sources) return fail_missing(v, "kv_source_layer_ids", "that says which layers cache the compressed KV");
+  if (!engram_layers || !engram_rows)
+    return fail_missing(v, engram_layers ? "engram_num_embeddings" : "engram_layer_ids",
+                        "that places and sizes the Engram tables");
+  const std::int64_t window = v.require_positive({"sliding_window"});
+  const std::int64_t engram_width = v.require_positive({"engram_head_dim"});
+  const std::int64_t hc = v.require_positive({"hc_mult"});
+  const std::int64_t o_lora_rank = v.require_positive({"o_lora_rank"});
+  if (v.has_error()) return;
+  if (engram_layers->size() != engram_rows->size()) {
+    v.fail("config.bad_field", "config.json fields " + v.path_of("engram_layer_ids") + " and " +
+                                   v.path_of("engram_num_embeddings") + " must have one entry per Engram table");
+    return;
+  }
+  const AttentionSpec a = deepseek_v4_attention(v, s);
+  for (std::int64_t i = 0; i < s.n_layers; ++i) {
+    LayerSpec layer;
+    layer.attn = a;
+    layer.attn.window_tokens = window;
+    const bool source = std::find(kv_sources->begin(), kv_sources->end(), i) != kv_sources->end();
+    const auto idx = static_cast<std::size_t>(i);
+    if (source && idx < ratios->size() && (*ratios)[idx] > 0) {
+      // One compressed entry per compress_ratios[i] tokens plus the window,
+      // with the indexer's key of index_head_dim (indexer.wk on these layers).
+      layer.attn.kv_compress_ratio = (*ratios)[idx];
+    } else {
+      layer.attn.kind = AttentionKind::sliding;
+      layer.attn.index_head_dim = 0;  // index keys are cached by the source layers only
+    }
+    layer.ffn = routed(v, s);
+    arch.layers.push_back(layer);
+  }
+  for (std::size_t k = 0; k < engram_layers->size(); ++k) {
+    const std::int64_t layer = (*engram_layers)[k];
+    if (layer >= s.n_layers) {
+      v.fail("config.bad_field", "config.json field " + v.path_of("engram_layer_ids") + " names layer " +
+                                     std::to_string(layer) + ", past num_hidden_layers");
+      return;
+    }
+    // engram.{q,k}_weight [4, 5120] (hc_mult x hidden) and engram.wkv [25600,
+    // 6144], "[5 x hidden, hidden + o_lora_rank]" as the source writes it.
+    arch.layers[static_cast<std::size_t>(layer)].side_tensors = {{SideKind::projection, s.hidden, hc},
+                                                                 {SideKind::projection, s.hidden, hc},
+                                                                 {SideKind::projection, s.hidden + o_lora_rank, 5 * s.hidden}};
+    arch.lookup_tables.push_back({static_cast<int>(layer), (*engram_rows)[k], engram_width});
+  }
+  const std::size_t decoder_layers = arch.layers.size();
+  add_mtp_layers(v, arch, v.int_or({"num_nextn_predict_layers"}, 0));
+  for (std::size_t i = decoder_layers; i < arch.layers.size(); ++i) {
+    // DSpark stages: 128 routed experts, top 3 (dspark_n_routed_experts, dspark_num_experts_per_tok).
+    FfnSpec& f = arch.layers[i].ffn;
+    f.n_experts = v.int_or({"dspark_n_routed_experts"}, f.n_experts);
+    f.n_experts_used = std::min(f.n_experts, v.int_or({"dspark_num_experts_per_tok"}, f.n_experts_used));
+    arch.layers[i].side_tensors.clear();
+  }
+  arch.warnings.push_back(
+      "DeepSeek V4.1's hyper-connection, compressor and indexer weights (shapes not published) are not counted; "
+      "its DSpark draft layers are sized as decoder layers of their own experts; layers that reuse a source "
+      "layer's compressed KV are sized as holding their 128-token window only. The Engram tables are memory, "
+      "not active parameters or per-token reads");
 }
 
 // Kimi Delta Attention as linear_attn_config gives it (Kimi Linear, K3 and
@@ -694,9 +908,11 @@ struct FamilyEntry {
   FamilyReader reader;
 };
 
-const std::array<FamilyEntry, 62>& family_table() {
-  static const std::array<FamilyEntry, 62> table = {{
+const std::array<FamilyEntry, 66>& family_table() {
+  static const std::array<FamilyEntry, 66> table = {{
       {"deepseek_v4", read_deepseek_v4},    {"kimi_linear", read_kimi_linear},
+      {"deepseek_v41", read_deepseek_v41},  {"deepseek_v41_text", read_deepseek_v41},
+      {"qwen4_exp", read_qwen4_exp},        {"qwen4_exp_text", read_qwen4_exp},
       {"kimi_k3", read_kimi_linear},        {"glm5_next", read_glm5_next},
       {"glm5_next_text", read_glm5_next},
       {"llama", read_transformer},          {"mistral", read_transformer},

@@ -40,6 +40,10 @@ ModelWeights measure_weights(const Architecture& arch, const TensorIndex& tensor
       if (kind == Kind::token_embd) w.token_embd_bytes += bytes;
       else w.output_bytes += bytes;
       p.total += elements;
+      if (t.name.base == "per_layer_token_embd") {
+        p.lookup += elements;  // looked up, not multiplied: as params.cpp counts per_layer_embd
+        continue;
+      }
       p.active += elements;
       if (kind == Kind::token_embd) p.embedding += elements;
       continue;

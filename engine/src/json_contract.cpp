@@ -103,12 +103,13 @@ Result<SizerRequest> request_from_fields(const RequestFields& x) {
 }
 
 Json params_to_json(const ParamCounts& p) {
-  Json j = json_object(5);
+  Json j = json_object(6);
   j["total"] = p.total;
   j["active"] = p.active;
   j["embedding"] = p.embedding;
   j["mtp"] = p.mtp;
   j["routed_expert"] = p.routed_expert;
+  j["lookup"] = p.lookup;
   return j;
 }
 

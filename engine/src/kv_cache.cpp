@@ -25,7 +25,7 @@ std::int64_t state_bytes_per_sequence(const AttentionSpec& a, InferenceEngine en
     const std::int64_t value_dim = a.linear_v_heads * a.linear_v_dim;
     const std::int64_t conv = kernel_history * (2 * key_dim + value_dim);
     const std::int64_t ssm = a.linear_v_heads * a.linear_k_dim * a.linear_v_dim;
-    return conv * conv_elem + ssm * 4;
+    return conv * conv_elem + ssm * 4 + a.carried_f32_elements * 4;
   }
   return 0;
 }
@@ -120,6 +120,15 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           bytes += index_bytes;
           kv.attention_bytes += index_bytes;
           for (std::int64_t& total : kv.total_bytes_as) total += index_bytes;
+        } else if (a.qsa_indexer && llama) {
+          // llama.cpp's qwen4exp keeps the raw indexer keys (index_head_dim per
+          // token), its indexer cache tracking the attention cache cell for cell;
+          // counted in the cache's type (f16: quantized KV aborts on qwen4exp).
+          const std::int64_t index_entries = a.index_head_dim * cells;
+          bytes += index_entries * elem.num / elem.den;
+          kv.attention_bytes += index_entries * elem.num / elem.den;
+          for (std::size_t t = 0; t < kKvTypeCount; ++t)
+            kv.total_bytes_as[t] += index_entries * kElementSizes[t].num / kElementSizes[t].den;
         }
         break;
       }

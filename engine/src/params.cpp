@@ -15,7 +15,13 @@ ParamCounts count_params(const Architecture& arch, const std::vector<TensorInfo>
       continue;
     }
     counts.total += n;
-    if (t.role == TensorRole::token_embd || t.role == TensorRole::per_layer_embd) counts.embedding += n;
+    if (t.role == TensorRole::per_layer_embd) {
+      // A token looks up a few rows of these tables: they are weights in
+      // memory, not parameters a token runs through.
+      counts.lookup += n;
+      continue;
+    }
+    if (t.role == TensorRole::token_embd) counts.embedding += n;
     if (t.is_per_expert()) {
       if (t.is_routed_expert()) counts.routed_expert += n;
       const FfnSpec& f = arch.layers[static_cast<std::size_t>(t.layer)].ffn;

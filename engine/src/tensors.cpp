@@ -59,6 +59,14 @@ void add_standard_attention(TensorListBuilder& b, const AttentionSpec& a, std::i
     b.vector(a.head_dim_k);
   }
   if (a.sinks) b.vector(a.n_heads, TensorRole::attn_sinks);
+  if (a.qsa_indexer) {
+    // Qwen3.8 (llama.cpp qwen4exp): indexer.q_proj [512, 2560], indexer.k_proj
+    // [128, 2560], indexer.{q,k}_norm [128].
+    b.matrix(TensorRole::indexer, hidden, a.index_n_heads * a.index_head_dim);
+    b.matrix(TensorRole::indexer, hidden, a.index_head_dim);
+    b.vector(a.index_head_dim);
+    b.vector(a.index_head_dim);
+  }
 }
 
 void add_latent_attention(TensorListBuilder& b, const AttentionSpec& a, std::int64_t hidden) {
@@ -146,6 +154,28 @@ void add_moe_ffn(TensorListBuilder& b, const FfnSpec& f, std::int64_t hidden) {
   if (f.parallel_dense_intermediate > 0) add_dense_ffn(b, f, hidden, f.parallel_dense_intermediate);
 }
 
+// One hyper-connection mixer (Qwen3.8: hc_{attn,ffn}_{norm,down,up,inject}, and
+// without inject the final one): a norm over the hc_streams x hidden residual,
+// a low-rank down and up projection of it, and the weights that inject the
+// block's output into each stream.
+void add_hyper_connection(TensorListBuilder& b, const Architecture& arch, TensorRole norm_role, bool inject) {
+  const std::int64_t wide = arch.hc_streams * arch.hidden_size;
+  b.vector(wide, norm_role);
+  b.matrix(TensorRole::side_proj, wide, arch.hc_lowrank);
+  b.matrix(TensorRole::side_proj, arch.hc_lowrank, wide);
+  if (inject) b.matrix(TensorRole::side_proj, wide, arch.hc_streams);
+}
+
+void add_side_tensors(TensorListBuilder& b, const std::vector<SideTensor>& side) {
+  for (const SideTensor& t : side) {
+    switch (t.kind) {
+      case SideKind::projection: b.matrix(TensorRole::side_proj, t.in, t.out); break;
+      case SideKind::norm: b.vector(t.in * t.out); break;
+      case SideKind::conv: b.matrix(TensorRole::ssm_conv1d, t.in, t.out); break;
+    }
+  }
+}
+
 }  // namespace
 
 bool tensor_stays_f32(TensorRole role) {
@@ -166,15 +196,24 @@ bool tensor_stays_f32(TensorRole role) {
 
 std::vector<TensorInfo> list_tensors(const Architecture& arch) {
   std::vector<TensorInfo> out;
-  out.reserve(arch.layers.size() * 16 + 4);
+  out.reserve(arch.layers.size() * 24 + 4 + arch.lookup_tables.size());
   TensorListBuilder b(out);
   const std::int64_t hidden = arch.hidden_size;
 
   b.matrix(TensorRole::token_embd, hidden, arch.vocab_size);
+  // Lookup tables sit with the token embedding (layer -1): like it, a token
+  // reads only its rows, so no layer's per-step weight reads include them.
+  for (const LookupTable& table : arch.lookup_tables) b.matrix(TensorRole::per_layer_embd, table.width, table.rows);
+  const bool hyper = arch.hc_streams > 0 && arch.hc_lowrank > 0;
   for (std::size_t i = 0; i < arch.layers.size(); ++i) {
     const LayerSpec& layer = arch.layers[i];
     b.at_layer(static_cast<int>(i), layer.is_mtp);
     for (int n = 0; n < layer.n_hidden_norms; ++n) b.vector(hidden * (layer.norm_bias ? 2 : 1));
+    if (hyper) {
+      add_hyper_connection(b, arch, TensorRole::norm, true);  // before the token mixer
+      add_hyper_connection(b, arch, TensorRole::norm, true);  // before the FFN
+    }
+    add_side_tensors(b, layer.side_tensors);
     const AttentionSpec& a = layer.attn;
     switch (a.kind) {
       case AttentionKind::full:
@@ -200,7 +239,8 @@ std::vector<TensorInfo> list_tensors(const Architecture& arch) {
     }
   }
   b.at_layer(-1, false);
-  b.vector(hidden, TensorRole::output_norm);
+  if (hyper) add_hyper_connection(b, arch, TensorRole::output_norm, false);  // the final mixer is the output norm
+  else b.vector(hidden, TensorRole::output_norm);
   if (!arch.tied_embeddings) b.matrix(TensorRole::output, hidden, arch.vocab_size);
   return out;
 }

@@ -35,6 +35,9 @@ double native_bits(SchemeKind kind, const TensorInfo& t, NativeFormat format) {
     case NativeFormat::mxfp4_experts: return expert ? 4.25 : 16.0;
     case NativeFormat::nvfp4: return edge ? 16.0 : 4.0 + 8.0 / 16.0;
     case NativeFormat::fp4_experts_fp8:
+      // DeepSeek V4.1's Engram tables: F8_E4M3 with an E8M0 scale per 32
+      // columns, 264 bytes per 256-wide row (colibri docs/deepseek-v41-delta.md).
+      if (t.role == TensorRole::per_layer_embd) return 8.0 + 8.0 / 32.0;
       return expert ? 4.25 : edge ? 16.0 : 8.0 + 32.0 / (128.0 * 128.0);
     default: return 16.0;
   }
@@ -76,7 +79,9 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
     params_in_files += t.elements();
     w.tensor_bytes += bytes;
     if (t.role == TensorRole::token_embd || t.role == TensorRole::per_layer_embd) w.token_embd_bytes += bytes;
-    if (t.role == TensorRole::output || t.role == TensorRole::output_norm) w.output_bytes += bytes;
+    // Every other global tensor (the head, its norm or Qwen3.8's final hyper-connection
+    // mixer) runs with the head: read for every token.
+    else if (t.layer < 0) w.output_bytes += bytes;
     if (t.layer >= 0) {
       w.layer_bytes[static_cast<std::size_t>(t.layer)] += bytes;
       if (t.is_routed_expert()) {

@@ -49,6 +49,11 @@ struct AttentionSpec {
   // and a per-token key cache of index_head_dim.
   std::int64_t index_n_heads = 0;
   std::int64_t index_head_dim = 0;
+  // Qwen3.8's sparse attention (QSA) indexer: its q (index_n_heads x
+  // index_head_dim) and one key of index_head_dim are projected from hidden,
+  // each with an RMSNorm, and llama.cpp caches the raw keys cell for cell
+  // (DSA's indexer reads q from the q latent and is cached by vLLM/SGLang only).
+  bool qsa_indexer = false;
 
   // Linear attention (gated delta net) sizes.
   std::int64_t linear_k_heads = 0;
@@ -56,6 +61,9 @@ struct AttentionSpec {
   std::int64_t linear_k_dim = 0;
   std::int64_t linear_v_dim = 0;
   std::int64_t conv_kernel = 0;  // shared with mamba2
+  // Further state a sequence carries through this layer, in F32 elements
+  // (Qwen3.8's PLE conv history, 9 x 10240, kept beside its PLE layer's state).
+  std::int64_t carried_f32_elements = 0;
 
   // Mamba2 sizes.
   std::int64_t ssm_heads = 0;
@@ -85,12 +93,31 @@ struct FfnSpec {
                                    // hidden<->latent projections (Nemotron 3, Kimi K3)
 };
 
+// A weight one layer has beside its token mixer and FFN (Qwen3.8's PLE block,
+// DeepSeek V4.1's Engram projections): in -> out features, read for every token.
+enum class SideKind { projection, norm, conv };
+struct SideTensor {
+  SideKind kind = SideKind::projection;
+  std::int64_t in = 0;
+  std::int64_t out = 1;
+};
+
 struct LayerSpec {
   AttentionSpec attn;
   FfnSpec ffn;
   int n_hidden_norms = 2;  // RMS/LayerNorm vectors of width hidden in this layer
   bool norm_bias = false;  // LayerNorm with bias (Falcon, Cohere)
   bool is_mtp = false;     // multi-token-prediction layer: in the checkpoint, not run by default
+  std::vector<SideTensor> side_tensors;
+};
+
+// A hashed n-gram embedding table (Qwen3.8's PLE n-gram table, DeepSeek V4.1's
+// Engram): rows x width weights in memory, of which a token looks up a few
+// dozen rows; nothing is multiplied by the table itself.
+struct LookupTable {
+  int layer = -1;  // the decoder layer that reads it
+  std::int64_t rows = 0;
+  std::int64_t width = 0;
 };
 
 // How the tensors are stored in the original checkpoint.
@@ -115,6 +142,12 @@ struct Architecture {
   bool mtp_in_gguf = false;  // llama.cpp's converter keeps MTP tensors (GLM-4.5) or drops them
   bool falcon_style = false; // llama.cpp's quantizer treats Falcon specially
   std::int64_t extra_params = 0;  // parameters outside the layer model (e.g. per-layer embeddings)
+  std::vector<LookupTable> lookup_tables;
+  // Hyper-connections as Qwen3.8 has them: the residual is hc_streams copies of
+  // hidden, mixed down to hc_lowrank and back before each attention and FFN
+  // block, and by a final mixer that stands in for the output norm.
+  std::int64_t hc_streams = 0;
+  std::int64_t hc_lowrank = 0;
   std::vector<std::string> warnings;
   // The config's vision section, when it has one that can be sized; a section
   // that cannot (a field missing, a tower not modelled) leaves vision empty and

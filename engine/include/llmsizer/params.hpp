@@ -15,6 +15,7 @@ struct ParamCounts {
   std::int64_t embedding = 0;  // token embedding table(s)
   std::int64_t mtp = 0;        // multi-token-prediction layers, present in the checkpoint
   std::int64_t routed_expert = 0;  // all routed-expert weights of the decoder
+  std::int64_t lookup = 0;  // n-gram lookup tables (per_layer_embd): in total, not in active or embedding
 };
 
 ParamCounts count_params(const Architecture& arch);

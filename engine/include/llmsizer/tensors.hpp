@@ -12,7 +12,9 @@ enum class TensorRole {
   token_embd,
   output,
   output_norm,
-  per_layer_embd,  // extra embedding tables (Gemma 3n style), kept like token_embd
+  per_layer_embd,  // extra embedding tables looked up per token, kept like token_embd (Gemma 3n's
+                   // per-layer embeddings, Qwen3.8's n-gram table, DeepSeek V4.1's Engram): a token
+                   // reads a few rows, so they are neither active parameters nor read per step
   norm,            // any *_norm.weight or bias vector: stays F32
   attn_q,
   attn_k,
@@ -44,6 +46,11 @@ enum class TensorRole {
   ffn_down_shexp,
   ffn_shexp_gate,  // shared-expert sigmoid gate vector: kept like the router
   ffn_expert_bias, // per-expert bias vectors (gpt-oss): F32
+  // Projections beside the token mixer and the FFN (hyper-connection mixers, the
+  // PLE and Engram key/value projections): read for every token and quantized
+  // with the default type. Their own role, not attn_gate, because they are not
+  // the token mixer that attention data parallel keeps whole on every GPU.
+  side_proj,
 };
 
 struct TensorInfo {
