@@ -61,7 +61,7 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     out << ", " << s.gpu_count << " x " << s.device->name;
   }
   out << "\n" << params_table(e.params);
-  char line[160];
+  char line[512];  // room for the longest row (the unified-memory one runs past 160)
   auto row = [&](const char* label, std::int64_t bytes) {
     std::snprintf(line, sizeof line, "  %-22s %s\n", label, bytes_label(bytes).c_str());
     out << line;

@@ -91,6 +91,10 @@ json_check "config file" "j['total'] == 8030261248" params --config "$work/confi
 
 # Human-readable output labels both units.
 if "$bin" estimate --model llama-3.1-8b --gpu rtx-4090 | grep -q 'GiB (.* GB)'; then ok; else bad "table lacks 'GiB (... GB)'"; fi
+# The unified-memory row is longer than the others: it ends its own line, and
+# "required on GPU(s)" starts the next.
+if "$bin" estimate --model llama-3.1-8b --gpu mac-m3-ultra-256gb | grep -q '^  required on GPU(s)'; then ok
+else bad "unified-memory row runs into the next"; fi
 
 # Bad input: one line, exit 2, never a crash.
 expect_error "no arguments" 
