@@ -280,6 +280,7 @@ int main(int argc, char** argv) {
   };
   auto result = estimate_fn(scenario.value());
   if (!result) return fail(result.error());
+  note_runtime_support(loaded.entry, scenario.value(), result.value());
   const std::vector<Suggestion> suggestions = suggest_fits(loaded.arch, scenario.value(), result.value(), estimate_fn);
   SizedModel sized;  // for the suggestions' launch commands (the catalog's repositories)
   sized.entry = loaded.entry;

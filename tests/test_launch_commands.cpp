@@ -422,8 +422,12 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
               usable = usable || has;
             }
             // A repo that has it: pulled; none: made here from the model's Hugging Face
-            // files, unless they are FP8 or FP4, which llama.cpp's converter does not read.
-            if (usable) CHECK_FALSE(c.steps.empty());
+            // files, unless they are FP8 or FP4, which llama.cpp's converter does not read,
+            // or llama.cpp has no runtime for the model at all (the catalog says why).
+            if (!model.llama_cpp_unsupported.empty()) {
+              CHECK(c.steps.empty());
+              CHECK_THAT(c.note, Contains(model.llama_cpp_unsupported));
+            } else if (usable) CHECK_FALSE(c.steps.empty());
             else if (!c.steps.empty()) CHECK_THAT(c.steps[0], StartsWith("git clone"));
             else CHECK_THAT(c.note, Contains("converter does not read"));
             if (!c.steps.empty() && std::string(gpu) == "h100-sxm") ++runnable_q4;

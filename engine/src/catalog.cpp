@@ -75,6 +75,7 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
       if (a.is_string()) m.estimated_fields.push_back(a.get<std::string>());
   m.license = string_or(entry, "license", "");
   m.native_dtype = string_or(entry, "native_dtype", "");
+  m.llama_cpp_unsupported = string_or(entry, "llama_cpp_unsupported", "");
   m.config_provenance = string_or(entry, "config_provenance", "");
   if (auto v = positive_number(entry, "max_context_tokens")) m.max_context_tokens = static_cast<std::int64_t>(*v);
   for (const char* key : {"gguf_repos", "ollama_tags", "uses"}) {

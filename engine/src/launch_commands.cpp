@@ -65,6 +65,7 @@ struct Names {
   std::string id;            // catalog id ("" for a config given as text)
   std::string hf_repo;       // the catalog's repo
   std::string native_dtype;  // the catalog's, lowercase ("" when not stated)
+  std::string llama_cpp_unsupported;  // why llama.cpp cannot run it ("" when it can)
   const ModelDistribution* dist = nullptr;
 
   std::string label() const { return hf_repo.empty() ? (id.empty() ? std::string("this model") : id) : hf_repo; }
@@ -227,6 +228,10 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
                         const Names& draft) {
   LaunchCommand out{"llama.cpp", {}, {}};
   const std::string quant = shell_safe(s.quant.name);
+  if (!n.llama_cpp_unsupported.empty()) {
+    out.note = "llama.cpp cannot run " + n.label() + ": " + n.llama_cpp_unsupported + ".";
+    return out;
+  }
   if (!s.quant.is_gguf()) {
     out.note = "llama.cpp loads GGUF files, not " + quant + " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
     return out;
@@ -340,6 +345,10 @@ std::string ollama_quant(const QuantScheme& q) {
 LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
   LaunchCommand out{"ollama", {}, {}};
   const std::string quant = shell_safe(ollama_quant(s.quant));
+  if (!n.llama_cpp_unsupported.empty()) {
+    out.note = "Ollama runs GGUF models on llama.cpp's kernels, and " + n.llama_cpp_unsupported + ".";
+    return out;
+  }
   if (quant.empty()) {
     out.note = "Ollama runs GGUF models, not " + shell_safe(s.quant.name) +
                " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
@@ -523,8 +532,11 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
     case SchemeKind::gguf:
     case SchemeKind::gguf_q8_edges:
     case SchemeKind::gguf_dynamic:
-      c.note = engine + (sglang ? "'s GGUF loading is limited" : "'s GGUF support is experimental") + " (single files, some architectures): " +
-               "serve " + quant + " with llama.cpp or Ollama." + instead;
+      c.note = n.llama_cpp_unsupported.empty()
+                   ? engine + (sglang ? "'s GGUF loading is limited" : "'s GGUF support is experimental") +
+                         " (single files, some architectures): serve " + quant + " with llama.cpp or Ollama." + instead
+                   : "No GGUF of " + n.label() + " runs here: llama.cpp cannot run it, and " + engine +
+                         " loads GGUF only for some architectures." + instead;
       return c;
   }
   return c;
@@ -651,6 +663,7 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
     n.id = model.entry->id;
     n.hf_repo = shell_safe(model.entry->hf_repo);
     for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    n.llama_cpp_unsupported = model.entry->llama_cpp_unsupported;
     n.dist = names.find(model.entry->id);
   }
   Names draft;  // the draft model's names, for its GGUF repo

@@ -218,7 +218,19 @@ Result<Estimate> Sizer::estimate(const SizerRequest& r) const {
 Result<Estimate> Sizer::estimate(const SizedModel& model, const Scenario& scenario) const {
   if (scenario.vision && !model.arch().vision) return no_vision_error(model.arch(), model.label);
   if (model.entry == nullptr) return llmsizer::estimate(model.arch(), scenario);  // a pasted config: not cached
-  return llmsizer::estimate(model.arch(), scenario, weights_for(model, scenario.quant));
+  Result<Estimate> e = llmsizer::estimate(model.arch(), scenario, weights_for(model, scenario.quant));
+  if (e) note_runtime_support(model.entry, scenario, e.value());
+  return e;
+}
+
+void note_runtime_support(const CatalogModel* entry, const Scenario& scenario, Estimate& e) {
+  // The figures are what llama.cpp would need and reach; say first that it
+  // cannot run this model at all, as the launch commands do.
+  const bool llama = scenario.engine == InferenceEngine::llama_cpp || scenario.engine == InferenceEngine::ollama;
+  if (entry == nullptr || !llama || entry->llama_cpp_unsupported.empty()) return;
+  e.warnings.insert(e.warnings.begin(), std::string(engine_name(scenario.engine)) + " cannot run this model: " +
+                                            entry->llama_cpp_unsupported +
+                                            "; these figures are what it would take (vLLM and SGLang serve it)");
 }
 
 const ModelWeights& Sizer::weights_for(const SizedModel& model, const QuantScheme& quant) const {

@@ -441,6 +441,9 @@ def build_models(ref, cur):
             "official_params_active_text": active_text,
             "reported_param_counts": reported_counts(r),
             "native_dtype": dtype,
+            # Why llama.cpp (and Ollama, on its kernels) cannot run the model, with its source;
+            # None where it can: the launch commands say so instead of printing one that fails.
+            "llama_cpp_unsupported": (c.get("llama_cpp_unsupported") or {}).get("reason"),
             "max_context_tokens": max_ctx,
             "uses": None,
             "uses_sources": None,
@@ -449,7 +452,8 @@ def build_models(ref, cur):
             "config_same_as": r.get("_config_same_as"),
             "estimated_fields": filled,
             "notes": join_notes(notes),
-            "sources": dedupe(sources),
+            "sources": dedupe(sources + ([c["llama_cpp_unsupported"]["source"]]
+                                         if c.get("llama_cpp_unsupported") else [])),
         }
         entry["uses"], entry["uses_sources"] = uses_of(entry, c)
         models.append(entry)

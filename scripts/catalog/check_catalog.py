@@ -45,7 +45,7 @@ MODEL_FIELDS = {
     "hf_repo": (str, False), "gguf_repos": (list, True), "license": (str, False), "release_date": (str, False),
     "official_params_total": (int, False), "official_params_active": (int, False),
     "official_params_precise": (bool, True), "official_params_text": (str, False), "native_dtype": (str, False),
-    "max_context_tokens": (int, False), "config": (dict, True), "config_provenance": (str, True),
+    "llama_cpp_unsupported": (str, False), "max_context_tokens": (int, False), "config": (dict, True), "config_provenance": (str, True),
     "estimated_fields": (list, True), "notes": (str, False), "sources": (list, True),
     "uses": (list, True), "uses_sources": (dict, True),
 }

@@ -91,6 +91,17 @@ json_check "config file" "j['total'] == 8030261248" params --config "$work/confi
 
 # Human-readable output labels both units.
 if "$bin" estimate --model llama-3.1-8b --gpu rtx-4090 | grep -q 'GiB (.* GB)'; then ok; else bad "table lacks 'GiB (... GB)'"; fi
+# Upstream llama.cpp has no runtime for DeepSeek V4.1 (its GGUFs load only in forks, sourced in
+# curated_models.json): no llama-server or ollama command is printed, vLLM is not told to hand the
+# GGUF to llama.cpp, and an estimate for llama.cpp says first that it cannot run the model.
+out=$("$bin" command --model deepseek-v4.1-flash --quant Q4_K_M --gpu h200-sxm --gpus 8)
+if ! grep -q '^llama-server\|^ollama run' <<<"$out" && grep -q 'llama.cpp cannot run deepseek-ai/DeepSeek-V4.1-Flash' <<<"$out" &&
+   ! grep -q 'serve Q4_K_M with llama.cpp or Ollama' <<<"$out"; then ok
+else bad "DeepSeek V4.1 commands offer llama.cpp: $out"; fi
+json_check "llama.cpp cannot run DeepSeek V4.1" "j['warnings'][0].startswith('llama.cpp cannot run this model')" \
+  estimate --model deepseek-v4.1-flash --quant Q4_K_M --gpu h200-sxm --gpus 8
+json_check "vLLM runs DeepSeek V4.1" "not any('cannot run this model' in w for w in j['warnings'])" \
+  estimate --model deepseek-v4.1-flash --engine vllm --gpu h200-sxm --gpus 8
 # The unified-memory row is longer than the others: it ends its own line, and
 # "required on GPU(s)" starts the next.
 if "$bin" estimate --model llama-3.1-8b --gpu mac-m3-ultra-256gb | grep -q '^  required on GPU(s)'; then ok

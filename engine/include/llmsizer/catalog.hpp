@@ -54,6 +54,10 @@ struct CatalogModel {
   std::vector<std::string> estimated_fields;
   std::string license;
   std::string native_dtype;
+  // Why llama.cpp (and Ollama, which runs its kernels) cannot run the model,
+  // from a source; "" where it can. The launch commands print it instead of a
+  // command that would fail.
+  std::string llama_cpp_unsupported;
   std::string config_provenance;  // "verbatim_copy" or "derived"
   std::vector<std::string> gguf_repos;
   std::vector<std::string> ollama_tags;

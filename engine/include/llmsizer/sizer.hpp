@@ -80,6 +80,11 @@ struct SizedModel {
   const Architecture& arch() const { return *architecture; }
 };
 
+// Where the catalog says llama.cpp cannot run the model and the scenario's
+// engine is llama.cpp or Ollama, a first warning says so (the estimate's
+// figures are then what it would take).
+void note_runtime_support(const CatalogModel* entry, const Scenario& scenario, Estimate& e);
+
 // A catalog model's facts read from its architecture (or its error).
 ModelFacts read_model_facts(const CatalogModel& model, const Result<Architecture>& arch);
 
