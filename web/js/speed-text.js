@@ -33,7 +33,8 @@ export function speedNote(speed, { ctx, batch, prompt }) {
     `${batch > 1 ? `; per sequence while all ${batch} run together (full window), and their total` : ''}. ` +
     (!(s.prefill_tokens_per_s > 0) ? 'Prefill and TTFT need a throughput figure this device lacks.'
       : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
-        (s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
+        (s.basis?.memory_class === 'ddr' ? ", from the CPU's FP32 peak (cores × base clock × FLOPs per cycle) and an efficiency fitted on measured CPU prompts."
+          : s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
     estimatedInputsNote(s.basis?.estimated_inputs);
 }
 
@@ -47,6 +48,6 @@ function estimatedInputsNote(fields) {
   if (!fields?.length) return '';
   const names = fields.map((f) => INPUT_NAMES[f] ?? f);
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
-  return ` This device's ${list} ${names.length > 1 ? 'are estimates' : 'is an estimate'},` +
-    ' not a vendor or measured figure (its notes give the source): these speeds follow.';
+  return ` This device's ${list} ${names.length > 1 ? 'are estimates, not vendor or measured figures'
+    : 'is an estimate, not a vendor or measured figure'} (its notes give the source): these speeds follow.`;
 }
