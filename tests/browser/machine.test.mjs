@@ -80,17 +80,25 @@ test('a draft model: its memory, and decode as a range with its assumption', asy
   await page.close();
 });
 
-test('a CPU-only machine: decode from RAM bandwidth, no prefill where no throughput is sourced, -ngl 0', async () => {
+test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP32 peak (none without one), -ngl 0', async () => {
   const gpu = 'epyc-9004-genoa-384gb-ddr5-4800';
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
   const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
   assert.equal(await fieldValue(page, 'memory.fits'), 'true');
   assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / expected.speed.decode_tokens_per_s - 1) < 1e-9);
-  assert.equal(await page.textContent('[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
+  // EPYC 9124 (the machine's priced CPU): 16 cores x 3.0 GHz base x 32 FP32 FLOPs per cycle = 1.536 TFLOPS.
+  assert.equal(expected.speed.basis.vector_fp32_flops, 1.536e12);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.prefill_tokens_per_s')) / expected.speed.prefill_tokens_per_s - 1) < 1e-9);
+  assert.match(await page.textContent('#speed-note'), /from the CPU's FP32 peak \(cores × base clock × FLOPs per cycle\)/);
   await page.waitForSelector('#commands pre');
   assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /-ngl 0\b/);
   assert.deepEqual(log.errors, []);
   await page.close();
+  // The 7975WX's base clock is not sourced: no FP32 peak, so no prefill rather than a guess.
+  const other = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=threadripper-pro-7975wx-512gb-ddr5-4800`);
+  assert.equal(await other.page.textContent('[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
+  assert.deepEqual(other.log.errors, []);
+  await other.page.close();
 });
 
 test('a device whose maker states only FP32 (DGX Spark): prefill and TTFT from it, and the page says so', async () => {

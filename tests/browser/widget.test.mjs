@@ -80,7 +80,7 @@ test('the widget labels what each speed assumes, as the page does: full window, 
   await page.goto(`${session.server.url}embed-example.html`);
   await waitForWidget(page, 'first');
   await page.evaluate(() => {
-    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-flops', 'epyc-7713-256gb-ddr4-3200']]) {
+    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-flops', 'threadripper-pro-7975wx-512gb-ddr5-4800']]) {
       const w = document.createElement('llm-sizer');
       Object.entries({ id, model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: '32768', prompt: '4096', gpu, variant: 'full' })
         .forEach(([k, v]) => w.setAttribute(k, v));
@@ -99,9 +99,9 @@ test('the widget labels what each speed assumes, as the page does: full window, 
   }
   assert.match(await text('fast', '.note'), /full window of 32,768 tokens cached, and right after the prompt with 4,096/);
 
-  // data/devices.json gives the EPYC 7713 machine a bandwidth (8 channels of DDR4-3200) but no
-  // matrix throughput figure (no rate of llama.cpp's CPU kernels is sourced).
-  const mac = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'epyc-7713-256gb-ddr4-3200' });
+  // data/devices.json gives the Threadripper PRO 7975WX machine a bandwidth (8 channels of
+  // DDR5-4800) but no FP32 peak: its base clock is not sourced (sourced_cpu_compute.json).
+  const mac = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'threadripper-pro-7975wx-512gb-ddr5-4800' });
   assert.ok(mac.speed.decode_tokens_per_s > 0);
   assert.ok(!(mac.speed.prefill_tokens_per_s > 0));
   assert.equal(await widgetField(page, 'no-flops', 'speed.prefill_tokens_per_s'), '');
