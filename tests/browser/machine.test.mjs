@@ -94,6 +94,14 @@ test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP
   assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /-ngl 0\b/);
   assert.deepEqual(log.errors, []);
   await page.close();
+  // A CPU machine's RAM is its own memory: named so, not as a RAM kind of equal bandwidth
+  // (the 7950X's two channels of DDR5-3600, 57.6 GB/s, are what DDR4-3600 gives too).
+  const ryzen = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=ryzen-9-7950x-128gb-ddr5-3600`);
+  await ryzen.page.waitForFunction(() => document.querySelector('#rambw-label')?.textContent.includes("device's own memory"));
+  const chosen = await ryzen.page.evaluate(() => document.querySelector('#rambw').selectedOptions[0]?.textContent ?? '');
+  assert.match(chosen, /^the device's memory · 57\.6 GB\/s$/);
+  assert.deepEqual(ryzen.log.errors, []);
+  await ryzen.page.close();
   // The 7975WX's base clock is not sourced: no FP32 peak, so no prefill rather than a guess.
   const other = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=threadripper-pro-7975wx-512gb-ddr5-4800`);
   assert.equal(await other.page.textContent('[data-field="speed.prefill_tokens_per_s"]'), 'unknown');

@@ -217,7 +217,9 @@ function showRamKind(basis, unified) {
   writeText($('rambw-label'), hostRam ? 'RAM kind (offload reads it)' : basis ? "RAM kind: the device's own memory" : 'RAM kind');
   if (!basis) return;
   const gbs = basis.ram_bandwidth_bytes_per_s / 1e9;
-  const value = String(Math.round(gbs * 1000) / 1000);
+  // The device's own memory is named as such, never as a RAM kind that merely
+  // has the same bandwidth (DDR5-3600 on two channels is not "DDR4-3600").
+  const value = hostRam ? String(Math.round(gbs * 1000) / 1000) : `own:${Math.round(gbs * 1000) / 1000}`;
   select.querySelector('option[data-custom]')?.remove();
   if (![...select.options].some((o) => o.value === value)) {
     const own = document.createElement('option');
