@@ -80,7 +80,7 @@ test('a draft model: its memory, and decode as a range with its assumption', asy
   await page.close();
 });
 
-test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP32 peak (none without one), -ngl 0', async () => {
+test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP32 peak, -ngl 0', async () => {
   const gpu = 'epyc-9004-genoa-384gb-ddr5-4800';
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
   const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
@@ -102,11 +102,29 @@ test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP
   assert.match(chosen, /^the device's memory · 57\.6 GB\/s$/);
   assert.deepEqual(ryzen.log.errors, []);
   await ryzen.page.close();
-  // The 7975WX's base clock is not sourced: no FP32 peak, so no prefill rather than a guess.
+  // The Threadripper PRO 7975WX: 32 cores x 4.0 GHz base x 32 FP32 FLOPs per cycle = 4.096 TFLOPS,
+  // its prefill the CLI's from that peak.
   const other = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=threadripper-pro-7975wx-512gb-ddr5-4800`);
-  assert.equal(await other.page.textContent('[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
+  const tr = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu: 'threadripper-pro-7975wx-512gb-ddr5-4800' });
+  assert.equal(tr.speed.basis.vector_fp32_flops, 4.096e12);
+  await other.page.waitForFunction(() => Number(document.querySelector('[data-field="speed.prefill_tokens_per_s"]')?.dataset.value) > 0);
+  assert.ok(Math.abs(Number(await fieldValue(other.page, 'speed.prefill_tokens_per_s')) / tr.speed.prefill_tokens_per_s - 1) < 1e-9);
   assert.deepEqual(other.log.errors, []);
   await other.page.close();
+});
+
+test('a device without a sourced memory bandwidth (Alibaba PPU): speeds read unknown and the note says why', async () => {
+  const gpu = 'alibaba-ppu-zw810e';
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
+  assert.equal(expected.memory.fits, true);
+  assert.equal(expected.speed.decode_tokens_per_s, null);
+  await page.waitForFunction(() => document.querySelector('#speed-note')?.textContent.includes('memory bandwidth is not sourced'));
+  for (const field of ['decode_tokens_per_s', 'prefill_tokens_per_s', 'ttft_s'])
+    assert.equal(await page.textContent(`[data-field="speed.${field}"]`), 'unknown', field);
+  assert.match(await page.textContent('#warnings'), /no sourced memory bandwidth/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
 });
 
 test('a device whose maker states only FP32 (DGX Spark): prefill and TTFT from it, and the page says so', async () => {

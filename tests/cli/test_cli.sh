@@ -67,9 +67,18 @@ json_check "CPU prefill from its FP32 peak (AVX2)" "abs(j['speed']['basis']['vec
 # i-quants): no prefill rather than one six times too high, and the warning says why.
 json_check "no CPU prefill for i-quants" "j['speed']['prefill_tokens_per_s'] is None and j['speed']['decode_tokens_per_s'] > 0 and any('i-quants' in w for w in j['warnings'])" \
   estimate --model llama-3.1-8b --quant IQ3_S --gpu ryzen-9-7950x-128gb-ddr5-3600
-# The 7975WX's base clock is not sourced: no FP32 peak, no prefill.
-json_check "CPU without a sourced clock has no prefill" "j['speed']['prefill_tokens_per_s'] is None and any('no matrix throughput of this CPU' in w for w in j['warnings'])" \
+# Threadripper PRO 7975WX: 32 cores x 4.0 GHz base x 32 (Zen 4) = 4.096e12 FLOP/s. Two EPYC 9135:
+# 2 sockets x 16 cores x 3.65 GHz x 64 (Zen 5's two 512-bit FMA pipes: 16 lanes x 2 x 2) = 7.4752e12.
+json_check "CPU prefill, Threadripper PRO 7975WX" "abs(j['speed']['basis']['vector_fp32_flops'] - 4.096e12) < 1e6 and j['speed']['prefill_tokens_per_s'] > 0" \
   estimate --model llama-3.1-8b --quant Q4_K_M --gpu threadripper-pro-7975wx-512gb-ddr5-4800
+json_check "CPU prefill, two Zen 5 sockets" "abs(j['speed']['basis']['vector_fp32_flops'] - 7.4752e12) < 1e6 and j['speed']['basis']['runtime'] == 'llama.cpp/cpu'" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu 2x-epyc-9135-1152gb-ddr5-6400
+# A device given by bandwidth alone: decode from it, no prefill rather than a guess, and the warning says why.
+json_check "no throughput figure, no prefill" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] is None and any('no dense throughput figure' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu-memory-gib 96 --gpu-bandwidth-gbs 800
+# The Alibaba PPU's memory bandwidth is not stated by T-Head (catalog note): no speed at all, said so.
+json_check "no bandwidth, no speed, a warning" "j['speed']['decode_tokens_per_s'] is None and any('no sourced memory bandwidth' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-8b --quant Q4_K_M --gpu alibaba-ppu-zw810e
 expect_error "gpu dies out of range" estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-vendor apple --gpu-dies 0
 json_check "two GPUs, per-GPU array" "len(j['memory']['per_gpu']) == 2" \
   estimate --model llama-3.1-70b --gpu rtx-4090 --gpus 2
