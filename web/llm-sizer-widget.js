@@ -5,7 +5,7 @@
 // into view, and are shared by every widget on the page.
 import { loadEngine } from './js/engine.js';
 import * as fmt from './js/format.js';
-import { speedNote, speedTexts } from './js/speed-text.js';
+import { hasSpeed, noSpeedNote, speedNote, speedTexts } from './js/speed-text.js';
 import { WIDGET_CSS } from './widget-styles.js';
 
 const ATTRIBUTES = ['model', 'gpu', 'quant', 'ctx', 'gpus', 'engine', 'kv', 'batch', 'offload', 'prompt', 'variant', 'theme'];
@@ -206,10 +206,10 @@ class LlmSizerElement extends HTMLElement {
     this.setField('memory.kv_cache_bytes', m.kv_cache_bytes, fmt.gib(m.kv_cache_bytes));
     this.setField('memory.utilization', m.utilization, m.utilization == null ? '—' : fmt.percent(m.utilization));
     // No speed where it does not fit (the engine answers null): it would read as if it ran.
-    const sp = result.speed;
-    for (const [field, [value, text]] of Object.entries(speedTexts(sp, m.fits).fields)) this.setField(field, value, text);
-    p.note.textContent = !sp ? (m.fits === false ? 'No speed: as set it does not fit.' : '')
-      : speedNote(sp, result.scenario);
+    const sp = hasSpeed(result.speed) ? result.speed : null;
+    const deviceChosen = Boolean(result.scenario?.gpu);
+    for (const [field, [value, text]] of Object.entries(speedTexts(sp, m.fits, deviceChosen).fields)) this.setField(field, value, text);
+    p.note.textContent = sp ? speedNote(sp, result.scenario) : m.fits === false || deviceChosen ? noSpeedNote(m.fits, deviceChosen) : '';
     p.quant.value = result.scenario.quant;
     p.ctx.input.max = String(Math.max(9, Math.ceil(Math.log2(model?.max_context_tokens || 131072))));
     p.ctx.input.value = String(Math.round(Math.log2(request.ctx)));

@@ -463,6 +463,11 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   judge_memory(s, usable, e);
 
   e.speed = has_mixed_cards(s) ? estimate_mixed_card_speed(arch, s, e) : estimate_speed(arch, s, e);
+  // A device whose memory bandwidth nobody states (the catalog's Alibaba PPU)
+  // gets no speed: say so rather than leave the speed section silently empty.
+  if (!e.speed && s.device && !has_mixed_cards(s) && !(s.device->bandwidth_bytes_per_s > 0.0))
+    e.warnings.push_back("the device has no sourced memory bandwidth: decode, prefill, TTFT and the cost per token "
+                         "are not estimated");
   // llama.cpp and Ollama cannot draft with a model's MTP layers (the launch
   // commands say so): no speed-up where none would happen.
   const bool mtp_unsupported = s.draft && s.draft->use_mtp && llama;

@@ -73,14 +73,14 @@ test('two widgets render on a page with aggressive CSS and update independently'
 
 const native = (request) => JSON.parse(nativeResponses([{ batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ...request }])[0]);
 
-test('the widget labels what each speed assumes, as the page does: full window, after the prompt, unknown prefill', async () => {
+test('the widget labels what each speed assumes, as the page does: full window, after the prompt, unknown speeds', async () => {
   const page = await session.browser.newPage({ viewport: { width: 360, height: 740 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${session.server.url}embed-example.html`);
   await waitForWidget(page, 'first');
   await page.evaluate(() => {
-    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-flops', 'threadripper-pro-7975wx-512gb-ddr5-4800']]) {
+    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-bandwidth', 'alibaba-ppu-zw810e']]) {
       const w = document.createElement('llm-sizer');
       Object.entries({ id, model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: '32768', prompt: '4096', gpu, variant: 'full' })
         .forEach(([k, v]) => w.setAttribute(k, v));
@@ -88,7 +88,7 @@ test('the widget labels what each speed assumes, as the page does: full window, 
     }
   });
   await waitForWidget(page, 'fast');
-  await waitForWidget(page, 'no-flops');
+  await waitForWidget(page, 'no-bandwidth');
   const text = (id, selector) => page.evaluate(([i, s]) => document.getElementById(i).shadowRoot.querySelector(s).textContent, [id, selector]);
 
   const fast = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'rtx-4090' });
@@ -99,15 +99,17 @@ test('the widget labels what each speed assumes, as the page does: full window, 
   }
   assert.match(await text('fast', '.note'), /full window of 32,768 tokens cached, and right after the prompt with 4,096/);
 
-  // data/devices.json gives the Threadripper PRO 7975WX machine a bandwidth (8 channels of
-  // DDR5-4800) but no FP32 peak: its base clock is not sourced (sourced_cpu_compute.json).
-  const mac = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'threadripper-pro-7975wx-512gb-ddr5-4800' });
-  assert.ok(mac.speed.decode_tokens_per_s > 0);
-  assert.ok(!(mac.speed.prefill_tokens_per_s > 0));
-  assert.equal(await widgetField(page, 'no-flops', 'speed.prefill_tokens_per_s'), '');
-  assert.equal(await text('no-flops', '[data-field="speed.prefill_tokens_per_s"]'), 'unknown');
-  assert.equal(await text('no-flops', '[data-field="speed.ttft_s"]'), 'unknown');
-  assert.match(await text('no-flops', '.note'), /Prefill and TTFT need a throughput figure this device lacks/);
+  // data/devices.json has no memory bandwidth for the Alibaba PPU (T-Head states none): the
+  // engine gives no speed and says why; the widget reads "unknown", not a blank.
+  const ppu = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'alibaba-ppu-zw810e' });
+  assert.equal(ppu.memory.fits, true);
+  assert.equal(ppu.speed.decode_tokens_per_s, null);
+  assert.ok(ppu.warnings.some((w) => /no sourced memory bandwidth/.test(w)));
+  for (const field of ['decode_tokens_per_s', 'prefill_tokens_per_s', 'ttft_s']) {
+    assert.equal(await widgetField(page, 'no-bandwidth', `speed.${field}`), '');
+    assert.equal(await text('no-bandwidth', `[data-field="speed.${field}"]`), 'unknown');
+  }
+  assert.match(await text('no-bandwidth', '.note'), /memory bandwidth is not sourced/);
   await page.screenshot({ path: join(artifacts, 'widget-speeds-360.png'), fullPage: true });
   assert.deepEqual(errors, []);
   await page.close();

@@ -5,7 +5,7 @@ import * as fmt from './format.js';
 import { chartSvg, el } from './dom.js';
 import { fillMatrixHardware } from './recommend.js';
 import { cell } from './planner-cells.js';
-import { speedNote, speedTexts } from './speed-text.js';
+import { hasSpeed, noSpeedNote, speedNote, speedTexts } from './speed-text.js';
 
 export { el };
 
@@ -171,10 +171,11 @@ export function renderMemory(r, nameOf = (id) => id) {
 // A scenario that does not fit has neither (the engine answers null): the
 // fields say so instead of a speed that reads as if it ran.
 export function renderSpeedAndCost(r, state) {
-  const s = r.speed;
+  const s = hasSpeed(r.speed) ? r.speed : null;
   const c = r.cost;
   const none = r.memory.fits === false ? 'does not fit' : '—';
-  for (const [field, [value, text]] of Object.entries(speedTexts(s, r.memory.fits).fields)) setField(field, value, text);
+  const deviceChosen = Boolean(r.scenario?.gpu);
+  for (const [field, [value, text]] of Object.entries(speedTexts(s, r.memory.fits, deviceChosen).fields)) setField(field, value, text);
   const spec = s?.speculative;
   $('speculative-row').hidden = !spec;
   setField('speed.speculative.decode_tokens_per_s_low', spec?.decode_tokens_per_s_low,
@@ -192,7 +193,8 @@ export function renderSpeedAndCost(r, state) {
     setField('cost.usd_per_million_output_tokens', c?.usd_per_million_output_tokens,
       c?.usd_per_million_output_tokens == null ? '—' : fmt.usd(c.usd_per_million_output_tokens));
   }
-  writeText($('speed-note'), !s ? (r.memory.fits === false ? 'No speed: as set it does not fit. Each change listed under the verdict has its own speed.' : 'Choose a device to see speeds.')
+  writeText($('speed-note'), !s ? noSpeedNote(r.memory.fits, deviceChosen) +
+    (r.memory.fits === false ? ' Each change listed under the verdict has its own speed.' : '')
     : speedNote(s, state) + (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
     : c.usd_per_million_tokens == null
@@ -285,7 +287,7 @@ function summarySentences(r, state, model, device) {
           ? `On ${where} the GPU's share is ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, and ${limitPlace(m)} cannot hold the ${fmt.gib(m.ram_required_bytes)} kept on the CPU side (${fmt.gib(m.system_ram_bytes)} is left for it).`
           : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable.`,
     ...poolSentences(r, state),
-    !r.speed ? '' : state.batch > 1
+    !hasSpeed(r.speed) ? '' : state.batch > 1
       ? `With ${m.concurrent_sequences < state.batch ? `${m.concurrent_sequences} sequences` : `all ${state.batch} sequences`} decoding together, each gets about ${fmt.rate(r.speed.decode_tokens_per_s_per_sequence)}, ${fmt.rate(r.speed.decode_tokens_per_s_total)} in total.`
       : `Expect about ${fmt.rate(r.speed.decode_tokens_per_s)}${r.speed.prefill_tokens_per_s > 0 ? ` and a first token after ${fmt.seconds(r.speed.ttft_s)} for a ${fmt.tokens(state.prompt)}-token prompt` : ''}.`,
   ].filter(Boolean);

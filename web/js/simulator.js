@@ -1,5 +1,7 @@
 // Streams placeholder tokens at the engine's estimated decode rate, after the
 // estimated time to first token, so the speed can be felt, not just read.
+import { noSpeedNote } from './speed-text.js';
+
 const WORDS = ['the', 'model', 'streams', 'tokens', 'at', 'this', 'rate', 'once', 'the', 'prompt', 'is', 'read;',
   'each', 'word', 'here', 'stands', 'for', 'one', 'token', 'of', 'output', 'from', 'your', 'hardware.'];
 
@@ -18,7 +20,7 @@ export class TokenStream {
     if (!rate) {
       this.target.textContent = result?.memory?.fits === false
         ? 'As set it does not fit: apply a change listed under the verdict to hear its speed.'
-        : 'Choose a device to see the estimated speed.';
+        : noSpeedNote(result?.memory?.fits, Boolean(result?.scenario?.gpu));
       return;
     }
     button.textContent = 'Stop';

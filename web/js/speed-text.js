@@ -6,9 +6,11 @@ import * as fmt from './format.js';
 
 // { field: [value for data-value, text] } for every speed figure, and whether
 // prefill is unknown. `speed` is the engine's speed object or null.
-export function speedTexts(speed, fits) {
-  const s = speed;
-  const none = fits === false ? 'does not fit' : '—';
+// With a device chosen and the model fitting, a null speed means the engine
+// has no bandwidth for that device (its warning says so): "unknown", not "—".
+export function speedTexts(speed, fits, deviceChosen = false) {
+  const s = hasSpeed(speed) ? speed : null;
+  const none = fits === false ? 'does not fit' : deviceChosen ? 'unknown' : '—';
   const prefillUnknown = Boolean(s) && !(s.prefill_tokens_per_s > 0);
   const afterPrompt = s?.decode_tokens_per_s_after_prompt;
   return {
@@ -22,6 +24,19 @@ export function speedTexts(speed, fits) {
       'speed.ttft_s': [prefillUnknown ? null : s?.ttft_s, s ? (prefillUnknown ? 'unknown' : fmt.seconds(s.ttft_s)) : none],
     },
   };
+}
+
+// The engine's speed object carries nulls where it has no decode figure (no
+// fit, or no bandwidth for the device): that is no speed.
+export function hasSpeed(speed) {
+  return speed?.decode_tokens_per_s > 0;
+}
+
+// The sentence where no speed is given: why, in the user's terms.
+export function noSpeedNote(fits, deviceChosen) {
+  if (fits === false) return 'No speed: as set it does not fit.';
+  return deviceChosen ? "No speed: this device's memory bandwidth is not sourced, and every speed here starts from it."
+    : 'Choose a device to see speeds.';
 }
 
 // The sentence under the speeds: what each decode figure assumes, and what
