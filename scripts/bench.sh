@@ -5,6 +5,8 @@
 # Chromium, and the bytes the page loads. `bench.sh quick` runs fewer rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A build served from this machine: its links name http://127.0.0.1:8080/.
+export LLMSIZER_LOCAL_BUILD=1
 runs=2000
 [[ ${1:-} == quick ]] && runs=200
 

@@ -5,19 +5,48 @@
 // then saved: the same engine and the same render code, no second renderer.
 // The saved page names its scenario (<html data-scenario>); its script takes
 // over in place and recomputes the same figures, or the hash's.
-// Usage: node scripts/prerender.mjs build/site   (SITE_URL: the address the
-// canonical links and sitemap.xml name; default http://127.0.0.1:8080/)
+// Usage: SITE_URL=https://example.org/ node scripts/prerender.mjs build/site
+// SITE_URL is the address the site will be served at (canonical links, Open
+// Graph, sitemap.xml, robots.txt). LLMSIZER_LOCAL_BUILD=1 marks a build served
+// from this machine: http://127.0.0.1:8080/ unless SITE_URL says otherwise.
+// `--check-site-url` checks SITE_URL and exits (build-web.sh, before building).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { questionText } from '../web/js/render.js';
 import { DEFAULTS, toHash } from '../web/js/state.js';
+
+// The address the pages name: required, absolute http(s), and not a loopback
+// one unless the build says it is local (its links would lead nowhere online).
+function siteUrlOrExit() {
+  const local = process.env.LLMSIZER_LOCAL_BUILD === '1';
+  const raw = process.env.SITE_URL || (local ? 'http://127.0.0.1:8080/' : '');
+  const fail = (why) => {
+    console.error(`prerender: ${why}. Set SITE_URL to the address the site will be served at ` +
+      '(SITE_URL=https://example.org/ ./scripts/build-web.sh), or LLMSIZER_LOCAL_BUILD=1 for a build served from this machine.');
+    process.exit(2);
+  };
+  if (!raw) fail('SITE_URL is not set');
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(`SITE_URL ${JSON.stringify(raw.slice(0, 80))} is not an absolute address`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`SITE_URL ${url.href} is not http or https`);
+  if (url.search || url.hash) fail(`SITE_URL ${url.href} has a query or fragment`);
+  const loopback = /^(localhost|127(\.\d+){3}|\[::1\]|0\.0\.0\.0)$/i.test(url.hostname);
+  if (loopback && !local) fail(`SITE_URL ${url.href} is a loopback address`);
+  return url.href.replace(/\/*$/, '/');
+}
+const siteUrl = siteUrlOrExit();
+if (process.argv.includes('--check-site-url')) process.exit(0);
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const site = resolve(process.argv[2] ?? join(root, 'build/site'));
 const wasmDir = resolve(process.env.LLMSIZER_WASM_DIR ?? join(root, 'build/wasm'));
-const siteUrl = (process.env.SITE_URL ?? 'http://127.0.0.1:8080/').replace(/\/*$/, '/');
 const started = performance.now();
 
 // The engine in Node, for the build's choices: which device a model page shows.
@@ -105,6 +134,13 @@ function ledeOf(page) {
   return '';
 }
 
+// The page's h1: the question a model's or a pair's page answers (the live
+// page keeps it following the reader's choices); the home page keeps its own.
+function headingOf(page) {
+  if (page.kind === 'home') return null;
+  return { kind: page.kind, text: questionText(page.kind, page.state, page.model, page.device), home: href(page.path, '') };
+}
+
 // Asset paths of the shell are relative to the site's root: deeper pages
 // reach them through ../ (links the page writes itself are hashes).
 function rebase(html, path) {
@@ -117,7 +153,7 @@ function rebase(html, path) {
 // into attributes, so the saved HTML shows them without script; the caches that
 // let the page skip redrawing a chart or the commands go, so that taking over
 // it draws them again with their handlers.
-function snapshot({ scenario, canonical, groups, lede }) {
+function snapshot({ scenario, canonical, groups, lede, heading }) {
   // The workbench's lists keep all their options: the page fetches its engine
   // when the reader first reaches for it, and the model, quantization or
   // device list may be the first thing a reader opens, before the engine is
@@ -167,6 +203,14 @@ function snapshot({ scenario, canonical, groups, lede }) {
     nav.append(section);
   }
   document.querySelector('footer').before(nav);
+  if (heading) {
+    const h1 = document.querySelector('.masthead h1');
+    h1.dataset.question = heading.kind;
+    h1.textContent = heading.text;
+    // The masthead's links are relative to the site's root.
+    document.querySelector('.masthead .site-name').setAttribute('href', heading.home);
+    document.querySelector('.masthead .embed-link').setAttribute('href', `${heading.home}embed/`);
+  }
   if (lede) {
     const p = document.createElement('p');
     p.className = 'lede';
@@ -214,7 +258,7 @@ async function render(tab, page, n) {
   await tab.goto(`${base}_shell.html?page=${n}${hash}`);
   await tab.waitForFunction(() => performance.getEntriesByName('llm-sizer:answered').length > 0, null, { timeout: 60000 });
   if (errors.length) throw new Error(`${page.path || '/'}: ${errors.join('; ')}`);
-  const html = await tab.evaluate(snapshot, { scenario: hash.slice(1), canonical: `${siteUrl}${page.path}`, groups: linksOf(page), lede: ledeOf(page) });
+  const html = await tab.evaluate(snapshot, { scenario: hash.slice(1), canonical: `${siteUrl}${page.path}`, groups: linksOf(page), lede: ledeOf(page), heading: headingOf(page) });
   tab.off('pageerror', onError);
   tab.off('console', onConsole);
   const dir = join(site, page.path);

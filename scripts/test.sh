@@ -4,6 +4,8 @@
 # the WebAssembly module and runs its Node tests, then the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A build served from this machine: its links name http://127.0.0.1:8080/.
+export LLMSIZER_LOCAL_BUILD=1
 
 # Each phase prints the seconds since the start, so a slow run shows where its minutes went.
 phase_start=$SECONDS
@@ -34,9 +36,11 @@ phase "fuzzing"
 
 phase "WebAssembly build and site"
 ./scripts/build-web.sh
+phase "the site as published (README's 'Publish the site'): SITE_URL=https://example.org/ in build/site-publish"
+env -u LLMSIZER_LOCAL_BUILD SITE_URL=https://example.org/ SITE_DIR=build/site-publish ./scripts/build-web.sh
 
 phase "wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
-node --test tests/web/ tests/wasm/ tests/site/ tests/browser/ tests/answers/
+node --test tests/web/ tests/wasm/ tests/site/ tests/publish/ tests/browser/ tests/answers/
 
 phase "performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
 ./scripts/bench.sh quick
