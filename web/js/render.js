@@ -326,11 +326,20 @@ export function renderPageMeta(r, state, model, device) {
     `${m.fits == null ? '' : m.fits ? ', fits' : ', does not fit'} · llm-sizer`;
   const description = `${verdictText(m)}. ${summarySentences(r, state, model, device).join(' ')}`;
   if (document.title !== title) document.title = title;
+  const heading = document.querySelector('.masthead h1[data-question]');
+  if (heading) writeText(heading, questionText(heading.dataset.question, state, model, device));
   for (const [selector, text] of [['meta[name="description"]', description], ['meta[property="og:title"]', title],
     ['meta[property="og:description"]', description]]) {
     const node = document.head.querySelector(selector);
     if (node && node.getAttribute('content') !== text) node.setAttribute('content', text);
   }
+}
+
+// The question a model's or a model-and-device page answers, for its h1: the
+// prerendered page names its own, and it follows the reader's choices after.
+export function questionText(kind, state, model, device) {
+  return kind === 'pair' && device ? `Can you run ${model.name} on ${whereText(state, device)}? Fit, speed and fixes`
+    : `Can you run ${model.name}? Memory, speed and hardware`;
 }
 
 // An error replaces every figure it invalidates: nothing of the previous
