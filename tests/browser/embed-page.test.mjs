@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 
-import { artifacts, useBrowser } from './harness.mjs';
+import { artifacts, startServer, useBrowser } from './harness.mjs';
 
 const session = useBrowser({ csp: true });
 
@@ -90,9 +89,9 @@ test('the element snippet, as copied, runs on a page of another origin; the ifra
   await page.close();
   const dir = mkdtempSync(join(tmpdir(), 'llmsizer-owner-'));
   writeFileSync(join(dir, 'index.html'), `<!doctype html>\n<title>A site owner's post</title>\n<p>Our GPU guide.</p>\n${element}\n${iframe}\n`);
-  const other = spawn(process.execPath, [new URL('../../scripts/static-server.mjs', import.meta.url).pathname, dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const other = await startServer({ dir });
   try {
-    const url = await new Promise((done) => other.stdout.on('data', (c) => { const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(c)); if (m) done(m[1]); }));
+    const { url } = other;
     assert.notEqual(new URL(url).port, new URL(session.server.url).port);
     const host = await session.browser.newPage();
     const errors = [];
@@ -107,7 +106,7 @@ test('the element snippet, as copied, runs on a page of another origin; the ifra
     assert.deepEqual(errors, []);
     await host.close();
   } finally {
-    other.kill();
+    other.stop();
   }
 });
 

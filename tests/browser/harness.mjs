@@ -11,8 +11,9 @@ export const siteDir = process.env.LLMSIZER_SITE_DIR ?? join(root, 'build/site')
 export const artifacts = join(root, 'build/test-artifacts');
 mkdirSync(artifacts, { recursive: true });
 
-export async function startServer({ csp = false } = {}) {
-  const args = [join(root, 'scripts/static-server.mjs'), siteDir, '--port', '0'];
+// `dir`: another folder, served from its own origin (a site owner's page).
+export async function startServer({ csp = false, dir = siteDir } = {}) {
+  const args = [join(root, 'scripts/static-server.mjs'), dir, '--port', '0'];
   if (csp) args.push('--csp');
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((done, fail) => {

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 
 import { nativeResponses } from '../wasm/load.mjs';
-import { artifacts, useBrowser } from './harness.mjs';
+import { artifacts, startServer, useBrowser } from './harness.mjs';
 
 const session = useBrowser();
 
@@ -133,9 +132,9 @@ test('the README snippet works in a blank page served from another origin', asyn
 <script type="module" src="${session.server.url}llm-sizer-widget.js"></script>
 <llm-sizer model="glm-4.5" gpu="mi300x" quant="Q4_K_M" ctx="8192"></llm-sizer>
 `);
-  const other = spawn(process.execPath, [new URL('../../scripts/static-server.mjs', import.meta.url).pathname, dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const other = await startServer({ dir });
   try {
-    const url = await new Promise((done) => other.stdout.on('data', (c) => { const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(c)); if (m) done(m[1]); }));
+    const { url } = other;
     assert.notEqual(new URL(url).port, new URL(session.server.url).port);
     const page = await session.browser.newPage();
     const errors = [];
@@ -147,6 +146,6 @@ test('the README snippet works in a blank page served from another origin', asyn
     assert.deepEqual(errors, []);
     await page.close();
   } finally {
-    other.kill();
+    other.stop();
   }
 });
