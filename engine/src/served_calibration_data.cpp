@@ -12,9 +12,9 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.002744, 0.2106, 0.1275}, 18, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.5, 1.0, 0.004, 1.211, 0.0115}, 2, ""},
     {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.01275, 1.351, 0.483}, 7, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {1.3, 2.0, 0.002645, 1.324, 0.034}, 14, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.5534, 2.0, 0.0, 0.2082, 0.028}, 14, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5725, 0.3, 0.0014, 2.36, 0.0}, 13, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {1.3, 0.7, 0.0, 1.86, 0.0}, 28, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.5, 1.07, 0.0001, 1.0, 0.0}, 28, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);

@@ -327,10 +327,13 @@ def markdown(rows, cases, skipped, results):
     out += ["", "Platforms the data cannot support: no serving run of MI325X was found, nor of SGLang on MI355X; "
             "vLLM on MI355X stands on one model (GLM-4.7-FP8, ROCm/aiter#3529) and one MLPerf Offline run. Runs "
             "of engine builds older than vLLM 0.8, SGLang 0.5 or TensorRT-LLM 1.0 are left out (their schedulers "
-            "budget prompts otherwise). Attention data parallel (SGLang --enable-dp-attention, TensorRT-LLM DEP) "
-            "and expert parallel's all-to-all are not modelled: runs that use attention data parallel are left "
-            "out, expert-parallel runs are read as tensor parallel. The page shows beside every served figure "
-            "the row it stands on and how many runs fitted it.", "",
+            "budget prompts otherwise). Runs with attention data parallel (SGLang --enable-dp-attention, "
+            "TensorRT-LLM DEP) are sized as such (each GPU holds its own requests' KV cache, the experts split); "
+            "expert parallel's all-to-all is not modelled, and expert-parallel runs without it are read as tensor "
+            "parallel. KV-cache dtypes: as the run's command or recipe states; TensorRT-LLM's perf overview "
+            "leaves its NVIDIA ModelOpt checkpoints at dtype 'auto', read as their FP8 KV cache "
+            "(scripts/speed/served_records.py, MODELOPT_FP8_KV, with its evidence). The page shows beside every "
+            "served figure the row it stands on and how many runs fitted it.", "",
             "### Runs left out", "", "| reason | runs |", "|---|---:|"]
     reasons = {}
     for _, why in skipped:
