@@ -24,8 +24,14 @@ test('the seed example: GLM-4.5 on an MI300X at 8K shows what the CLI computes',
   assert.equal(expected.memory.fits, false);
   for (const field of ['speed.decode_tokens_per_s', 'speed.ttft_s', 'cost.usd_per_million_tokens']) {
     assert.equal(await fieldValue(page, field), '', field);
-    assert.equal(await page.$eval(`[data-field="${field}"]`, (e) => e.textContent), 'does not fit', field);
+    assert.equal(await page.$eval(`[data-field="${field}"]`, (e) => e.textContent), '—', field);
   }
+  // One statement, not one per tile: the verdict, and a sentence each under
+  // the speeds and the costs saying the figures come once it fits.
+  assert.match(await page.textContent('#speed-note'), /^No speed: as set it does not fit; these figures appear once it does\./);
+  assert.match(await page.textContent('#cost-note'), /^No cost: as set it does not fit; the costs appear once it does\./);
+  const said = await page.$eval('#answer', (a) => (a.innerText.match(/does not fit/gi) || []).length);
+  assert.ok(said <= 3, `"does not fit" ${said} times in the answer`);
   await page.waitForSelector('#suggestions li');  // with the frame after the headline
   assert.equal(await page.$$eval('#suggestions li', (l) => l.length), expected.suggestions.length);
   for (const [i, s] of expected.suggestions.entries()) {

@@ -173,7 +173,7 @@ export function renderMemory(r, nameOf = (id) => id) {
 export function renderSpeedAndCost(r, state) {
   const s = hasSpeed(r.speed) ? r.speed : null;
   const c = r.cost;
-  const none = r.memory.fits === false ? 'does not fit' : '—';
+  const none = '—';  // where it does not fit, the notes below say so once
   const deviceChosen = Boolean(r.scenario?.gpu);
   for (const [field, [value, text]] of Object.entries(speedTexts(s, r.memory.fits, deviceChosen).fields)) setField(field, value, text);
   const spec = s?.speculative;
@@ -196,7 +196,7 @@ export function renderSpeedAndCost(r, state) {
   writeText($('speed-note'), !s ? noSpeedNote(r.memory.fits, deviceChosen) +
     (r.memory.fits === false ? ' Each change listed under the verdict has its own speed.' : '')
     : speedNote(s, state) + (spec ? ` With the draft: ${spec.basis}` : ''));
-  $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit.' : '')
+  $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit; the costs appear once it does.' : '')
     : c.usd_per_million_tokens == null
       ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'
       : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? 'owning it: price over 3 years plus power' : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;

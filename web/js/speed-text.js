@@ -10,7 +10,9 @@ import * as fmt from './format.js';
 // has no bandwidth for that device (its warning says so): "unknown", not "—".
 export function speedTexts(speed, fits, deviceChosen = false) {
   const s = hasSpeed(speed) ? speed : null;
-  const none = fits === false ? 'does not fit' : deviceChosen ? 'unknown' : '—';
+  // Where it does not fit, one sentence says so (noSpeedNote); the tiles keep
+  // their labels, which say what they will show once it fits.
+  const none = fits === false ? '—' : deviceChosen ? 'unknown' : '—';
   const prefillUnknown = Boolean(s) && !(s.prefill_tokens_per_s > 0);
   const afterPrompt = s?.decode_tokens_per_s_after_prompt;
   return {
@@ -34,7 +36,7 @@ export function hasSpeed(speed) {
 
 // The sentence where no speed is given: why, in the user's terms.
 export function noSpeedNote(fits, deviceChosen) {
-  if (fits === false) return 'No speed: as set it does not fit.';
+  if (fits === false) return 'No speed: as set it does not fit; these figures appear once it does.';
   return deviceChosen ? "No speed: this device's memory bandwidth is not sourced, and every speed here starts from it."
     : 'Choose a device to see speeds.';
 }
