@@ -178,6 +178,13 @@ class LlmSizerElement extends HTMLElement {
       p.verdict.textContent = result.error.message;
       p.bar.replaceChildren();
       p.note.textContent = '';
+      // The error replaces the figures it invalidates: none of the previous
+      // scenario's stays on screen beside it.
+      for (const el of this.card.querySelectorAll('[data-field]')) {
+        if (el === p.verdict) continue;
+        el.dataset.value = '';
+        el.textContent = '—';
+      }
       this.dispatchEvent(new CustomEvent('llm-sizer-change', { detail: { error: result.error, request }, bubbles: true, composed: true }));
       return;
     }

@@ -70,6 +70,30 @@ test('two widgets render on a page with aggressive CSS and update independently'
   await page.close();
 });
 
+test('an unknown model id replaces the previous figures with its error, and a known one brings them back', async () => {
+  const page = await session.browser.newPage({ viewport: { width: 900, height: 1200 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${session.server.url}embed-example.html`);
+  await waitForWidget(page, 'second');
+  const figures = () => page.evaluate(() => [...document.getElementById('second').shadowRoot.querySelectorAll('[data-field]')]
+    .filter((e) => e.dataset.field !== 'memory.fits').map((e) => [e.dataset.field, e.dataset.value, e.textContent]));
+  assert.ok((await figures()).some(([, value]) => value !== ''), 'figures before');
+  await page.evaluate(() => document.getElementById('second').setAttribute('model', 'no-such-model'));
+  await page.waitForFunction(() => /no-such-model/.test(document.getElementById('second').shadowRoot.querySelector('.verdict').textContent));
+  // Not one figure of Llama 3.1 8B is left beside the error.
+  for (const [field, value, text] of await figures()) {
+    assert.equal(value, '', field);
+    assert.equal(text, '—', field);
+  }
+  assert.equal(await page.evaluate(() => document.getElementById('second').shadowRoot.querySelector('.bar, [class*="bar"]')?.children.length ?? 0), 0);
+  await page.evaluate(() => document.getElementById('second').setAttribute('model', 'llama-3.1-8b'));
+  await waitForWidget(page, 'second');
+  assert.equal(Number(await widgetField(page, 'second', 'memory.kv_cache_bytes')), 4 * 2 ** 30);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 const native = (request) => JSON.parse(nativeResponses([{ batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ...request }])[0]);
 
 test('the widget labels what each speed assumes, as the page does: full window, after the prompt, unknown speeds', async () => {
