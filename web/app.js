@@ -9,6 +9,7 @@ import { TokenStream } from './js/simulator.js';
 import { tokens, gib } from './js/format.js';
 import { PlannerPanels } from './js/planner.js';
 import { SERVING_ENGINES } from './js/serving.js';
+import { labelColumns } from './js/dom.js';
 
 performance.mark('llm-sizer:app-start');
 const $ = (id) => document.getElementById(id);
@@ -601,6 +602,9 @@ class EarlyInput {
     for (const button of this.clicks) if (button.isConnected && !button.disabled) button.click();
   }
 }
+
+// Tables read as cards on a phone: every cell names its column.
+for (const table of document.querySelectorAll('table.matrix')) labelColumns(table);
 
 function startApp(early) {
   return loadEngine({ full: true }).then(

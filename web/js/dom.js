@@ -26,3 +26,22 @@ export function chartSvg(width, height) {
   };
   return { svg, add };
 }
+
+// Each body cell of a table carries its column's heading (data-label), so a
+// phone can show a row as a card of "heading: value" lines (styles.css)
+// instead of a table scrolled out of sight. Kept up as the rows are redrawn.
+export function labelColumns(table) {
+  const headings = [...(table.tHead?.rows[0]?.cells ?? [])].map((th) => th.textContent.trim());
+  const label = () => {
+    for (const row of table.tBodies[0]?.rows ?? []) {
+      let column = 0;
+      for (const cell of row.cells) {
+        const heading = headings[column] ?? '';
+        if (cell.dataset.label !== heading) cell.dataset.label = heading;
+        column += cell.colSpan || 1;
+      }
+    }
+  };
+  label();
+  if (table.tBodies[0]) new MutationObserver(label).observe(table.tBodies[0], { childList: true, subtree: true });
+}

@@ -1,7 +1,7 @@
 // Formatting for people: units always labelled, GiB (2^30) and GB (10^9) never
 // mixed, numbers in the reader's locale (Intl.NumberFormat: grouping, decimal
 // mark, rounding half away from zero on the decimal people read).
-const GIB = 2 ** 30;
+export const GIB = 2 ** 30;
 const GB = 1e9;
 
 // undefined: the reader's locale (the browser's language). setLocale() picks

@@ -3,6 +3,7 @@
 // textContent only.
 import * as fmt from './format.js';
 import { chartSvg, el } from './dom.js';
+import { chartWidth, labelWidth, niceTicks, redrawOnResize } from './chart-axes.js';
 import { fillMatrixHardware } from './recommend.js';
 import { cell } from './planner-cells.js';
 import { hasSpeed, noSpeedNote, speedNote, speedTexts } from './speed-text.js';
@@ -457,6 +458,8 @@ export function renderMatrix(rows) {
 // keyboard focus, and a table of the same numbers beside it. The points span
 // every context, so a context move only moves the marker.
 let chartPoints = [];
+let chartUsable = null;
+let chartCtx = null;
 export function renderChart(points, usable, currentCtx) {
   const chart = $('context-chart');
   const ok = points.filter((p) => !p.result.error);
@@ -468,42 +471,67 @@ export function renderChart(points, usable, currentCtx) {
     renderContextTable(ok);
   }
   markContext(chart, ok, currentCtx);
+  redrawOnResize(chart, () => {
+    drawChart(chart, chartPoints, chartUsable);
+    markContext(chart, chartPoints, chartCtx);
+  });
+  chartUsable = usable;
+  chartCtx = currentCtx;
 }
 
-const CHART = { width: 640, height: 260, pad: { left: 64, right: 16, top: 16, bottom: 44 } };
+// Drawn at its box's width (chart-axes.js); the margins hold the longest label.
+let chartGeometry = { width: 640, left: 64, right: 16 };
 
 function chartX(ok, i) {
-  const { width, pad } = CHART;
-  return pad.left + (i * (width - pad.left - pad.right)) / (ok.length - 1);
+  const { width, left, right } = chartGeometry;
+  return left + (i * (width - left - right)) / (ok.length - 1);
 }
+
+// GiB ticks at round steps: "100 GiB", or "2.5 GiB" below ten.
+const gibTick = (gibValue, step) => `${step >= 1 ? fmt.tokens(gibValue) : fmt.fixed(gibValue, 1)} GiB`;
 
 function drawChart(chart, ok, usable) {
   if (ok.length < 2) {
     chart.replaceChildren(el('p', { class: 'note' }, 'Not enough context range to draw.'));
     return;
   }
-  const { width, height, pad } = CHART;
-  const maxY = Math.max(...ok.map((p) => p.result.memory.required_bytes), usable || 0) * 1.08;
-  const y = (bytes) => height - pad.bottom - (bytes / maxY) * (height - pad.top - pad.bottom);
+  const width = chartWidth(chart, 640);
+  const height = width < 480 ? 220 : 260;
+  const top = 24;
+  const bottom = 44;
+  const maxBytes = Math.max(...ok.map((p) => p.result.memory.required_bytes), usable || 0);
+  const yTicks = niceTicks(maxBytes / fmt.GIB);
+  const step = yTicks[1] - yTicks[0];
+  const yLabels = yTicks.map((v) => gibTick(v, step));
+  const xLabels = ok.map((p) => fmt.contextLabel(p.ctx));
+  // Room for the longest y label on the left and half the last x label on the right.
+  chartGeometry = { width, left: Math.ceil(Math.max(...yLabels.map((t) => labelWidth(t)))) + 16,
+    right: Math.ceil(labelWidth(xLabels[xLabels.length - 1]) / 2) + 6 };
+  const { left, right } = chartGeometry;
+  const maxY = yTicks[yTicks.length - 1] * fmt.GIB;
+  const y = (bytes) => height - bottom - (bytes / maxY) * (height - top - bottom);
   const { svg, add } = chartSvg(width, height);
-  add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
-  add('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: 'axis' });
-  for (const frac of [0, 0.5, 1]) {
-    add('text', { x: pad.left - 6, y: y(maxY * frac) + 5, class: 'tick', 'text-anchor': 'end' }, fmt.gib(maxY * frac));
-  }
-  add('text', { x: pad.left, y: height - 4, class: 'tick' }, 'context, tokens');
-  // Every label where they fit; every other one where they would overlap.
-  const every = ok.length > 8 ? 2 : 1;
+  add('line', { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom, class: 'axis' });
+  add('line', { x1: left, y1: top, x2: left, y2: height - bottom, class: 'axis' });
+  yTicks.forEach((v, i) => add('text', { x: left - 10, y: y(v * fmt.GIB) + 5, class: 'tick', 'text-anchor': 'end' }, yLabels[i]));
+  add('text', { x: left, y: height - 4, class: 'tick' }, 'context, tokens');
+  // Every label where they fit; every other one (the last always) where they would overlap.
+  const room = (width - left - right) / (ok.length - 1);
+  const every = Math.max(1, Math.ceil((Math.max(...xLabels.map((t) => labelWidth(t))) + 8) / room));
   ok.forEach((p, i) => {
-    if (i % every === 0 || i === ok.length - 1) add('text', { x: chartX(ok, i), y: height - pad.bottom + 18, class: 'tick', 'text-anchor': 'middle' }, fmt.contextLabel(p.ctx));
+    const last = i === ok.length - 1;
+    if ((i % every === 0 && (last || ok.length - 1 - i >= every)) || last)
+      add('text', { x: chartX(ok, i), y: height - bottom + 18, class: 'tick', 'text-anchor': 'middle' }, xLabels[i]);
   });
   if (usable) {
-    add('line', { x1: pad.left, y1: y(usable), x2: width - pad.right, y2: y(usable), class: 'usable' });
-    add('text', { x: width - pad.right, y: y(usable) - 6, class: 'tick', 'text-anchor': 'end' }, `usable ${fmt.gib(usable)}`);
+    add('line', { x1: left, y1: y(usable), x2: width - right, y2: y(usable), class: 'usable' });
+    // Beside the line on the side the curve is not: below it where the larger contexts do not fit.
+    const below = ok[ok.length - 1].result.memory.required_bytes > usable && y(usable) + 18 < height - bottom;
+    add('text', { x: width - right, y: y(usable) + (below ? 18 : -6), class: 'tick', 'text-anchor': 'end' }, `usable ${fmt.gib(usable)}`);
   }
   add('polyline', { points: ok.map((p, i) => `${chartX(ok, i)},${y(p.result.memory.required_bytes)}`).join(' '), class: 'series' });
-  add('line', { class: 'current', x1: 0, x2: 0, y1: pad.top, y2: height - pad.bottom, visibility: 'hidden' });
-  const readout = add('text', { class: 'readout', x: pad.left + 8, y: pad.top + 14 }, '');
+  add('line', { class: 'current', x1: 0, x2: 0, y1: top, y2: height - bottom, visibility: 'hidden' });
+  const readout = add('text', { class: 'readout', x: left + 8, y: top - 8 }, '');
   ok.forEach((p, i) => {
     const m = p.result.memory;
     const text = `${fmt.tokens(p.ctx)} tokens: ${fmt.gib(m.required_bytes)}${m.fits == null ? '' : m.fits ? ', fits' : ', does not fit'}`;
@@ -518,6 +546,7 @@ function drawChart(chart, ok, usable) {
 }
 
 export function moveContextMarker(ctx) {
+  chartCtx = ctx;
   markContext($('context-chart'), chartPoints, ctx);
 }
 

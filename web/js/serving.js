@@ -5,13 +5,14 @@
 // this module draws them.
 import * as fmt from './format.js';
 import { chartSvg, el } from './dom.js';
+import { chartWidth, labelWidth, niceTicks, redrawOnResize } from './chart-axes.js';
 import { cell, figure, number } from './planner-cells.js';
 
 const $ = (id) => document.getElementById(id);
+let lastDrawn = () => {};
 export const SERVING_ENGINES = new Set(['vllm', 'sglang', 'tensorrt-llm']);
-// Drawn at the box's own width (320-760 px), so labels keep their size on a phone.
-const CHART = { width: 720, height: 300, pad: { left: 64, right: 24, top: 28, bottom: 48 } };
-const COLUMNS = ['Per user', 'Per GPU', 'First token', '$/M out'];
+// Drawn at the box's own width (280-760 px, chart-axes.js), so labels keep their size on a phone.
+const CHART = { width: 720, height: 300, pad: { top: 28, bottom: 48 } };
 const ENGINE_NAMES = { vllm: 'vLLM', sglang: 'SGLang', 'tensorrt-llm': 'TensorRT-LLM', 'llama.cpp': 'llama.cpp (llama-server)',
   ollama: 'Ollama', mlx: 'MLX' };
 
@@ -31,22 +32,14 @@ function servingRequest(p) {
   return request;
 }
 
-// A round step that cuts 0..max into about four parts, and the ticks it gives.
-function ticks(max) {
-  const rough = max / 4;
-  const power = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough);
-  const out = [];
-  for (let v = 0; v < max + step * 0.999; v += step) out.push(v);
-  return out;
-}
-
 function draw(chart, points, gpus, target, saturation) {
-  const { pad } = CHART;
-  const width = Math.round(Math.min(760, Math.max(320, chart.clientWidth || CHART.width)));
+  const width = chartWidth(chart, CHART.width, 280, 760);
   const height = width < 480 ? 260 : CHART.height;
-  const xTicks = ticks(Math.max(...points.map((q) => q.tokens_per_s_per_user)));
-  const yTicks = ticks(Math.max(...points.map((q) => q.output_tokens_per_s_per_gpu)));
+  const xTicks = niceTicks(Math.max(...points.map((q) => q.tokens_per_s_per_user)));
+  const yTicks = niceTicks(Math.max(...points.map((q) => q.output_tokens_per_s_per_gpu)));
+  const label = (v) => (v >= 10 || v === 0 ? fmt.tokens(v) : fmt.fixed(v, 1));
+  // Room for the longest y label; the last x label is drawn ending at the axis' end.
+  const pad = { ...CHART.pad, left: Math.ceil(Math.max(...yTicks.map((v) => labelWidth(label(v))))) + 12, right: 24 };
   const maxX = xTicks[xTicks.length - 1];
   const maxY = yTicks[yTicks.length - 1];
   const x = (v) => pad.left + (v / maxX) * (width - pad.left - pad.right);
@@ -54,7 +47,6 @@ function draw(chart, points, gpus, target, saturation) {
   const { svg, add } = chartSvg(width, height);
   add('line', { x1: pad.left, y1: height - pad.bottom, x2: width - pad.right, y2: height - pad.bottom, class: 'axis' });
   add('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: height - pad.bottom, class: 'axis' });
-  const label = (v) => (v >= 10 || v === 0 ? fmt.tokens(v) : fmt.fixed(v, 1));
   for (const v of yTicks) add('text', { x: pad.left - 6, y: y(v) + 5, class: 'tick', 'text-anchor': 'end' }, label(v));
   xTicks.forEach((v, i) => add('text', { x: x(v), y: height - pad.bottom + 18, class: 'tick',
     'text-anchor': i === xTicks.length - 1 ? 'end' : 'middle' }, label(v)));
@@ -102,7 +94,7 @@ function basisNote(answer) {
     ? ' Few measurements stand behind this platform: read the figures as an estimate within some tens of percent.' : '';
   return `Serving row ${b.row}, ${measured} (docs/accuracy.md).${few} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
-    `and takes prompt chunks in the room left. Attention data parallel (SGLang --enable-dp-attention, TensorRT-LLM DEP) is not modelled.`;
+    `and takes prompt chunks in the room left. Expert parallel's all-to-all is not modelled.`;
 }
 
 export function renderServing(p) {
@@ -151,6 +143,8 @@ export function renderServing(p) {
       'serving.single_tokens_per_s', points[0].tokens_per_s_per_user),
   );
   draw(chart, points, answer.gpus, answer.target, answer.saturation);
+  lastDrawn = () => draw(chart, points, answer.gpus, answer.target, answer.saturation);
+  redrawOnResize(chart, () => lastDrawn());
   body.replaceChildren(...points.map((q) => {
     const tr = el('tr', { 'data-concurrency': String(q.concurrency) });
     if (q.concurrency === answer.target) tr.className = 'current';
@@ -161,8 +155,6 @@ export function renderServing(p) {
       cell(fmt.seconds(q.ttft_s), 'serving.ttft_s', q.ttft_s),
       cell(fmt.usd(q.usd_per_million_output_tokens), 'serving.usd_per_million_output_tokens', q.usd_per_million_output_tokens),
     ];
-    // On a phone each row is a card: every value says what it is.
-    cells.forEach((td, i) => { td.dataset.label = COLUMNS[i]; });
     tr.append(el('th', { scope: 'row' }, `${fmt.tokens(q.concurrency)} in flight${queued}`), ...cells);
     return tr;
   }));
