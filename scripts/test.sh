@@ -39,8 +39,8 @@ phase "WebAssembly build and site"
 phase "the site as published (README's 'Publish the site'): SITE_URL=https://example.org/ in build/site-publish"
 env -u LLMSIZER_LOCAL_BUILD SITE_URL=https://example.org/ SITE_DIR=build/site-publish ./scripts/build-web.sh
 
-phase "wasm tests (Node), the prerendered pages (HTTP) and browser tests (Chromium)"
-node --test tests/web/ tests/wasm/ tests/site/ tests/publish/ tests/browser/ tests/answers/
+phase "wasm tests (Node), the prerendered pages (HTTP), browser tests (Chromium) and the npm package (packed, installed, called)"
+node --test tests/web/ tests/wasm/ tests/site/ tests/publish/ tests/browser/ tests/answers/ tests/package/
 
 phase "performance figures (quick mode: printed, budgets not enforced; a bench that breaks fails)"
 ./scripts/bench.sh quick

@@ -117,6 +117,7 @@ class WasmSizer {
   std::string offers(const std::string& request_json) const { return llmsizer::offers_response(sizer_, request_json); }
   std::string fit(const std::string& request_json) const { return llmsizer::fit_response(sizer_, request_json); }
   std::string serve(const std::string& request_json) const { return llmsizer::serve_response(sizer_, request_json); }
+  std::string command(const std::string& request_json) const { return llmsizer::command_response(sizer_, request_json); }
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
@@ -165,6 +166,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("target", &WasmSizer::target)
       .function("fit", &WasmSizer::fit)
       .function("serve", &WasmSizer::serve)
+      .function("command", &WasmSizer::command)
       .function("sweep", &WasmSizer::sweep);
 #endif
 }

@@ -3,6 +3,7 @@
 #include "llmsizer/planner_responses.hpp"
 
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/serve.hpp"
 #include "llmsizer/units.hpp"
@@ -125,6 +126,17 @@ std::string offers_response(const Sizer& sizer, std::string_view request_json) {
   j["hours_per_day"] = r.scenario.hours_per_day;
   j["electricity_usd_per_kwh"] = r.scenario.electricity_usd_per_kwh;
   j["offers"] = offer_costs_to_json(rent_vs_buy(sizer, r.model, r.scenario, offers.value()));
+  return ok_response(std::move(j));
+}
+
+std::string command_response(const Sizer& sizer, std::string_view request_json) {
+  auto resolved = resolve_request(sizer, request_json);
+  if (!resolved) return error_response(resolved.error());
+  const ResolvedRequest& r = resolved.value();
+  auto e = sizer.estimate(r.model, r.scenario);
+  if (!e) return error_response(e.error());
+  Json j;
+  j["commands"] = launch_commands_to_json(launch_commands(r.model, r.scenario, e.value()));
   return ok_response(std::move(j));
 }
 

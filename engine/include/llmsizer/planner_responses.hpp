@@ -48,4 +48,9 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json);
 // {"ok": true, ...finetune_to_json, "method", "gpus"}.
 std::string finetune_response(const Sizer& sizer, std::string_view request_json);
 
+// How to start it: the estimate keys' scenario, each engine's commands and
+// note (launch_commands_to_json), whether or not it fits: llm-sizer command.
+// {"ok": true, "commands": {engine: {"steps", "note"}}}.
+std::string command_response(const Sizer& sizer, std::string_view request_json);
+
 }  // namespace llmsizer
