@@ -163,6 +163,8 @@ class App {
   useConfig(text, name) {
     this.custom = text.trim() ? { kind: 'config', text, name } : null;
     $('custom-clear').hidden = !this.custom;
+    // Cleared text: the catalog model is sized again, and the pasted one's facts go.
+    if (!this.custom) $('custom-facts').textContent = '';
     this.update({});
   }
 

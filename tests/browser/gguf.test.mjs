@@ -104,6 +104,14 @@ test('a pasted config.json is sized through the same engine path', async () => {
   await page.waitForFunction((w) => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value === w, pasted);
   await page.fill('#config-text', '{"model_type": "llama"');
   await page.waitForFunction(() => /not valid JSON/.test(document.getElementById('custom-facts').textContent));
+  // Clearing the text (not the button) goes back to the catalog model, and the
+  // pasted model's line goes with it.
+  await page.fill('#config-text', config);
+  await page.waitForFunction(() => /8,030,261,248 parameters/.test(document.getElementById('custom-facts').textContent));
+  await page.fill('#config-text', '');
+  await page.waitForFunction(() => document.getElementById('custom-facts').textContent === '');
+  assert.equal(await fieldValue(page, 'memory.weights_bytes'), pasted);
+  assert.equal(await page.$eval('#custom-clear', (b) => b.hidden), true);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -136,7 +136,7 @@ export function fillDrafts(catalog, model, selected) {
 }
 
 export function fillStatic(catalog) {
-  $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (approx. mix)` : q.name)));
+  $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (third-party mix, size approximate)` : q.name)));
   $('kv').replaceChildren(...catalog.kv_types.map((k) => option(k, k)));
   $('engine').replaceChildren(...catalog.engines.map((e) => option(e, e)));
   // The kinds of host RAM (data/system_ram.json), valued in GB/s; a figure

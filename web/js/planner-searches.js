@@ -95,7 +95,7 @@ export function formatText(r) {
 }
 
 function contextText(r) {
-  return r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `${fmt.tokens(r.max_ctx)} tokens fit · unknown limit`;
+  return r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `${fmt.tokens(r.max_ctx)} tokens fit (the model's own limit is not known)`;
 }
 
 // 'Open': the row's scenario is the link's hash; once the page has applied it

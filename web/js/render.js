@@ -313,7 +313,7 @@ export function renderVerdict(r, state, model, device) {
   const margin = m.fit_margin_bytes_per_gpu;
   writeText($('fit-rule'), m.usable_bytes == null ? '' :
     `"Fits" means everything on the device${state.gpus > 1 ? 's' : ''} within usable memory: the capacity the driver reports (or the macOS GPU wired limit), ` +
-    `less the runtime's context${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp keeps free (--fit-target)` : ''}` +
+    `less the runtime's context${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp leaves free when it places a model (its --fit-target setting)` : ''}` +
     `${state.engine === 'vllm' || state.engine === 'sglang' || state.engine === 'tensorrt-llm' ? `, within the engine's memory fraction` : ''}; ` +
     'the planner below uses the same rule.');
 }
