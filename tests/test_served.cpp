@@ -240,6 +240,31 @@ TEST_CASE("a request's own serving constants replace the fitted row's, and say s
   CHECK(a.decode_step_work.gpu_weight_bytes == plain.speed->decode_batch_work.gpu_weight_bytes);
 }
 
+TEST_CASE("the host's work per running sequence grows each step with the batch", "[served]") {
+  // 50 microseconds per sequence and step: 8 sequences add 8 x 50 us = 0.4 ms
+  // to every step, 64 add 3.2 ms. A step gives each sequence one token, so
+  // TPOT grows by D x 50 us and throughput D / TPOT stays below
+  // 1 / 50 us = 20,000 tokens/s however large the batch. Everything else as
+  // the neutral row.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  for (const std::int64_t d : {8, 64}) {
+    Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, d);
+    s.served_factors = ServedFactors{};
+    const Estimate plain = run(arch, s);
+    s.served_factors->sequence_overhead_s = 50e-6;
+    const Estimate host = run(arch, s);
+    const ServedEstimate& a = *plain.speed->served;
+    const ServedEstimate& b = *host.speed->served;
+    REQUIRE(a.decoding_concurrency == static_cast<double>(d));
+    const double added_s = static_cast<double>(d) * 50e-6;
+    CHECK_THAT(b.decode_step_time.total_s - a.decode_step_time.total_s, WithinRel(added_s, 1e-9));
+    CHECK_THAT(b.mixed_step_time.total_s - a.mixed_step_time.total_s, WithinRel(added_s, 1e-9));
+    CHECK_THAT(b.decode_step_time.overhead_s - a.decode_step_time.overhead_s, WithinRel(added_s, 1e-9));
+    CHECK_THAT(b.tpot_s - a.tpot_s, WithinRel(added_s, 1e-9));
+    CHECK(b.output_tokens_per_s < 1.0 / 50e-6);
+  }
+}
+
 TEST_CASE("attention data parallel: each GPU holds its own sequences' whole cache and the whole attention", "[served]") {
   // DeepSeek-V3 (MLA), BF16 weights on 8 MI325X (256 GB: 1.34 TB of BF16 over
   // 8 leaves room), 16 sequences of 2048 tokens.

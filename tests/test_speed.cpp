@@ -246,6 +246,7 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
     CHECK(row["step_overhead_s"].get<double>() == r.factors.step_overhead_s);
     CHECK_THAT(row["allreduce_latency_factor"].get<double>(), WithinRel(r.factors.allreduce_latency_factor, 1e-15));
     CHECK(row["request_overhead_s"].get<double>() == r.factors.request_overhead_s);
+    CHECK(row["sequence_overhead_s"].get<double>() == r.factors.sequence_overhead_s);
     CHECK(row["fitted_records"].get<int>() == r.fitted_records);
     CHECK(row["basis"].get<std::string>() == std::string(r.basis));
   }

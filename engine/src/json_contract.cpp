@@ -72,6 +72,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
     g.number("step_overhead_s", factors.step_overhead_s, 0.0, 1.0);
     g.number("allreduce_latency_factor", factors.allreduce_latency_factor, 0.0, 100.0);
     g.number("request_overhead_s", factors.request_overhead_s, 0.0, 60.0);
+    g.number("sequence_overhead_s", factors.sequence_overhead_s, 0.0, 0.01);
     if (g.check.error) return Error{g.check.error->id, "served_calibration: " + g.check.error->message};
     r.served_factors = factors;
   }

@@ -4,18 +4,18 @@
 
 namespace llmsizer {
 
-// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s}, fitted_records, basis
+// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s}, fitted_records, basis
 extern const ServedCalibration kServedCalibrations[] = {
-    {InferenceEngine::vllm, Backend::cuda, "", {0.9951, 0.59, 0.00042, 1.0, 0.04}, 3, ""},
-    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.0035}, 3, ""},
-    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.7, 0.0}, 12, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {0.651, 0.3, 0.002744, 0.2106, 0.1275}, 18, ""},
-    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.5, 1.0, 0.004, 1.211, 0.0115}, 2, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.01275, 1.351, 0.483}, 7, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.5534, 2.0, 0.0, 0.2082, 0.028}, 14, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5725, 0.3, 0.0014, 2.36, 0.0}, 13, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.5, 1.07, 0.0001, 1.0, 0.0}, 28, ""},
-    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
+    {InferenceEngine::vllm, Backend::cuda, "", {0.9951, 0.59, 0.000345, 1.0, 0.04, 2e-05}, 3, ""},
+    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.0035, 0.0}, 3, ""},
+    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.651, 0.0, 2e-05}, 12, ""},
+    {InferenceEngine::sglang, Backend::cuda, "", {0.8014, 0.3, 0.001851, 0.3062, 0.1275, 7.84e-05}, 18, ""},
+    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.3952, 0.0, 0.1264, 0.028, 9.2e-05}, 2, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.5, 1.0, 0.004, 1.07, 0.483, 0.000184}, 7, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.826, 2.0, 0.0, 0.9457, 0.034, 4e-05}, 14, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.7, 0.3952, 0.004, 0.411, 0.0, 8.5e-06}, 13, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 8.5e-05, 1.362, 0.0, 2.645e-05}, 28, ""},
+    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0}, 0, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);
 

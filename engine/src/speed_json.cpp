@@ -112,12 +112,13 @@ Json served_to_json(const ServedEstimate& v, bool with_steps) {
   basis["fitted_records"] = v.calibration_records;
   basis["note"] = v.calibration_basis.empty() ? Json(nullptr) : Json(v.calibration_basis);
   basis["from_request"] = v.calibration_override;
-  Json factors = json_object(5);
+  Json factors = json_object(6);
   factors["bandwidth_factor"] = v.factors.bandwidth_factor;
   factors["compute_factor"] = v.factors.compute_factor;
   factors["step_overhead_s"] = v.factors.step_overhead_s;
   factors["allreduce_latency_factor"] = v.factors.allreduce_latency_factor;
   factors["request_overhead_s"] = v.factors.request_overhead_s;
+  factors["sequence_overhead_s"] = v.factors.sequence_overhead_s;
   basis["factors"] = std::move(factors);
   j["basis"] = std::move(basis);
   if (!with_steps) return j;

@@ -103,6 +103,12 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   v.decode_step_time = step_time(v.decode_step_work, rates, 1.0, rates.basis.memory_pressure);
   v.mixed_step_work = served_step_work(arch, s, e, sequences, cache, cached, chunk, in / 2.0);
   v.mixed_step_time = step_time(v.mixed_step_work, rates, 1.0, rates.basis.memory_pressure);
+  // The host's work for each running sequence, every step (ServedFactors).
+  const double host_s = v.factors.sequence_overhead_s * static_cast<double>(sequences);
+  for (StepTime* t : {&v.decode_step_time, &v.mixed_step_time}) {
+    t->overhead_s += host_s;
+    t->total_s += host_s;
+  }
   const double light_s = v.decode_step_time.total_s;
   const double heavy_s = v.mixed_step_time.total_s;
   if (!(light_s > 0.0) || !(heavy_s > 0.0)) return std::nullopt;

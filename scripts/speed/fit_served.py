@@ -36,14 +36,17 @@ FIGURE_NAMES = {"per_user": "tokens/s per user", "total": "output tokens/s", "tt
 GENERATED_CPP = os.path.join(REPO, "engine", "src", "served_calibration_data.cpp")
 DEFAULT_RESPOND = os.path.join(REPO, "build", "native-release", "tests", "llmsizer_respond")
 
-FACTORS = ["bandwidth_factor", "compute_factor", "step_overhead_s", "allreduce_latency_factor", "request_overhead_s"]
+FACTORS = ["bandwidth_factor", "compute_factor", "step_overhead_s", "allreduce_latency_factor", "request_overhead_s",
+           "sequence_overhead_s"]
 NEUTRAL = {"bandwidth_factor": 1.0, "compute_factor": 1.0, "step_overhead_s": 0.0, "allreduce_latency_factor": 1.0,
-           "request_overhead_s": 0.0}
+           "request_overhead_s": 0.0, "sequence_overhead_s": 0.0}
 # Search ranges (the request's own limits are wider).
 # Kept to what the engines can physically reach: a row's few setups must not
 # bend a factor to absorb what the model lacks (attention data parallel, ...).
 RANGES = {"bandwidth_factor": (0.5, 1.3), "compute_factor": (0.3, 2.0), "step_overhead_s": (0.0, 0.03),
-          "allreduce_latency_factor": (0.1, 3.0), "request_overhead_s": (0.0, 0.5)}
+          "allreduce_latency_factor": (0.1, 3.0), "request_overhead_s": (0.0, 0.5),
+          # A request's host work per step: vLLM V1 and SGLang budget some tens of microseconds.
+          "sequence_overhead_s": (0.0, 2e-4)}
 METRICS = ["per_user", "total", "ttft_s"]
 
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
@@ -121,9 +124,10 @@ def loss(engine, cases, factors):
 
 def candidates(name, value):
     lo, hi = RANGES[name]
-    if name in ("step_overhead_s", "request_overhead_s"):
-        base = [0.0, 1e-4, 3e-4, 1e-3, 2e-3, 4e-3, 8e-3, 0.015, 0.03] if name == "step_overhead_s" else \
-            [0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6]
+    if name in ("step_overhead_s", "request_overhead_s", "sequence_overhead_s"):
+        base = {"step_overhead_s": [0.0, 1e-4, 3e-4, 1e-3, 2e-3, 4e-3, 8e-3, 0.015, 0.03],
+                "request_overhead_s": [0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6],
+                "sequence_overhead_s": [0.0, 5e-6, 1e-5, 2e-5, 4e-5, 8e-5, 1.6e-4]}[name]
         out = set(base)
         if value > 0:
             out |= {value * f for f in (0.7, 0.85, 1.15, 1.4)}
@@ -150,7 +154,7 @@ def fit_row(engine, cases, start, free):
 def free_factors(cases):
     """The factors the row's runs can tell apart: all-reduces need tensor-parallel runs,
     the per-request cost needs measured TTFTs."""
-    free = ["bandwidth_factor", "compute_factor", "step_overhead_s"]
+    free = ["bandwidth_factor", "compute_factor", "step_overhead_s", "sequence_overhead_s"]
     if any(c.request["gpus"] > 1 for c in cases):
         free.append("allreduce_latency_factor")
     if any(c.measured.get("ttft_s") for c in cases):
@@ -222,7 +226,8 @@ def write(rows, cases, results_fit, results_held):
         doc = json.load(f)
     doc["served"] = {
         "description": "Serving rows of speed.served (engine/src/speed_served.cpp): factors on the single-stream "
-                       "rates for a serving engine's batched steps, a fixed cost per scheduler step, the engine's "
+                       "rates for a serving engine's batched steps, a fixed cost per scheduler step and one per "
+                       "running sequence and step (the host's work for each request), the engine's "
                        "all-reduce latency against the fitted one, and a fixed cost per request before its first "
                        "token. Fitted by scripts/speed/fit_served.py; compiled into "
                        "engine/src/served_calibration_data.cpp.",
@@ -317,12 +322,13 @@ def markdown(rows, cases, skipped, results):
             cell = lambda s: ("%d | %.1f%% | %.1f%%" % (s["n"], s["median"], s["mean"])) if s else "0 | | "
             out.append("| %s | %s, concurrency %s | %s | %s | %s |" % (row, kind, band, FIGURE_NAMES[m], cell(f), cell(h)))
     out += ["", "### Serving rows", "",
-            "| row | bandwidth | compute | per step | all-reduce | per request | fit runs | basis |",
-            "|---|---:|---:|---:|---:|---:|---:|---|"]
+            "| row | bandwidth | compute | per step | per sequence and step | all-reduce | per request | fit runs | basis |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in ROWS:
         f = rows[r]["factors"]
-        out.append("| %s | %.3g | %.3g | %.3g ms | %.3g | %.3g ms | %d | %s |" % (
-            r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000, f["allreduce_latency_factor"],
+        out.append("| %s | %.3g | %.3g | %.3g ms | %.3g µs | %.3g | %.3g ms | %d | %s |" % (
+            r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000,
+            f["sequence_overhead_s"] * 1e6, f["allreduce_latency_factor"],
             f["request_overhead_s"] * 1000, rows[r]["fitted_records"], rows[r]["basis"] or "fitted"))
     out += ["", "Platforms the data cannot support: no serving run of MI325X was found, nor of SGLang on MI355X; "
             "vLLM on MI355X stands on one model (GLM-4.7-FP8, ROCm/aiter#3529) and one MLPerf Offline run. Runs "

@@ -78,6 +78,10 @@ struct ServedFactors {
   double step_overhead_s = 0.0;       // per scheduler step: scheduling, sampling, launch gaps
   double allreduce_latency_factor = 1.0;  // multiplies allreduce_latency_s (the engines' own all-reduce kernels)
   double request_overhead_s = 0.0;    // per request before its first token: tokenizing, admission, HTTP
+  // Per running sequence and scheduler step: the host's own work for each
+  // request (scheduling, its block table, sampling, detokenizing) that the
+  // GPU waits for; it grows a step with the batch where the roofline does not.
+  double sequence_overhead_s = 0.0;
 };
 
 }  // namespace llmsizer
