@@ -341,6 +341,11 @@ class App {
       this.factsFor = catalogModel;
       $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
     }
+    const chosenDevice = this.devices.get(this.state.gpu);
+    if (this.deviceFactsFor !== chosenDevice) {
+      this.deviceFactsFor = chosenDevice;
+      $('device-facts').textContent = controls.deviceFacts(chosenDevice);
+    }
     // The headline without the suggestions (a dozen estimates more where it
     // does not fit): those come with the next frame's panels.
     const result = this.estimateCurrent({ suggestions: false });

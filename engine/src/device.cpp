@@ -57,6 +57,8 @@ bool has_shared_pool(const Device& device) {
          (device.unified_memory || device.kind == DeviceKind::unified || device.kind == DeviceKind::apu);
 }
 
+bool shares_memory_with_cpu(const Device& device) { return has_shared_pool(device) || device.kind == DeviceKind::cpu; }
+
 std::int64_t os_reserve_bytes(std::int64_t memory_bytes) { return std::min(kOsReserveBytes, memory_bytes); }
 std::int64_t os_reserve_bytes(const Device& device) { return os_reserve_bytes(device.memory_bytes); }
 

@@ -11,6 +11,7 @@
 #include "llmsizer/params.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/speed_json.hpp"
+#include "llmsizer/units.hpp"
 
 namespace llmsizer {
 
@@ -178,6 +179,11 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["cards"] = std::move(cards);
   scenario["mixed_cards"] = !s.cards.empty();
   scenario["offload"] = s.offload_fraction;
+  // The RAM offloaded bytes are read from, as the speed estimate takes it (with
+  // or without a speed): the host's, or the device's own where they share it.
+  const bool host_ram = !(s.device && shares_memory_with_cpu(*s.device));
+  scenario["ram_bandwidth_gbs"] = (host_ram ? s.ram_bandwidth_bytes_per_s : s.device->bandwidth_bytes_per_s) / kGB;
+  scenario["ram_is_host"] = host_ram;
   scenario["prompt"] = s.prompt_tokens;
   scenario["output_tokens"] = s.output_tokens;
   scenario["vision"] = s.vision;

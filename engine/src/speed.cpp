@@ -86,12 +86,6 @@ double memory_pressure(const Device& d, const Estimate& e) {
   return 1.0 + k.pressure_slowdown * (fill - k.pressure_onset_fill) / (1.0 - k.pressure_onset_fill);
 }
 
-// Unified memory (Apple, DGX Spark, Strix Halo): "offloaded" layers sit in the
-// same memory and the CPU reads them at its share of the device's bandwidth.
-bool shares_memory_with_cpu(const Device& d) {
-  return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu || d.kind == DeviceKind::cpu;
-}
-
 }  // namespace
 
 // Apple's Ultra parts are two Max dies joined by UltraFusion, whatever the

@@ -156,3 +156,23 @@ test('decode at the full window and right after the prompt, each labelled', asyn
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('where it does not fit, the RAM kind and its GB/s still say what the estimate reads offloaded bytes at', async () => {
+  // GLM-4.5 at Q4_K_M needs 203 GiB; one MI300X has 190.6 usable: no speed.
+  // The engine's scenario still names the host RAM it takes for offload: the
+  // default dual-channel DDR5-5600, 2 x 8 B x 5600 MT/s = 89.6 GB/s.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=glm-4.5&quant=Q4_K_M&ctx=8192&gpu=mi300x`);
+  const expected = native({ model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192, gpu: 'mi300x' });
+  assert.equal(expected.memory.fits, false);
+  assert.equal(expected.speed, null);
+  assert.equal(expected.scenario.ram_bandwidth_gbs, 89.6);
+  assert.equal(expected.scenario.ram_is_host, true);
+  await page.waitForFunction(() => document.getElementById('rambw-gbs').value !== '');
+  assert.equal(await page.$eval('#rambw-gbs', (i) => i.value), '89.6');
+  assert.match(await page.evaluate(() => document.querySelector('#rambw').selectedOptions[0].textContent), /^DDR5-5600, 2 channels · 89\.6 GB\/s/);
+  // The chosen device's figures sit under its list, whose own text is the name and memory.
+  assert.equal(await page.textContent('#device-facts'), '5,300 GB/s · 1,307 TFLOPS FP16');
+  assert.equal(await page.evaluate(() => document.querySelector('#gpu').selectedOptions[0].textContent), 'Instinct MI300X · 192.0 GiB');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

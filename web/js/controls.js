@@ -39,10 +39,23 @@ export function modelLabel(m) {
   return `${m.name} · ${sizeLabel(m)}${m.estimated ? ' · estimated' : ''}`;
 }
 
+// A closed list shows its choice in a narrow box: the vendor is its group's
+// name already, and the device's figures are in the line under the list
+// (deviceFacts), so the name and its memory are what must fit.
 function deviceLabel(d) {
-  // A device whose bandwidth nobody sourced shows none rather than "0 GB/s".
-  const bandwidth = d.bandwidth_bytes_per_s > 0 ? ` · ${fmt.tokens(d.bandwidth_bytes_per_s / 1e9)} GB/s` : '';
-  return `${d.name} · ${fmt.gib(d.memory_bytes)}${bandwidth}`;
+  const vendor = VENDOR_NAMES[d.vendor] || '';
+  const name = vendor && d.name.startsWith(`${vendor} `) ? d.name.slice(vendor.length + 1) : d.name;
+  return `${name} · ${fmt.gib(d.memory_bytes)}`;
+}
+
+// The chosen device's figures beside its name and memory in the list: memory
+// bandwidth (decode) and 16-bit throughput (prefill), or that nobody sourced the bandwidth.
+export function deviceFacts(d) {
+  if (!d) return '';
+  const bandwidth = d.bandwidth_bytes_per_s > 0 ? `${fmt.tokens(d.bandwidth_bytes_per_s / 1e9)} GB/s` : 'bandwidth not sourced';
+  // CPU machines and parts whose maker states only FP32 have no FP16 figure;
+  // the speed note says what their prefill stands on.
+  return d.fp16_flops > 0 ? `${bandwidth} · ${fmt.tokens(d.fp16_flops / 1e12)} TFLOPS FP16` : bandwidth;
 }
 
 const VENDOR_NAMES = {

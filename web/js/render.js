@@ -308,14 +308,15 @@ export function renderVerdict(r, state, model, device) {
   if (unified) ram.value = String(Math.round(m.shared_pool_bytes / 1073741824));
   writeText($('ram-label'), unified ? `System RAM: unified with the GPU's (${fmt.gib(m.shared_pool_bytes)} in all)`
     : `System RAM, GiB (${fmt.gib(m.os_reserve_bytes)} for the OS)`);
-  showRamKind(r.speed?.basis, unified);
+  // Without a speed (it does not fit), the scenario says which RAM the estimate reads.
+  showRamKind(r.speed?.basis ?? { ram_bandwidth_bytes_per_s: r.scenario.ram_bandwidth_gbs * 1e9, host_ram: r.scenario.ram_is_host }, unified);
   setList($('warnings'), r.warnings);
   const margin = m.fit_margin_bytes_per_gpu;
   writeText($('fit-rule'), m.usable_bytes == null ? '' :
-    `"Fits" means everything on the device${state.gpus > 1 ? 's' : ''} within usable memory: the capacity the driver reports (or the macOS GPU wired limit), ` +
-    `less the runtime's context${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp leaves free when it places a model (its --fit-target setting)` : ''}` +
-    `${state.engine === 'vllm' || state.engine === 'sglang' || state.engine === 'tensorrt-llm' ? `, within the engine's memory fraction` : ''}; ` +
-    'the planner below uses the same rule.');
+    `"Fits": within usable memory, the driver's capacity (or macOS's GPU wired limit) less the runtime` +
+    `${margin > 0 ? ` and the ${fmt.gib(margin)} per device llama.cpp leaves free (its --fit-target)` : ''}` +
+    `${state.engine === 'vllm' || state.engine === 'sglang' || state.engine === 'tensorrt-llm' ? `, within the engine's memory fraction` : ''}. ` +
+    'The planner uses the same rule.');
 }
 
 // The document's title and description (and their Open Graph copies) name

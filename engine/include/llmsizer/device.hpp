@@ -116,6 +116,10 @@ UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes = 
 // GPU and CPU share one memory (not a CPU-only machine, whose RAM is the device).
 bool has_shared_pool(const Device& device);
 
+// The CPU reads the device's own memory (unified memory, an APU, a CPU-only
+// machine): what is "offloaded" stays there, read at the device's bandwidth.
+bool shares_memory_with_cpu(const Device& device);
+
 // The operating system's share of a machine's memory: a stated 4 GiB (a Linux
 // server idles well below it; a desktop with a browser open comes near it).
 std::int64_t os_reserve_bytes(const Device& device);
