@@ -100,6 +100,16 @@ test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP
   await ryzen.page.waitForFunction(() => document.querySelector('#rambw-label')?.textContent.includes("device's own memory"));
   const chosen = await ryzen.page.evaluate(() => document.querySelector('#rambw').selectedOptions[0]?.textContent ?? '');
   assert.match(chosen, /^the device's memory · 57\.6 GB\/s$/);
+  // Its 128 GB is the system RAM: shown as such, not as an editable 64 GiB beside it,
+  // and there is nothing to offload to.
+  assert.equal(await ryzen.page.$eval('#ram', (i) => [i.disabled, i.value].join()), 'true,128');
+  assert.equal(await ryzen.page.textContent('#ram-label'), "System RAM: the machine's own (128.0 GiB), which holds the model");
+  assert.equal(await ryzen.page.$eval('#offload', (i) => i.disabled), true);
+  // Back to a discrete card: the link's 64 GiB of host RAM again, editable.
+  await ryzen.page.selectOption('#gpu', 'rtx-4090');
+  await ryzen.page.waitForFunction(() => !document.getElementById('ram').disabled);
+  assert.equal(await ryzen.page.$eval('#ram', (i) => i.value), '64');
+  assert.equal(await ryzen.page.$eval('#offload', (i) => i.disabled), false);
   assert.deepEqual(ryzen.log.errors, []);
   await ryzen.page.close();
   // The Threadripper PRO 7975WX: 32 cores x 4.0 GHz base x 32 FP32 FLOPs per cycle = 4.096 TFLOPS,

@@ -304,10 +304,17 @@ export function renderVerdict(r, state, model, device) {
   // One memory on a Mac, DGX Spark or Strix Halo: no second pool to size.
   const ram = $('ram');
   const unified = m.unified_pool === true;
-  ram.disabled = unified;
+  // A CPU-only machine: its memory is the RAM, the model's whole home; there is
+  // no second pool to size and nothing to offload to.
+  const cpuOnly = !unified && r.scenario.ram_is_host === false && device?.memory_bytes > 0;
+  ram.disabled = unified || cpuOnly;
+  $('offload').disabled = cpuOnly;
   if (unified) ram.value = String(Math.round(m.shared_pool_bytes / 1073741824));
+  else if (cpuOnly) ram.value = String(Math.round(device.memory_bytes / 1073741824));
+  else if (document.activeElement !== ram) ram.value = String(state.ram);  // back from a Mac or a CPU machine
   writeText($('ram-label'), unified ? `System RAM: unified with the GPU's (${fmt.gib(m.shared_pool_bytes)} in all)`
-    : `System RAM, GiB (${fmt.gib(m.os_reserve_bytes)} for the OS)`);
+    : cpuOnly ? `System RAM: the machine's own (${fmt.gib(device.memory_bytes)}), which holds the model`
+      : `System RAM, GiB (${fmt.gib(m.os_reserve_bytes)} for the OS)`);
   // Without a speed (it does not fit), the scenario says which RAM the estimate reads.
   showRamKind(r.speed?.basis ?? { ram_bandwidth_bytes_per_s: r.scenario.ram_bandwidth_gbs * 1e9, host_ram: r.scenario.ram_is_host }, unified);
   setList($('warnings'), r.warnings);
