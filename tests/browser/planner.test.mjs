@@ -332,7 +332,7 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
     estimate.cost.usd_per_million_output_tokens);
   assert.match(await page.$eval('#served-cost-label', (e) => e.textContent), /1 in flight \(4,096 in, 1,024 out\)/);
   // The note names the serving row and the runs behind it.
-  assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Serving row vllm\/cuda, fitted on \d+ measured serving run/);
+  assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Serving constants of vLLM on CUDA, fitted on \d+ measured serving run/);
 
   // A preset: 8K in, 1K out, kept in the link.
   await page.click('#serving-panel .preset[data-in="8192"][data-out="1024"]');

@@ -85,6 +85,13 @@ function costBasis(answer) {
   return 'no price: pick a cloud offer or a device with a catalog price';
 }
 
+// A serving row ("vllm/rocm/mxfp4") in words: "vLLM on ROCm, MXFP4 weights".
+const BACKEND_NAMES = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cpu: 'CPU' };
+function rowName(row) {
+  const [engine, backend, weights] = row.split('/');
+  return `${ENGINE_NAMES[engine] ?? engine} on ${BACKEND_NAMES[backend] ?? backend}${weights ? `, ${weights.toUpperCase()} weights` : ''}`;
+}
+
 function basisNote(answer) {
   const b = answer.points[0].basis;
   const measured = b.fitted_records > 0
@@ -92,7 +99,7 @@ function basisNote(answer) {
     : `no serving runs measured: ${b.note}`;
   const few = b.fitted_records > 0 && b.fitted_records < 5
     ? ' Few measurements stand behind this platform: read the figures as an estimate within some tens of percent.' : '';
-  return `Serving row ${b.row}, ${measured} (docs/accuracy.md).${few} ` +
+  return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${few} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
     `and takes prompt chunks in the room left. Expert parallel's all-to-all is not modelled.`;
 }
