@@ -35,8 +35,12 @@ export function sizeLabel(m) {
   return m.moe ? `${fmt.params(m.params_total)} / ${fmt.params(m.params_active)} active` : fmt.params(m.params_total);
 }
 
+// A name that states its size ("Llama 3.1 8B", "GLM-4.5 (355B-A32B)") is not
+// followed by it again: the closed list's box shows the name whole, and the
+// facts line under it gives the exact counts.
 export function modelLabel(m) {
-  return `${m.name} · ${sizeLabel(m)}${m.estimated ? ' · estimated' : ''}`;
+  const namesSize = /\d(\.\d+)?\s?[BMT]\b/.test(m.name);
+  return `${m.name}${namesSize ? '' : ` · ${sizeLabel(m)}`}${m.estimated ? ' · estimated' : ''}`;
 }
 
 // A closed list shows its choice in a narrow box: the vendor is its group's
