@@ -212,10 +212,12 @@ function snapshot({ scenario, canonical, groups, lede, heading }) {
     document.querySelector('.masthead .embed-link').setAttribute('href', `${heading.home}embed/`);
   }
   if (lede) {
+    // In place of the home page's tagline: one paragraph on what this page
+    // answers and where it is computed, not the general one beside it.
     const p = document.createElement('p');
-    p.className = 'lede';
-    p.textContent = lede;
-    document.querySelector('.masthead').append(p);
+    p.className = 'tagline lede';
+    p.textContent = `${lede} Computed in your browser by the engine of the llm-sizer CLI; nothing is uploaded.`;
+    document.querySelector('.masthead .tagline').replaceWith(p);
   }
   return `<!doctype html>\n${document.documentElement.outerHTML}\n`;
 }
