@@ -79,6 +79,8 @@ test('an unknown model id replaces the previous figures with its error, and a kn
   const figures = () => page.evaluate(() => [...document.getElementById('second').shadowRoot.querySelectorAll('[data-field]')]
     .filter((e) => e.dataset.field !== 'memory.fits').map((e) => [e.dataset.field, e.dataset.value, e.textContent]));
   assert.ok((await figures()).some(([, value]) => value !== ''), 'figures before');
+  const barSegments = () => page.evaluate(() => document.getElementById('second').shadowRoot.querySelector('.bar').children.length);
+  assert.ok(await barSegments() > 0, 'memory bar before');
   await page.evaluate(() => document.getElementById('second').setAttribute('model', 'no-such-model'));
   await page.waitForFunction(() => /no-such-model/.test(document.getElementById('second').shadowRoot.querySelector('.verdict').textContent));
   // Not one figure of Llama 3.1 8B is left beside the error.
@@ -86,7 +88,7 @@ test('an unknown model id replaces the previous figures with its error, and a kn
     assert.equal(value, '', field);
     assert.equal(text, '—', field);
   }
-  assert.equal(await page.evaluate(() => document.getElementById('second').shadowRoot.querySelector('.bar, [class*="bar"]')?.children.length ?? 0), 0);
+  assert.equal(await barSegments(), 0);
   await page.evaluate(() => document.getElementById('second').setAttribute('model', 'llama-3.1-8b'));
   await waitForWidget(page, 'second');
   assert.equal(Number(await widgetField(page, 'second', 'memory.kv_cache_bytes')), 4 * 2 ** 30);

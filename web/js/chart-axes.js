@@ -2,9 +2,7 @@
 // the size they are drawn, and a drawing as wide as its box (one SVG unit per
 // CSS pixel), so a phone shows 14 px labels rather than a desk chart shrunk.
 const TICK_FONT_PX = 14;  // .chart-svg .tick in styles.css
-// A character's advance in the UI's sans-serif as a share of its size: digits
-// and most letters take 0.55-0.6; a little more leaves a margin.
-const CHARACTER_EM = 0.62;
+let measurer = null;  // a 2D canvas context: the browser measures text in the page's own font
 const drawnWidth = new WeakMap();
 // Each chart's observer, held here: one nobody references may be collected.
 const observers = new WeakMap();
@@ -21,9 +19,11 @@ export function niceTicks(max) {
   return out;
 }
 
-// Width in px a label takes at the ticks' size (an estimate that errs wide).
+// Width in px a label takes at the ticks' size, in the font the charts inherit.
 export function labelWidth(text, fontPx = TICK_FONT_PX) {
-  return String(text).length * fontPx * CHARACTER_EM;
+  measurer ??= document.createElement('canvas').getContext('2d');
+  measurer.font = `${fontPx}px ${getComputedStyle(document.body).fontFamily}`;
+  return measurer.measureText(String(text)).width;
 }
 
 // The width to draw at: the box's own, within [low, high]; `fallback` while
