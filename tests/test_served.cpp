@@ -280,9 +280,11 @@ TEST_CASE("attention data parallel: each GPU holds its own sequences' whole cach
   //   kv_a 7168 x (512 + 64) = 4,128,768; kv_b 512 x 128 x (128 + 128) =
   //   16,777,216; o 128 x 128 x 7168 = 117,440,512; together 187,105,280,
   //   x 61 layers = 11,413,422,080 parameters, 22,826,844,160 bytes in BF16.
-  // Data parallel keeps them whole on each GPU: 7/8 of them more per GPU than
-  // tensor parallel's eighth, 22,826,844,160 - 22,826,844,160 / 8 =
-  // 19,973,488,640 bytes.
+  // Tensor parallel already keeps q_a and kv_a whole on every GPU (vLLM's
+  // ReplicatedLinear): (11,010,048 + 4,128,768) x 61 = 923,467,776 parameters,
+  // 1,846,935,552 bytes. Data parallel keeps the rest whole too: 7/8 of
+  // 22,826,844,160 - 1,846,935,552 = 20,979,908,608 more per GPU than tensor
+  // parallel's eighth, 18,357,420,032 bytes.
   const Architecture arch = test::catalog_arch("deepseek-v3");
   Scenario tp = served_scenario("mi325x", "BF16-native", 1024, 1024, 16);
   tp.context_tokens = 2048;
@@ -296,7 +298,8 @@ TEST_CASE("attention data parallel: each GPU holds its own sequences' whole cach
   CHECK(b.memory.attention_ranks == 8);
   CHECK(a.memory.per_gpu.front().kv_cache_bytes == 2302672896);
   CHECK(b.memory.per_gpu.front().kv_cache_bytes == 287834112);
-  CHECK(b.memory.per_gpu.front().weights_bytes - a.memory.per_gpu.front().weights_bytes == 19973488640);
+  CHECK(a.weights.tp_replicated_mixer_bytes == 1846935552);
+  CHECK(b.memory.per_gpu.front().weights_bytes - a.memory.per_gpu.front().weights_bytes == 18357420032);
   // The pool: what a GPU leaves after its weights and buffers, in whole
   // sequences of 143,917,056 bytes, times the 8 GPUs that each hold their own.
   const GpuShare& g = b.memory.per_gpu.front();
@@ -309,10 +312,44 @@ TEST_CASE("attention data parallel: each GPU holds its own sequences' whole cach
   const StepWork wa = decode_step_work(arch, tp, a, 16, cache, 2048);
   const StepWork wb = decode_step_work(arch, dp, b, 16, cache, 2048);
   CHECK_THAT(wb.gpu_kv_bytes, WithinRel(wa.gpu_kv_bytes / 8.0, 1e-12));
-  CHECK_THAT(wb.gpu_weight_bytes - wa.gpu_weight_bytes, WithinRel(19973488640.0, 1e-12));
+  CHECK_THAT(wb.gpu_weight_bytes - wa.gpu_weight_bytes, WithinRel(18357420032.0, 1e-12));
   // No all-reduce after attention: one collective per layer (the FFN's), 61, not 122.
   CHECK(wa.allreduces == 122);
   CHECK(wb.allreduces == 61);
+}
+
+TEST_CASE("tensor parallel keeps MLA's down-projections and the router whole on every GPU", "[served]") {
+  // DeepSeek-V3 (config: hidden 7168, q_lora 1536, kv_lora 512 + rope 64, 61
+  // layers of which 58 MoE with 256 routed experts and a score-correction
+  // bias). vLLM's deepseek_v2.py builds q_a and kv_a with disable_tp=True and
+  // the router as one replicated GateLinear: each GPU holds and reads them all.
+  //   q_a 7168 x 1536 = 11,010,048 and kv_a 7168 x 576 = 4,128,768 per layer,
+  //   x 61 = 923,467,776; router 7168 x 256 = 1,835,008 and bias 256 per MoE
+  //   layer, x 58 = 106,445,312. Together 1,029,913,088 parameters.
+  const Architecture arch = test::catalog_arch("deepseek-v3");
+  Scenario s = served_scenario("mi325x", "BF16-native", 1024, 1024, 16);
+  s.context_tokens = 2048;
+  s.gpu_count = 8;
+  const Estimate e = run(arch, s);
+  CHECK(e.weights.tp_replicated_params == 1029913088);
+  CHECK(e.weights.tp_replicated_mixer_params == 923467776);
+  // Per GPU: an eighth of everything else, and the replicated bytes whole.
+  const std::int64_t whole = e.weights.tp_replicated_bytes;
+  // Every weight but the MTP layer (loaded only for speculative decoding) is on the GPUs.
+  const std::int64_t on_gpus = e.weights.total_bytes - e.weights.mtp_bytes;
+  CHECK(e.memory.per_gpu.front().weights_bytes == (on_gpus - whole) / 8 + whole);
+  // A decode step of one sequence, against the same estimate with nothing
+  // replicated: the replicated matrices multiply its token on all 8 GPUs,
+  // 2 x 1,029,913,088 x 7/8 FLOPs more per GPU, and are read whole, 7/8 of
+  // their bytes more.
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, 2048));
+  Estimate split_all = e;
+  split_all.weights.tp_replicated_bytes = split_all.weights.tp_replicated_params = 0;
+  split_all.weights.tp_replicated_mixer_bytes = split_all.weights.tp_replicated_mixer_params = 0;
+  const StepWork w = decode_step_work(arch, s, e, 1, cache, 2048);
+  const StepWork even = decode_step_work(arch, s, split_all, 1, cache, 2048);
+  CHECK_THAT(w.flops - even.flops, WithinRel(2.0 * 1029913088.0 * 7.0 / 8.0, 1e-9));
+  CHECK_THAT(w.gpu_weight_bytes - even.gpu_weight_bytes, WithinRel(static_cast<double>(whole) * 7.0 / 8.0, 1e-9));
 }
 
 TEST_CASE("attention data parallel is for serving engines on several GPUs", "[served]") {

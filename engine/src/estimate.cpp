@@ -356,15 +356,17 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
       kv_heads = std::max(kv_heads, layer.attn.n_kv_heads);
       mla = mla || layer.attn.mla;
     }
-    std::int64_t weights_per_gpu = gpu_weight_total / n_gpus;
+    // 1/TP of each matrix, but the tensors the engines keep whole on every
+    // GPU (MLA's down-projections, the router; with attention data parallel
+    // every attention weight) in full.
+    const std::int64_t whole_bytes = std::min(tp_whole_bytes(e.weights, attention_dp), gpu_weight_total);
+    const std::int64_t weights_per_gpu = (gpu_weight_total - whole_bytes) / n_gpus + whole_bytes;
     if (attention_dp) {
       // Attention data parallel: a GPU holds the whole cache of its share of
-      // the sequences (the largest share: sequences / GPUs rounded up) and the
-      // whole attention weights; the other matrices stay split.
+      // the sequences (the largest share: sequences / GPUs rounded up).
       e.memory.attention_ranks = n_gpus;
       const std::int64_t own = (s.sequences + n_gpus - 1) / n_gpus;
       kv_per_gpu = e.kv.total_bytes / std::max<std::int64_t>(s.sequences, 1) * own;
-      weights_per_gpu += e.weights.mixer_bytes - e.weights.mixer_bytes / n_gpus;
     } else if (mla) kv_per_gpu = e.kv.total_bytes;
     else if (kv_heads >= n_gpus) kv_per_gpu = e.kv.total_bytes / n_gpus;
     else kv_per_gpu = kv_heads > 0 ? e.kv.total_bytes / kv_heads : e.kv.total_bytes / n_gpus;

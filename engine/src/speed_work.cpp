@@ -99,6 +99,22 @@ struct WeightReads {
   double ram_bytes = 0.0;
 };
 
+// A tensor-parallel GPU's share of the bytes a pass reads: 1/TP of each
+// matrix, the tensors kept whole on every GPU (tp_whole_bytes) in full.
+double tp_share(double read_bytes, const WeightBreakdown& w, bool attention_dp, int n_gpus) {
+  const double whole = std::min(static_cast<double>(tp_whole_bytes(w, attention_dp)), read_bytes);
+  return (read_bytes - whole) / n_gpus + whole;
+}
+
+// FLOPs a tensor-parallel GPU spends beyond its 1/TP share: the replicated
+// matrices multiply every token on every GPU. (Attention data parallel's
+// whole attention weights multiply only the GPU's own sequences: no extra.)
+double replicated_flops(const WeightBreakdown& w, bool attention_dp, int n_gpus, double tokens) {
+  const double params = static_cast<double>(attention_dp ? w.tp_replicated_params - w.tp_replicated_mixer_params
+                                                         : w.tp_replicated_params);
+  return 2.0 * params * tokens * (1.0 - 1.0 / n_gpus);
+}
+
 WeightReads weight_reads(const Architecture& arch, const Estimate& e, std::int64_t tokens) {
   const LayerPlacement p = placement(e);
   const int n_layers = arch.decoder_layer_count();
@@ -263,21 +279,18 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
     const double kv_share = e.memory.kv_cache_bytes > 0 ? static_cast<double>(e.memory.per_gpu.front().kv_cache_bytes) /
                                                               static_cast<double>(e.memory.kv_cache_bytes)
                                                         : 1.0 / n_gpus;
-    w.gpu_weight_bytes = reads.gpu_bytes / n_gpus;
+    // Attention data parallel: every GPU reads the whole attention weights
+    // for its own sequences (its cache share is kv_share already); the
+    // attention output needs no all-reduce, the FFN's gather and scatter of
+    // the batch's activations about one.
+    const bool attention_dp = e.memory.attention_ranks > 1;
+    w.gpu_weight_bytes = tp_share(reads.gpu_bytes, e.weights, attention_dp, n_gpus);
     w.gpu_kv_bytes = kv_gpu * kv_share;
-    w.flops = flops / n_gpus;
+    w.flops = flops / n_gpus + replicated_flops(e.weights, attention_dp, n_gpus, b);
     w.attention_flops /= n_gpus;
     w.allreduces = allreduces_per_pass(arch);
     w.allreduce_bytes = b * static_cast<double>(arch.hidden_size) * kActivationBytes;
-    if (e.memory.attention_ranks > 1) {
-      // Attention data parallel: every GPU reads the whole attention weights
-      // for its own sequences (its cache share is kv_share already); the
-      // attention output needs no all-reduce, the FFN's gather and scatter of
-      // the batch's activations about one.
-      const double mixer = static_cast<double>(e.weights.mixer_bytes);
-      w.gpu_weight_bytes += mixer - mixer / n_gpus;
-      w.allreduces = allreduces_per_pass(arch) - attention_layer_count(arch);
-    }
+    if (attention_dp) w.allreduces = allreduces_per_pass(arch) - attention_layer_count(arch);
   } else {
     w.gpu_weight_bytes = reads.gpu_bytes;
     w.gpu_kv_bytes = kv_gpu;
@@ -327,6 +340,8 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
     attention += 2.0 * static_cast<double>(a.n_heads) * attention_width(a, false) * attended_tokens(a, prefill_position);
   }
   w.flops += prefill * (2.0 * (matmul_params_per_token(arch, e.params) - head) + attention) / split;
+  if (w.tensor_parallel > 1)
+    w.flops += replicated_flops(e.weights, e.memory.attention_ranks > 1, w.tensor_parallel, prefill);
   w.attention_flops += prefill * attention / split;
   if (w.allreduces > 0) w.allreduce_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
   if (w.boundary_bytes > 0.0) w.boundary_bytes = tokens * static_cast<double>(arch.hidden_size) * kActivationBytes;
@@ -376,8 +391,9 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
 
   w.attention_flops = attention;
   if (tp) {
-    w.gpu_weight_bytes = reads.gpu_bytes / n_gpus * passes;
-    w.flops = flops / n_gpus;
+    const bool attention_dp = e.memory.attention_ranks > 1;
+    w.gpu_weight_bytes = tp_share(reads.gpu_bytes, e.weights, attention_dp, n_gpus) * passes;
+    w.flops = flops / n_gpus + replicated_flops(e.weights, attention_dp, n_gpus, prompt);
     w.expert_flops /= n_gpus;
     w.attention_flops /= n_gpus;
     w.allreduces = allreduces_per_pass(arch) * w.passes;

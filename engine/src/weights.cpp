@@ -89,7 +89,20 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
         if (!t.is_mtp) w.routed_expert_bytes += bytes;
       }
       if (t.is_mtp) w.mtp_bytes += bytes;
-      else if (t.is_mixer()) w.mixer_bytes += bytes;
+      else {
+        if (t.is_mixer()) {
+          w.mixer_bytes += bytes;
+          w.mixer_params += t.elements();
+        }
+        if (t.is_tp_replicated()) {
+          w.tp_replicated_bytes += bytes;
+          w.tp_replicated_params += t.elements();
+          if (t.is_mixer()) {
+            w.tp_replicated_mixer_bytes += bytes;
+            w.tp_replicated_mixer_params += t.elements();
+          }
+        }
+      }
     }
   }
   // Parameters outside the layer model are stored at 16 bits.
@@ -102,6 +115,16 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
                           ? static_cast<double>(w.tensor_bytes) * 8.0 / static_cast<double>(params_in_files)
                           : 0.0;
   return w;
+}
+
+std::int64_t tp_whole_bytes(const WeightBreakdown& w, bool attention_data_parallel) {
+  return attention_data_parallel ? w.tp_replicated_bytes - w.tp_replicated_mixer_bytes + w.mixer_bytes
+                                 : w.tp_replicated_bytes;
+}
+
+std::int64_t tp_whole_params(const WeightBreakdown& w, bool attention_data_parallel) {
+  return attention_data_parallel ? w.tp_replicated_params - w.tp_replicated_mixer_params + w.mixer_params
+                                 : w.tp_replicated_params;
 }
 
 }  // namespace llmsizer

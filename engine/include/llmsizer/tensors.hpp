@@ -80,6 +80,14 @@ struct TensorInfo {
         return false;
     }
   }
+  // Kept whole on every tensor-parallel GPU by vLLM and SGLang: MLA's low-rank
+  // down-projections (q_a, kv_a: 'disable_tp=True' / ReplicatedLinear in vLLM's
+  // deepseek_v2.py), the sparse-attention indexer ('no tensor parallel, just
+  // replicated') and the MoE router. Each GPU stores and reads them in full.
+  bool is_tp_replicated() const {
+    return role == TensorRole::attn_q_a || role == TensorRole::attn_kv_a || role == TensorRole::indexer ||
+           role == TensorRole::ffn_gate_inp;
+  }
   // Weights of which a token reads only the experts routed to.
   bool is_per_expert() const { return is_routed_expert() || role == TensorRole::ffn_expert_bias; }
 };

@@ -19,6 +19,13 @@ struct WeightBreakdown {
   std::int64_t routed_expert_bytes = 0;  // decoder routed experts (what --n-cpu-moe moves)
   std::int64_t mtp_bytes = 0;            // MTP layers present in the files
   std::int64_t mixer_bytes = 0;          // decoder layers' attention / linear-attention / SSM projections (MTP not)
+  // Decoder tensors tensor parallelism keeps whole on every GPU (TensorInfo::is_tp_replicated),
+  // and those of them that are token-mixer projections (kept whole by attention data parallel anyway).
+  std::int64_t tp_replicated_bytes = 0;
+  std::int64_t tp_replicated_params = 0;
+  std::int64_t tp_replicated_mixer_bytes = 0;
+  std::int64_t tp_replicated_mixer_params = 0;
+  std::int64_t mixer_params = 0;
   std::vector<std::int64_t> layer_bytes;         // per decoder layer, all its tensors
   std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts
   double bits_per_weight = 0.0;          // tensor bytes * 8 / parameters in the files
@@ -27,6 +34,11 @@ struct WeightBreakdown {
 // Tensors that exist in the files for this scheme: GGUF drops MTP layers unless
 // llama.cpp's converter keeps them; native checkpoints hold them.
 WeightBreakdown compute_weights(const Architecture& arch, const QuantScheme& scheme);
+// Bytes (and parameters) each GPU of a tensor-parallel group holds whole rather
+// than 1/TP of: the replicated tensors, and with attention data parallel every
+// token-mixer projection too.
+std::int64_t tp_whole_bytes(const WeightBreakdown& w, bool attention_data_parallel);
+std::int64_t tp_whole_params(const WeightBreakdown& w, bool attention_data_parallel);
 // The same from the model's tensor list (list_tensors(arch)), which does not
 // depend on the quantization: callers sizing many quantizations list it once.
 WeightBreakdown compute_weights(const Architecture& arch, const std::vector<TensorInfo>& tensors, const QuantScheme& scheme);
