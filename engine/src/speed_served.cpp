@@ -22,6 +22,12 @@
 namespace llmsizer {
 namespace {
 
+// Below these a serving row's figures are labelled a rough estimate: a fit on
+// a handful of runs, or one that leaves its own runs scattered by more than
+// a fifth, says little about the next model on that platform.
+constexpr int kServedRunsForConfidence = 5;
+constexpr int kServedTypicalErrorForConfidencePct = 20;
+
 // The M/D/1 queue's mean wait for a prompt's chunks: service time x u / (2 (1 - u)),
 // u the share of time the budget spends on prompts. Held below 0.9: at
 // saturation the closed-loop count of waiting requests (Little's law) decides.
@@ -53,6 +59,10 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   v.calibration_row = std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
                       (row.weights.empty() ? "" : "/" + std::string(row.weights));
   v.calibration_records = row.fitted_records;
+  v.calibration_typical_error_pct = row.typical_error_pct;
+  v.calibration_rough = row.fitted_records < kServedRunsForConfidence ||
+                        row.typical_error_pct > kServedTypicalErrorForConfidencePct ||
+                        row.backend != s.device->backend;
   v.calibration_basis = std::string(row.basis);
   v.calibration_override = s.served_factors.has_value();
   v.factors = s.served_factors.value_or(row.factors);

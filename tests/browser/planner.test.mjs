@@ -333,6 +333,13 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   assert.match(await page.$eval('#served-cost-label', (e) => e.textContent), /1 in flight \(4,096 in, 1,024 out\)/);
   // The note names the serving row and the runs behind it.
   assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Serving constants of vLLM on CUDA, fitted on \d+ measured serving run/);
+  // How closely the row reproduces its runs, and whether to read the figures
+  // as a rough estimate: the engine's basis, shown as it says.
+  const basis = expected.points[0].basis;
+  assert.ok(basis.typical_error_pct >= 0);
+  assert.ok(((await page.$eval('#serving-note', (e) => e.textContent))).includes(`reproduces within ${basis.typical_error_pct}% on median`));
+  assert.equal(await page.$('[data-field="serving.rough"]') !== null, basis.rough);
+  if (basis.rough) assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Rough estimate: /);
 
   // A preset: 8K in, 1K out, kept in the link.
   await page.click('#serving-panel .preset[data-in="8192"][data-out="1024"]');

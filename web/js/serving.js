@@ -94,12 +94,13 @@ function rowName(row) {
 
 function basisNote(answer) {
   const b = answer.points[0].basis;
+  const runs = `${fmt.tokens(b.fitted_records)} measured serving run${b.fitted_records > 1 ? 's' : ''}`;
   const measured = b.fitted_records > 0
-    ? `fitted on ${fmt.tokens(b.fitted_records)} measured serving run${b.fitted_records > 1 ? 's' : ''}${b.note ? `, ${b.note}` : ''}`
+    ? `fitted on ${runs}${b.typical_error_pct != null ? `, which it reproduces within ${b.typical_error_pct}% on median` : ''}${b.note ? `, ${b.note}` : ''}`
     : `no serving runs measured: ${b.note}`;
-  const few = b.fitted_records > 0 && b.fitted_records < 5
-    ? ' Few measurements stand behind this platform: read the figures as an estimate within some tens of percent.' : '';
-  return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${few} ` +
+  const rough = b.rough
+    ? ' Rough estimate: the measurements behind this platform are few, scattered, or of another platform; read the figures as within some tens of percent.' : '';
+  return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${rough} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
     `and takes prompt chunks in the room left. Expert parallel's all-to-all is not modelled.`;
 }
@@ -149,6 +150,12 @@ export function renderServing(p) {
     figure('One request alone', `${fmt.rate(points[0].tokens_per_s_per_user)}, first token ${fmt.seconds(points[0].ttft_s)}`,
       'serving.single_tokens_per_s', points[0].tokens_per_s_per_user),
   );
+  const basis = points[0].basis;
+  if (basis.rough) {
+    summary.append(figure('Read as', `a rough estimate: ${basis.fitted_records > 0
+      ? `${fmt.tokens(basis.fitted_records)} runs measured for ${rowName(basis.row)}${basis.typical_error_pct != null ? `, reproduced within ${basis.typical_error_pct}% on median` : ''}`
+      : `no serving runs measured for ${rowName(basis.row)}`}`, 'serving.rough', true));
+  }
   draw(chart, points, answer.gpus, answer.target, answer.saturation);
   lastDrawn = () => draw(chart, points, answer.gpus, answer.target, answer.saturation);
   redrawOnResize(chart, () => lastDrawn());

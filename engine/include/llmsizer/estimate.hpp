@@ -220,6 +220,11 @@ struct ServedEstimate {
   // its measurements (0: none, see basis) and its factors.
   std::string calibration_row;
   int calibration_records = 0;
+  int calibration_typical_error_pct = -1;  // the row's median throughput error on its runs; -1: none
+  // Figures to read as a rough estimate: the row stands on fewer than 5 runs,
+  // reproduces them only within more than 20% on median, or is another
+  // platform's (a backend no serving run was measured on).
+  bool calibration_rough = false;
   std::string calibration_basis;
   bool calibration_override = false;  // the request's own factors (served_calibration)
   ServedFactors factors;

@@ -95,6 +95,7 @@ struct ServedCalibration {
   std::string_view weights;  // weight_family_name, or "" for any format
   ServedFactors factors;
   int fitted_records;        // measurements behind the row; 0: borrowed
+  int typical_error_pct;     // median |error| of throughput on those runs, whole %; -1: not fitted
   std::string_view basis;    // where an unfitted row's values come from ("" when fitted)
 };
 
