@@ -386,3 +386,24 @@ TEST_CASE("attention's products run at the 16-bit rate when the weights are FP8"
   const EffectiveRates bf16 = effective_rates(s, e, EngineFamily::serving, WeightFamily::float16, false);
   CHECK(bf16.attention_flops == 0.0);
 }
+
+TEST_CASE("SGLang on ROCm times MLA models with the MLA kernels' row, other models with the platform's", "[served]") {
+  // The serving row follows the kernels a run uses: DeepSeek-V3 and Kimi K2
+  // attend through latent KV (kv_lora_rank 512), GLM-4.5 through grouped KV
+  // heads. Only SGLang on ROCm has an MLA row of its own; on CUDA an MLA model
+  // takes the engine's row.
+  auto row_for = [](const char* model, const char* gpu, InferenceEngine engine) {
+    Scenario s = served_scenario(gpu, "FP8", 1000, 1000, 16);
+    s.engine = engine;
+    s.gpu_count = 8;
+    const Estimate e = run(test::catalog_arch(model), s);
+    REQUIRE(e.speed);
+    REQUIRE(e.speed->served);
+    return e.speed->served->calibration_row;
+  };
+  CHECK(row_for("deepseek-v3", "mi300x", InferenceEngine::sglang) == "sglang/rocm/mla");
+  CHECK(row_for("kimi-k2-instruct", "mi300x", InferenceEngine::sglang) == "sglang/rocm/mla");
+  CHECK(row_for("glm-4.5", "mi300x", InferenceEngine::sglang) == "sglang/rocm");
+  CHECK(row_for("deepseek-v3", "h200-sxm", InferenceEngine::sglang) == "sglang/cuda");
+  CHECK(row_for("deepseek-v3", "mi300x", InferenceEngine::vllm) == "vllm/rocm");
+}

@@ -36,6 +36,18 @@ double mean_wait_s(double service_s, double busy_share) {
   return service_s * u / (2.0 * (1.0 - u));
 }
 
+// The serving row: the weight format's kernels where the engine has a row of
+// its own for them (MXFP4, NVFP4), else multi-head latent attention's where
+// it has one for that (its MLA kernels), else the engine's on the platform.
+const ServedCalibration& served_row(const Architecture& arch, const Scenario& s) {
+  const ServedCalibration& by_weights =
+      served_calibration(s.engine, s.device->backend, served_weights_key(s.quant, arch.native_format));
+  const bool mla = std::any_of(arch.layers.begin(), arch.layers.end(), [](const LayerSpec& l) { return l.attn.mla; });
+  if (!by_weights.weights.empty() || !mla) return by_weights;
+  const ServedCalibration& by_attention = served_calibration(s.engine, s.device->backend, "mla");
+  return by_attention.weights == "mla" ? by_attention : by_weights;
+}
+
 // The single-stream rates as the serving engine's batched steps see them.
 EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f) {
   EffectiveRates r = single;
@@ -54,8 +66,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
                                               const EffectiveRates& single_rates) {
   if (s.output_tokens <= 0 || single_rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   ServedEstimate v;
-  const ServedCalibration& row =
-      served_calibration(s.engine, s.device->backend, served_weights_key(s.quant, arch.native_format));
+  const ServedCalibration& row = served_row(arch, s);
   v.calibration_row = std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
                       (row.weights.empty() ? "" : "/" + std::string(row.weights));
   v.calibration_records = row.fitted_records;

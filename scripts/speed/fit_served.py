@@ -51,7 +51,7 @@ METRICS = ["per_user", "total", "ttft_s"]
 
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
 # row it matches; rows without fit runs borrow (BORROW) and say so.
-ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/rocm",
+ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/rocm", "sglang/rocm/mla",
         "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
 BORROW = {
     "sglang/rocm": ("vllm/rocm", "no SGLang runs on ROCm measured: vLLM's ROCm row"),
@@ -60,6 +60,7 @@ BORROW = {
     "sglang/cuda/mxfp4": ("sglang/cuda", "no gpt-oss runs: SGLang's CUDA row"),
     "tensorrt-llm/cuda/mxfp4": ("tensorrt-llm/cuda", "no gpt-oss runs: TensorRT-LLM's CUDA row"),
     "tensorrt-llm/cuda/fp4": ("tensorrt-llm/cuda", "no NVFP4 runs: TensorRT-LLM's CUDA row"),
+    "sglang/rocm/mla": ("sglang/rocm", "no MLA model's runs under SGLang on ROCm: its row for every model"),
     "llama.cpp/cuda": (None, "no llama-server runs under load measured: llama.cpp's single-stream constants, "
                              "no per-step or per-request cost"),
 }
@@ -73,7 +74,26 @@ def row_of(case):
     # NVFP4 checkpoints run Blackwell's FP4 GEMMs and MoE kernels of their own.
     if case.request.get("quant", "").upper() == "NVFP4" and base + "/fp4" in ROWS:
         return base + "/fp4"
+    # Multi-head latent attention runs kernels of its own (the MLA decode and
+    # prefill paths, and the DSA indexer where there is one); on ROCm SGLang's
+    # are far from what the bandwidth allows while its GQA path is not.
+    if base + "/mla" in ROWS and uses_mla(case.group["model"]):
+        return base + "/mla"
     return base
+
+
+def uses_mla(model_id):
+    """Whether the catalog model's config has a latent KV (kv_lora_rank)."""
+    return model_id in MLA_MODELS
+
+
+def _mla_models():
+    with open(os.path.join(REPO, "data", "models.json")) as f:
+        models = json.load(f)["models"]
+    return {m["id"] for m in models if (m.get("config") or {}).get("kv_lora_rank")}
+
+
+MLA_MODELS = _mla_models()
 
 
 class Engine:

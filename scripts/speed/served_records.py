@@ -47,7 +47,8 @@ MODELS = [
     (r"Mixtral-8x7B", "mixtral-8x7b"), (r"DeepSeek-R1-0528", "deepseek-r1-0528"), (r"DeepSeek-R1\b", "deepseek-r1"),
     (r"DeepSeek-V3\.2", "deepseek-v3.2"), (r"DeepSeek-V3-0324", "deepseek-v3-0324"), (r"DeepSeek-V3\b", "deepseek-v3"),
     (r"GLM-4\.5-Air", "glm-4.5-air"), (r"GLM-5\.1", "glm-5.1"), (r"GLM-4\.7-FP8", "glm-4.7-fp8"),
-    (r"MiniMax-M2\.7", "minimax-m2.7"),
+    (r"MiniMax-M2\.7", "minimax-m2.7"), (r"Kimi-K2-Instruct\b", "kimi-k2-instruct"),
+    (r"ERNIE-4\.5-21B-A3B", "ernie-4.5-21b-a3b"),
     # GLM-4.6 is GLM-4.5's architecture (355B-A32B, the same config but a longer window).
     (r"GLM-4\.[56]-FP8", "glm-4.5-fp8"), (r"GLM-4\.[56]\b", "glm-4.5"),
     (r"gpt-oss-120b", "gpt-oss-120b"), (r"gpt-oss-20b", "gpt-oss-20b"),
@@ -172,6 +173,10 @@ def case_for(index, record, source, mlperf_lengths):
     device = _first(DEVICES, record.get("device") or "")
     if not device:
         return "device %r not in the catalog" % record.get("device")
+    if re.search(r"A100", record.get("device") or "") and not re.search(r"40|80", record.get("device") or ""):
+        return "an A100 whose memory (40 or 80 GB: 1.6 or 2.0 TB/s) the run does not state"
+    if re.search(r"Modal", record.get("device") or ""):
+        return "a run through a cloud endpoint (Modal): its times include the network"
     model = _first(MODELS, text)
     if not model:
         return "model %r not in the catalog" % text

@@ -85,11 +85,13 @@ function costBasis(answer) {
   return 'no price: pick a cloud offer or a device with a catalog price';
 }
 
-// A serving row ("vllm/rocm/mxfp4") in words: "vLLM on ROCm, MXFP4 weights".
+// A serving row ("vllm/rocm/mxfp4", "sglang/rocm/mla") in words: "vLLM on ROCm, MXFP4 weights".
 const BACKEND_NAMES = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cpu: 'CPU' };
 function rowName(row) {
   const [engine, backend, weights] = row.split('/');
-  return `${ENGINE_NAMES[engine] ?? engine} on ${BACKEND_NAMES[backend] ?? backend}${weights ? `, ${weights.toUpperCase()} weights` : ''}`;
+  // The third part names the kernels: a weight format, or MLA's attention.
+  const kernels = !weights ? '' : weights === 'mla' ? ', MLA attention' : `, ${weights.toUpperCase()} weights`;
+  return `${ENGINE_NAMES[engine] ?? engine} on ${BACKEND_NAMES[backend] ?? backend}${kernels}`;
 }
 
 function basisNote(answer) {

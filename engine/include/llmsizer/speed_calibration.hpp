@@ -92,7 +92,9 @@ struct SpeedConstants {
 struct ServedCalibration {
   InferenceEngine engine;
   Backend backend;
-  std::string_view weights;  // weight_family_name, or "" for any format
+  // The kernels the row is for: a weight format (weight_family_name: "mxfp4",
+  // "fp4"), an attention kind ("mla"), or "" for the engine's others.
+  std::string_view weights;
   ServedFactors factors;
   int fitted_records;        // measurements behind the row; 0: borrowed
   int typical_error_pct;     // median |error| of throughput on those runs, whole %; -1: not fitted
