@@ -491,7 +491,7 @@ int run_serve(const Command& c, const Sizer& sizer) {
     const ServedEstimate& b = v.points.front().served;
     std::printf("serving row %s: fitted on %d measured runs", b.calibration_row.c_str(), b.calibration_records);
     if (b.calibration_typical_error_pct >= 0) std::printf(", reproduced within %d%% on median", b.calibration_typical_error_pct);
-    std::printf("%s\n", b.calibration_rough ? "; a rough estimate (few or scattered runs, or another platform's)" : "");
+    std::printf("%s%s\n", b.calibration_rough ? "; a rough estimate: " : "", b.calibration_rough_because.c_str());
   }
   if (v.target_tokens_per_s_per_user > 0.0) {
     if (v.target) std::printf("%.1f tok/s per user: concurrency %lld, the most output that meets it\n",

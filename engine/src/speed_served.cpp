@@ -71,9 +71,16 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
                       (row.weights.empty() ? "" : "/" + std::string(row.weights));
   v.calibration_records = row.fitted_records;
   v.calibration_typical_error_pct = row.typical_error_pct;
-  v.calibration_rough = row.fitted_records < kServedRunsForConfidence ||
-                        row.typical_error_pct > kServedTypicalErrorForConfidencePct ||
-                        row.backend != s.device->backend;
+  if (row.backend != s.device->backend)
+    v.calibration_rough_because = std::string("no serving runs measured on ") + backend_name(s.device->backend) +
+                                  ": the engine's " + backend_name(row.backend) + " row";
+  else if (row.fitted_records == 0)
+    v.calibration_rough_because = "no serving runs measured for this engine";
+  else if (row.fitted_records < kServedRunsForConfidence)
+    v.calibration_rough_because = "only " + std::to_string(row.fitted_records) + " measured runs behind this row";
+  else if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
+    v.calibration_rough_because = "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
+  v.calibration_rough = !v.calibration_rough_because.empty();
   v.calibration_basis = std::string(row.basis);
   v.calibration_override = s.served_factors.has_value();
   v.factors = s.served_factors.value_or(row.factors);

@@ -339,7 +339,10 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   assert.ok(basis.typical_error_pct >= 0);
   assert.ok(((await page.$eval('#serving-note', (e) => e.textContent))).includes(`reproduces within ${basis.typical_error_pct}% on median`));
   assert.equal(await page.$('[data-field="serving.rough"]') !== null, basis.rough);
-  if (basis.rough) assert.match(await page.$eval('#serving-note', (e) => e.textContent), /Rough estimate: /);
+  if (basis.rough) {
+    assert.ok((await page.$eval('#serving-note', (e) => e.textContent)).includes(`Rough estimate (${basis.rough_because})`));
+    assert.equal(await page.$eval('[data-field="serving.rough"]', (e) => e.textContent), `a rough estimate: ${basis.rough_because}`);
+  }
 
   // A preset: 8K in, 1K out, kept in the link.
   await page.click('#serving-panel .preset[data-in="8192"][data-out="1024"]');

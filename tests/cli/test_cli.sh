@@ -160,13 +160,13 @@ json_check "estimate: --output-tokens gives speed.served" \
 # fitted on a handful of runs (vLLM on CUDA: 3) is labelled a rough estimate;
 # a row of many close runs (TensorRT-LLM on CUDA) is not.
 json_check "serve: a row of few runs is rough" \
-  "j['points'][0]['basis']['row'] == 'vllm/cuda' and j['points'][0]['basis']['fitted_records'] < 5 and j['points'][0]['basis']['rough']" \
+  "j['points'][0]['basis']['row'] == 'vllm/cuda' and j['points'][0]['basis']['fitted_records'] < 5 and j['points'][0]['basis']['rough'] and j['points'][0]['basis']['rough_because'] == 'only %d measured runs behind this row' % j['points'][0]['basis']['fitted_records']" \
   serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1
 json_check "serve: a close row is not" \
   "j['points'][0]['basis']['row'] == 'tensorrt-llm/cuda' and not j['points'][0]['basis']['rough'] and j['points'][0]['basis']['typical_error_pct'] <= 20" \
   serve --model llama-3.1-70b --gpu h200-sxm --gpus 2 --engine tensorrt-llm --concurrency 1
 out=$("$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1)
-if grep -q '^serving row vllm/cuda: fitted on [0-9]* measured runs, reproduced within [0-9]*% on median; a rough estimate' <<<"$out"; then ok
+if grep -q '^serving row vllm/cuda: fitted on [0-9]* measured runs, reproduced within [0-9]*% on median; a rough estimate: only [0-9]* measured runs behind this row$' <<<"$out"; then ok
 else bad "serve text lacks the rough label: $out"; fi
 # MLA models under SGLang on ROCm take the MLA kernels' row.
 json_check "serve: SGLang on ROCm, an MLA model" "j['points'][0]['basis']['row'] == 'sglang/rocm/mla'" \

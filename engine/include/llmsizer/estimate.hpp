@@ -225,6 +225,7 @@ struct ServedEstimate {
   // reproduces them only within more than 20% on median, or is another
   // platform's (a backend no serving run was measured on).
   bool calibration_rough = false;
+  std::string calibration_rough_because;  // why, in words ("" when not rough)
   std::string calibration_basis;
   bool calibration_override = false;  // the request's own factors (served_calibration)
   ServedFactors factors;
