@@ -407,3 +407,24 @@ TEST_CASE("SGLang on ROCm times MLA models with the MLA kernels' row, other mode
   CHECK(row_for("deepseek-v3", "h200-sxm", InferenceEngine::sglang) == "sglang/cuda");
   CHECK(row_for("deepseek-v3", "mi300x", InferenceEngine::vllm) == "vllm/rocm");
 }
+
+TEST_CASE("served figures on a device unlike every measured one are labelled rough, with the reason", "[served]") {
+  // Every serving run fitted is on HBM datacenter GPUs (H100, H200, B200, A100,
+  // MI300X, MI325X, MI355X); an RTX 4090 (GDDR6X) is outside them, whatever
+  // the row's own runs say. An H100 under TensorRT-LLM (14 runs, 3%) is not.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  Scenario gddr = served_scenario("rtx-4090", "FP8", 1000, 1000, 4);
+  gddr.engine = InferenceEngine::tensorrt_llm;
+  const Estimate g = run(arch, gddr);
+  REQUIRE(g.speed->served);
+  CHECK(g.speed->served->calibration_rough);
+  CHECK(g.speed->served->calibration_rough_because ==
+        "serving runs were measured on HBM datacenter GPUs only, none with GDDR memory like this device's");
+  Scenario hbm = gddr;
+  hbm.device = test::device_of("h100-sxm");
+  const Estimate h = run(arch, hbm);
+  REQUIRE(h.speed->served);
+  CHECK(h.speed->served->calibration_row == "tensorrt-llm/cuda");
+  CHECK_FALSE(h.speed->served->calibration_rough);
+  CHECK(h.speed->served->calibration_rough_because.empty());
+}

@@ -78,6 +78,14 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
     v.calibration_rough_because = "no serving runs measured for this engine";
   else if (row.fitted_records < kServedRunsForConfidence)
     v.calibration_rough_because = "only " + std::to_string(row.fitted_records) + " measured runs behind this row";
+  else if (memory_class(*s.device) != MemoryClass::hbm)
+    // Every serving run measured is on HBM datacenter parts (serving_speeds.json,
+    // serving_measurements.json): a card of GDDR, LPDDR or DIMMs is outside them.
+    v.calibration_rough_because = std::string("serving runs were measured on HBM datacenter GPUs only, none with ") +
+                                  (memory_class(*s.device) == MemoryClass::gddr    ? "GDDR"
+                                   : memory_class(*s.device) == MemoryClass::lpddr ? "LPDDR"
+                                                                                    : "DDR") +
+                                  " memory like this device's";
   else if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
     v.calibration_rough_because = "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
   v.calibration_rough = !v.calibration_rough_because.empty();
