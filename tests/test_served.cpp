@@ -333,8 +333,12 @@ TEST_CASE("tensor parallel keeps MLA's down-projections and the router whole on 
   const Estimate e = run(arch, s);
   CHECK(e.weights.tp_replicated_params == 1029913088);
   CHECK(e.weights.tp_replicated_mixer_params == 923467776);
+  // Bytes: q_a and kv_a at BF16, 923,467,776 x 2 = 1,846,935,552; the
+  // routers and their bias as the engine keeps every router (F32,
+  // tensor_stays_f32), 106,445,312 x 4 = 425,781,248; 2,272,716,800 in all.
+  const std::int64_t whole = 2272716800;
+  CHECK(e.weights.tp_replicated_bytes == whole);
   // Per GPU: an eighth of everything else, and the replicated bytes whole.
-  const std::int64_t whole = e.weights.tp_replicated_bytes;
   // Every weight but the MTP layer (loaded only for speculative decoding) is on the GPUs.
   const std::int64_t on_gpus = e.weights.total_bytes - e.weights.mtp_bytes;
   CHECK(e.memory.per_gpu.front().weights_bytes == (on_gpus - whole) / 8 + whole);

@@ -90,10 +90,7 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
       }
       if (t.is_mtp) w.mtp_bytes += bytes;
       else {
-        if (t.is_mixer()) {
-          w.mixer_bytes += bytes;
-          w.mixer_params += t.elements();
-        }
+        if (t.is_mixer()) w.mixer_bytes += bytes;
         if (t.is_tp_replicated()) {
           w.tp_replicated_bytes += bytes;
           w.tp_replicated_params += t.elements();
@@ -120,11 +117,6 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
 std::int64_t tp_whole_bytes(const WeightBreakdown& w, bool attention_data_parallel) {
   return attention_data_parallel ? w.tp_replicated_bytes - w.tp_replicated_mixer_bytes + w.mixer_bytes
                                  : w.tp_replicated_bytes;
-}
-
-std::int64_t tp_whole_params(const WeightBreakdown& w, bool attention_data_parallel) {
-  return attention_data_parallel ? w.tp_replicated_params - w.tp_replicated_mixer_params + w.mixer_params
-                                 : w.tp_replicated_params;
 }
 
 }  // namespace llmsizer

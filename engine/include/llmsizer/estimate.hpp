@@ -221,9 +221,10 @@ struct ServedEstimate {
   std::string calibration_row;
   int calibration_records = 0;
   int calibration_typical_error_pct = -1;  // the row's median throughput error on its runs; -1: none
-  // Figures to read as a rough estimate: the row stands on fewer than 5 runs,
-  // reproduces them only within more than 20% on median, or is another
-  // platform's (a backend no serving run was measured on).
+  // Figures to read as a rough estimate: the row is another platform's (a
+  // backend no serving run was measured on), stands on fewer than 5 runs, the
+  // device is not an HBM datacenter GPU like every one measured, or the row
+  // reproduces its runs only within more than 20% on median.
   bool calibration_rough = false;
   std::string calibration_rough_because;  // why, in words ("" when not rough)
   std::string calibration_basis;

@@ -25,7 +25,6 @@ struct WeightBreakdown {
   std::int64_t tp_replicated_params = 0;
   std::int64_t tp_replicated_mixer_bytes = 0;
   std::int64_t tp_replicated_mixer_params = 0;
-  std::int64_t mixer_params = 0;
   std::vector<std::int64_t> layer_bytes;         // per decoder layer, all its tensors
   std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts
   double bits_per_weight = 0.0;          // tensor bytes * 8 / parameters in the files
@@ -34,11 +33,10 @@ struct WeightBreakdown {
 // Tensors that exist in the files for this scheme: GGUF drops MTP layers unless
 // llama.cpp's converter keeps them; native checkpoints hold them.
 WeightBreakdown compute_weights(const Architecture& arch, const QuantScheme& scheme);
-// Bytes (and parameters) each GPU of a tensor-parallel group holds whole rather
-// than 1/TP of: the replicated tensors, and with attention data parallel every
-// token-mixer projection too.
+// Bytes each GPU of a tensor-parallel group holds whole rather than 1/TP of:
+// the replicated tensors, and with attention data parallel every token-mixer
+// projection too.
 std::int64_t tp_whole_bytes(const WeightBreakdown& w, bool attention_data_parallel);
-std::int64_t tp_whole_params(const WeightBreakdown& w, bool attention_data_parallel);
 // The same from the model's tensor list (list_tensors(arch)), which does not
 // depend on the quantization: callers sizing many quantizations list it once.
 WeightBreakdown compute_weights(const Architecture& arch, const std::vector<TensorInfo>& tensors, const QuantScheme& scheme);
