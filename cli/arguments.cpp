@@ -63,6 +63,10 @@ const char* usage_text() {
          "                     (QLoRA checkpoints unless --no-checkpointing, as PEFT sets it up) [--zero 0|1|2|3]\n"
          "                     [--no-flash-attn] [--json]\n"
          "  llm-sizer command  (the flags of estimate) [--json]\n"
+         "  llm-sizer calibrate --llama-bench FILE (its table, -o json or -o jsonl output)\n"
+         "                     [--gpu ID (default: the GPU the output names)] [--gpus N] [--json]\n"
+         "                     (then --calibration FILE, the --json answer, on estimate, command and serve:\n"
+         "                      every speed for the machine the rows were measured on)\n"
          "  llm-sizer serve    (the flags of estimate) [--prompt 1024] [--output-tokens 1024]\n"
          "                     [--concurrency 1,2,4,... (default: a sweep to saturation)]\n"
          "                     [--target-tokens-per-s-per-user X] [--hourly-price USD] [--json]\n";
@@ -80,8 +84,9 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   else if (verb == "finetune") c.verb = Verb::finetune;
   else if (verb == "command") c.verb = Verb::command;
   else if (verb == "serve") c.verb = Verb::serve;
+  else if (verb == "calibrate") c.verb = Verb::calibrate;
   else if (verb == "help" || verb == "--help" || verb == "-h") return c;
-  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune, command or serve");
+  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune, command, serve or calibrate");
 
   using Setter = std::function<std::optional<Error>(const std::string&)>;
   auto text = [](std::optional<std::string>& field) -> Setter {
@@ -152,6 +157,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--tokens-per-s", number(c.tokens_per_s, "--tokens-per-s")},
       {"--concurrency", text(c.concurrency)},
       {"--target-tokens-per-s-per-user", number(c.target_tokens_per_s_per_user, "--target-tokens-per-s-per-user")},
+      {"--llama-bench", text(c.llama_bench_path)},
+      {"--calibration", text(c.calibration_path)},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -213,6 +220,12 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     if (*c.list_what != "models" && *c.list_what != "gpus" && *c.list_what != "ram" && *c.list_what != "quants" &&
         *c.list_what != "engines")
       return bad("cannot list '" + c.list_what->substr(0, 40) + "'; expected models, gpus, ram, quants or engines");
+    return c;
+  }
+  if (c.verb == Verb::calibrate) {  // measurements in, the machine's factors out: each row names its model
+    if (!c.llama_bench_path) return bad("calibrate needs --llama-bench FILE");
+    if (c.model_id || c.config_path || c.gguf_path || c.safetensors_path)
+      return bad("calibrate takes no model: each llama-bench row names its own");
     return c;
   }
   if (c.verb == Verb::fit) {  // hardware in, models out: no model source

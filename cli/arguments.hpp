@@ -8,7 +8,7 @@
 
 namespace llmsizer::cli {
 
-enum class Verb { estimate, params, list, help, recommend, fit, finetune, command, serve };
+enum class Verb { estimate, params, list, help, recommend, fit, finetune, command, serve, calibrate };
 
 struct Command {
   Verb verb = Verb::help;
@@ -71,6 +71,8 @@ struct Command {
   std::optional<double> tokens_per_s;       // recommend: target decode speed per user
   std::optional<std::string> concurrency;   // serve: "1,2,4,8" (empty: a sweep)
   std::optional<double> target_tokens_per_s_per_user;  // serve: the speed each user needs
+  std::optional<std::string> llama_bench_path;  // calibrate: llama-bench output (table, -o json or jsonl)
+  std::optional<std::string> calibration_path;  // estimate, serve, ...: `calibrate --json` output
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "calibrate_command.hpp"
 #include "model_files.hpp"
 #include "llmsizer/layer_split.hpp"
 #include "llmsizer/catalog.hpp"
@@ -94,7 +95,27 @@ std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario&
     const Backend b = backend_from_name(*c.backend);
     if (b == Backend::other || b == Backend::cann || b == Backend::musa)
       return Error{"cli.bad_argument", "--backend must be cuda, rocm, metal, vulkan, sycl or cpu"};
+    if (!backend_runs_on(b, *s.device))
+      return Error{"cli.bad_argument", std::string("llama.cpp's ") + backend_name(b) + " backend does not run on " + s.device->name};
     s.device->backend = b;
+    for (Device& card : s.cards) card.backend = b;
+  }
+  if (c.calibration_path) {
+    // The machine's own factors, on the backend they were measured on.
+    auto calibration = cli::read_calibration_file(*c.calibration_path);
+    if (!calibration) return calibration.error();
+    if (!s.device) return Error{"cli.bad_argument", "--calibration needs the device it was measured on (--gpu)"};
+    const std::string& measured_on = calibration.value().backend;
+    if (!measured_on.empty()) {
+      const Backend b = backend_from_name(measured_on);
+      if (c.backend && b != s.device->backend)
+        return Error{"cli.bad_argument", "--calibration was measured on the " + measured_on + " backend, not " + *c.backend};
+      if (!backend_runs_on(b, *s.device))
+        return Error{"cli.bad_argument", "--calibration was measured on llama.cpp's " + measured_on + " backend, which does not run on " + s.device->name};
+      s.device->backend = b;
+      for (Device& card : s.cards) card.backend = b;
+    }
+    s.machine_factors = calibration.value().factors;
   }
   if (auto e = check_range(c.ram_bandwidth_gbs, "--ram-bandwidth-gbs", 0.001, 100000.0)) return e;
   if (auto e = check_range(c.hourly_price_usd, "--hourly-price", 0.0, 1e6)) return e;

@@ -1,5 +1,7 @@
 #include "planner_commands.hpp"
 
+#include "calibrate_command.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -79,6 +81,15 @@ Result<SizerRequest> sizer_request(const Command& c) {
   if (c.ram_gib) r.system_ram_gib = *c.ram_gib;
   if (c.gpu_limit_mib) r.gpu_limit_mib = *c.gpu_limit_mib;
   if (c.layer_split) r.layer_split = *c.layer_split;
+  if (c.backend) r.backend = *c.backend;
+  if (c.calibration_path) {
+    auto calibration = read_calibration_file(*c.calibration_path);
+    if (!calibration) return calibration.error();
+    if (c.backend && !calibration.value().backend.empty() && *c.backend != calibration.value().backend)
+      return Error{"cli.bad_argument", "--calibration was measured on the " + calibration.value().backend + " backend, not " + c.backend->substr(0, 16)};
+    if (!calibration.value().backend.empty()) r.backend = calibration.value().backend;
+    r.machine_factors = calibration.value().factors;
+  }
   return r;
 }
 
@@ -511,6 +522,7 @@ int run_planner_command(const Command& c) {
     case Verb::finetune: return run_finetune(c, sizer);
     case Verb::command: return run_command(c, sizer);
     case Verb::serve: return run_serve(c, sizer);
+    case Verb::calibrate: return run_calibrate(c, sizer);
     default: return fail(Error{"cli.bad_argument", "not a planner command"});
   }
 }

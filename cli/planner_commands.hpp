@@ -1,11 +1,12 @@
-// The planner's verbs: recommend, fit, finetune, command, serve.
+// The verbs that ask the Sizer: recommend, fit, finetune, command, serve, calibrate.
 #pragma once
 #include "arguments.hpp"
 
 namespace llmsizer::cli {
 
 inline bool is_planner_verb(Verb v) {
-  return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command || v == Verb::serve;
+  return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command || v == Verb::serve ||
+         v == Verb::calibrate;
 }
 
 // Runs the verb, prints its answer (table or --json) and returns the exit status.

@@ -118,6 +118,9 @@ class WasmSizer {
   std::string fit(const std::string& request_json) const { return llmsizer::fit_response(sizer_, request_json); }
   std::string serve(const std::string& request_json) const { return llmsizer::serve_response(sizer_, request_json); }
   std::string command(const std::string& request_json) const { return llmsizer::command_response(sizer_, request_json); }
+  std::string calibrate(const std::string& request_json, const std::string& llama_bench_text) const {
+    return llmsizer::calibrate_response(sizer_, request_json, llama_bench_text);
+  }
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
@@ -167,6 +170,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("fit", &WasmSizer::fit)
       .function("serve", &WasmSizer::serve)
       .function("command", &WasmSizer::command)
-      .function("sweep", &WasmSizer::sweep);
+      .function("sweep", &WasmSizer::sweep)
+      .function("calibrate", &WasmSizer::calibrate);
 #endif
 }

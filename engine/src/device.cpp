@@ -52,6 +52,19 @@ const char* backend_name(Backend backend) {
   return "other";
 }
 
+bool backend_runs_on(Backend backend, const Device& d) {
+  if (backend == d.backend) return true;
+  if (d.kind == DeviceKind::cpu) return false;
+  switch (backend) {
+    case Backend::vulkan: return d.vendor != "apple";
+    case Backend::cuda: return d.vendor == "nvidia";
+    case Backend::rocm: return d.vendor == "amd";
+    case Backend::sycl: return d.vendor == "intel";
+    case Backend::metal: return d.vendor == "apple";
+    default: return false;
+  }
+}
+
 bool has_shared_pool(const Device& device) {
   return device.kind != DeviceKind::cpu &&
          (device.unified_memory || device.kind == DeviceKind::unified || device.kind == DeviceKind::apu);

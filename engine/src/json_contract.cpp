@@ -50,6 +50,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.number(kRamLimit.key, r.system_ram_gib, kRamLimit.low, kRamLimit.high);
   f.number("gpu_limit_mib", r.gpu_limit_mib, 0.0, 1073741824.0);
   f.text("layer_split", r.layer_split, 512);
+  f.text("backend", r.backend, 16);
   f.boolean("speed_if_no_fit", r.speed_if_no_fit);
   f.boolean("suggestions", r.suggestions);
   if (const Json* custom = f.find("custom_gpu"); custom != nullptr && !f.check.error) {
@@ -77,10 +78,65 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
     if (g.check.error) return Error{g.check.error->id, "served_calibration: " + g.check.error->message};
     r.served_factors = factors;
   }
+  if (const Json* machine = f.find("machine_calibration"); machine != nullptr && !f.check.error) {
+    // This machine's own factors (llm-sizer calibrate); its backend with them.
+    auto m = machine_calibration_from_json(*machine);
+    if (!m) return m.error();
+    if (!m.value().backend.empty()) {
+      if (!r.backend.empty() && r.backend != m.value().backend)
+        return bad_key("machine_calibration", "was measured on the " + m.value().backend + " backend, not " + r.backend.substr(0, 16));
+      r.backend = m.value().backend;
+    }
+    r.machine_factors = m.value().factors;
+  }
   if (f.check.error) return *f.check.error;
   if (model_key == ModelKey::required && r.model_id.empty() == r.config_json.empty())
     return Error{"request.bad_value", "give exactly one of 'model' (a catalog id) or 'config' (config.json text)"};
   return r;
+}
+
+Result<MachineCalibrationKey> machine_calibration_from_json(const Json& j) {
+  if (!j.is_object()) return bad_key("machine_calibration", "must be an object");
+  MachineCalibrationKey out;
+  FieldReader g{j, {}};
+  g.number("bandwidth_factor", out.factors.bandwidth_factor, 0.05, 20.0);
+  g.number("compute_factor", out.factors.compute_factor, 0.05, 20.0);
+  g.number("overhead_factor", out.factors.overhead_factor, 0.05, 20.0);
+  g.integer(Limit{"rows", 0, 100000}, out.factors.rows);
+  g.text("backend", out.backend, 16);
+  if (g.check.error) return Error{g.check.error->id, "machine_calibration: " + g.check.error->message};
+  return out;
+}
+
+Json machine_calibration_to_json(const MachineCalibration& c) {
+  Json j = json_object(7);
+  Json factors = machine_factors_to_json(c.factors);
+  factors["backend"] = c.backend;
+  j["factors"] = std::move(factors);
+  j["device"] = c.device;
+  j["gpus"] = c.gpu_count;
+  j["fitted"] = c.fitted;
+  Json rows = Json::array();
+  for (const CalibratedRow& r : c.rows) {
+    Json row = json_object(10);
+    row["where"] = r.where;
+    row["test"] = r.test;
+    row["model_as_stated"] = r.model_as_stated;
+    row["model"] = r.model.empty() ? Json(nullptr) : Json(r.model);
+    row["quant"] = r.quant.empty() ? Json(nullptr) : Json(r.quant);
+    row["measured_tokens_per_s"] = r.measured_tokens_per_s;
+    const bool used = r.left_out.empty();
+    row["estimated_tokens_per_s"] = used ? Json(r.estimated_tokens_per_s) : Json(nullptr);
+    row["calibrated_tokens_per_s"] = used && r.calibrated_tokens_per_s > 0.0 ? Json(r.calibrated_tokens_per_s) : Json(nullptr);
+    row["residual_pct"] = used && r.calibrated_tokens_per_s > 0.0
+                              ? Json(100.0 * (r.calibrated_tokens_per_s / r.measured_tokens_per_s - 1.0))
+                              : Json(nullptr);
+    row["left_out"] = used ? Json(nullptr) : Json(r.left_out);
+    rows.push_back(std::move(row));
+  }
+  j["rows"] = std::move(rows);
+  j["warnings"] = c.warnings;
+  return j;
 }
 
 Result<SizerRequest> request_from_fields(const RequestFields& x) {

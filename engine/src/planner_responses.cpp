@@ -2,6 +2,9 @@
 // ask the planner, write its answer. No sizing happens here.
 #include "llmsizer/planner_responses.hpp"
 
+#include "llmsizer/llama_bench.hpp"
+#include "llmsizer/machine_calibration.hpp"
+
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/mixed_cards.hpp"
@@ -279,6 +282,18 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
     j["gpu_holds"] = e.value().total_bytes <= usable;
   }
   return ok_response(std::move(j));
+}
+
+std::string calibrate_response(const Sizer& sizer, std::string_view request_json, std::string_view llama_bench_text) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  auto request = request_from_json(parsed.value(), ModelKey::optional);
+  if (!request) return error_response(request.error());
+  auto bench = parse_llama_bench(llama_bench_text);
+  if (!bench) return error_response(bench.error());
+  auto calibration = calibrate_machine(sizer, bench.value(), request.value());
+  if (!calibration) return error_response(calibration.error());
+  return ok_response(machine_calibration_to_json(calibration.value()));
 }
 
 }  // namespace llmsizer

@@ -9,6 +9,7 @@
 #include "llmsizer/params.hpp"
 #include "llmsizer/weights.hpp"
 #include "llmsizer/units.hpp"
+#include "file_text.hpp"
 
 namespace llmsizer {
 namespace {
@@ -147,6 +148,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
   s.prompt_tokens = r.prompt_tokens;
   s.output_tokens = r.output_tokens;
   s.served_factors = r.served_factors;
+  s.machine_factors = r.machine_factors;
   s.system_ram_bytes = static_cast<std::int64_t>(r.system_ram_gib * static_cast<double>(kGiB));
   s.gpu_limit_bytes = static_cast<std::int64_t>(r.gpu_limit_mib) * static_cast<std::int64_t>(kMiB);
   if (!r.layer_split.empty()) {
@@ -203,6 +205,20 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     auto d = custom_device(*r.custom_gpu);
     if (!d) return d.error();
     s.device = d.value();
+  }
+  if (!r.backend.empty()) {
+    const Backend backend = backend_from_name(r.backend);
+    if (backend == Backend::other) return bad_value("unknown backend '" + printable(r.backend, 40) + "'; expected cuda, rocm, metal, vulkan, sycl or cpu");
+    if (!s.device) return bad_value("a backend needs a device (gpu)");
+    auto set = [&](Device& d) -> std::optional<Error> {
+      if (!backend_runs_on(backend, d))
+        return Error{"request.bad_value", std::string("llama.cpp's ") + backend_name(backend) + " backend does not run on " + d.name};
+      d.backend = backend;
+      return std::nullopt;
+    };
+    if (auto e = set(*s.device)) return *e;
+    for (Device& card : s.cards)
+      if (auto e = set(card)) return *e;
   }
   return s;
 }

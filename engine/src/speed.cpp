@@ -147,6 +147,16 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.link_bytes_per_s = r.link_bytes_per_s;
   r.layer_overhead_s = rt.layer_overhead_s;
   r.allreduce_latency_s = k.allreduce_latency_s;
+  if (s.machine_factors) {
+    // A calibrated machine: its measurements scale the same three terms.
+    const MachineFactors& m = *s.machine_factors;
+    r.kv_bytes_per_s *= m.bandwidth_factor;
+    r.weight_bytes_per_s *= m.bandwidth_factor;
+    r.matrix_flops *= m.compute_factor;
+    r.attention_flops *= m.compute_factor;
+    r.layer_overhead_s *= m.overhead_factor;
+    r.basis.machine_factors = m;
+  }
   return r;
 }
 

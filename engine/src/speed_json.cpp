@@ -43,6 +43,15 @@ Json step_json(const StepWork& w, const StepTime& t) {
 
 }  // namespace
 
+Json machine_factors_to_json(const MachineFactors& f) {
+  Json j = json_object(4);
+  j["bandwidth_factor"] = f.bandwidth_factor;
+  j["compute_factor"] = f.compute_factor;
+  j["overhead_factor"] = f.overhead_factor;
+  j["rows"] = f.rows;
+  return j;
+}
+
 Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   Json j = json_object(13);
   j["decode_tokens_per_s"] = speed ? Json(speed->decode_tokens_per_s) : Json(nullptr);
@@ -56,7 +65,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(13);
+    Json basis = json_object(14);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -72,6 +81,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     Json estimated = Json::array();
     for (const std::string& f : b.estimated_inputs) estimated.push_back(f);
     basis["estimated_inputs"] = std::move(estimated);
+    basis["machine_calibration"] = b.machine_factors ? machine_factors_to_json(*b.machine_factors) : Json(nullptr);
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

@@ -447,5 +447,32 @@ expect_error "draft: unknown model" estimate --model llama-3.1-8b --draft nope
 expect_error "draft: MTP of a model without MTP layers" estimate --model llama-3.1-8b --draft mtp
 expect_error "draft: tokens out of range" estimate --model llama-3.1-8b --draft llama-3.2-1b --draft-tokens 65
 
+# Calibration from a machine's own llama-bench output (issue 34): RTX 4080,
+# Qwen2.5-7B Q4_K_M, pp512 7263.61 and tg128 119.84 tok/s measured
+# (tests/fixtures/llama_bench, sources.json). Two rows, two factors: the
+# calibrated rows equal the measured ones, and an estimate with the answer
+# gives tg128 back at its mean cache of 64 tokens.
+fixtures="$(dirname "$0")/../fixtures/llama_bench"
+json_check "calibrate: jsonl rows reproduced" "j['device'] == 'rtx-4080' and j['factors']['backend'] == 'cuda' and all(abs(r['residual_pct']) < 0.1 for r in j['rows'])" \
+  calibrate --llama-bench "$fixtures/09-rtx4080-qwen25-7b-cuda.jsonl"
+calibration_file="$(mktemp)"
+"$bin" calibrate --llama-bench "$fixtures/09-rtx4080-qwen25-7b-cuda.jsonl" --json > "$calibration_file"
+json_check "estimate --calibration gives the measured decode back" "abs(j['speed']['decode_tokens_per_s'] - 119.84) < 0.2 and j['speed']['basis']['machine_calibration']['rows'] == 2" \
+  estimate --model qwen2.5-7b --gpu rtx-4080 --ctx 64 --calibration "$calibration_file"
+json_check "serve --calibration" "j['points'][0]['tokens_per_s_per_user'] > 0" \
+  serve --model qwen2.5-7b --gpu rtx-4080 --concurrency 1 --engine llama.cpp --calibration "$calibration_file"
+expect_error "calibration on a device its backend does not run on" estimate --model qwen2.5-7b --gpu mac-m2-max-64gb --calibration "$calibration_file"
+json_check "calibrate: the named device and depth rows" "j['device'] == 'dgx-spark-gb10' and len([r for r in j['rows'] if r['left_out'] is None]) == 10" \
+  calibrate --llama-bench "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md" --gpu dgx-spark-gb10
+expect_error "calibrate: no GPU named and none chosen" calibrate --llama-bench "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md"
+expect_error "calibrate: not llama-bench output" calibrate --llama-bench "$fixtures/sources.json"
+expect_error "calibrate: a model" calibrate --llama-bench "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md" --model qwen2.5-7b
+printf '| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 |\n' > "$calibration_file.md"
+if "$bin" calibrate --llama-bench "$calibration_file.md" --gpu rtx-4090 2>&1 | grep -q "line 3: 6 cells where the header has 7"; then ok
+else bad "calibrate: a short row is named by its line"; fi
+printf '{"factors": {"bandwidth_factor": 1e9}}' > "$calibration_file"
+expect_error "calibration file out of range" estimate --model qwen2.5-7b --gpu rtx-4080 --calibration "$calibration_file"
+rm -f "$calibration_file" "$calibration_file.md"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

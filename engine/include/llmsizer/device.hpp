@@ -102,6 +102,10 @@ struct UsableMemory {
 
 Backend backend_from_name(const std::string& name);
 const char* backend_name(Backend backend);
+// Whether llama.cpp's `backend` runs on the device: its own backend, Vulkan on
+// any discrete or integrated GPU but Apple's, CUDA on NVIDIA, ROCm (HIP) on AMD,
+// SYCL on Intel, Metal on Apple.
+bool backend_runs_on(Backend backend, const Device& device);
 
 // Per-device memory the inference engine cannot use for weights, KV or compute:
 // the CUDA/ROCm context (Ollama reserves at least 457 MiB per CUDA GPU and

@@ -52,6 +52,9 @@ struct Scenario {
   // The serving row's constants for a calibrated machine (and the fit,
   // scripts/speed/fit_served.py); empty: the fitted row (served_calibration).
   std::optional<ServedFactors> served_factors;
+  // This machine's own factors, fitted on its measurements (a pasted
+  // llama-bench result): every speed is then for it. Empty: the fitted rows.
+  std::optional<MachineFactors> machine_factors;
   // Prompt tokens per forward pass for the speed model (llama.cpp -ub, the serving
   // engines' chunked-prefill budget); 0: the engine's default (512 for llama.cpp,
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.

@@ -9,6 +9,7 @@
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/launch_commands.hpp"
+#include "llmsizer/machine_calibration.hpp"
 #include "llmsizer/suggestions.hpp"
 #include "llmsizer/sizer.hpp"
 
@@ -17,11 +18,24 @@ namespace llmsizer {
 // Keys as in the page's URL hash: model | config, quant, ctx, batch, kv, engine,
 // gpu | custom_gpu {memory_gib, bandwidth_gbs, tflops, vendor}, gpus, offload,
 // offload_mode, prompt, flash_attention, attention_data_parallel, hourly_price_usd, purchase_price_usd,
-// years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs. Absent keys take the
+// years, hours_per_day, electricity_usd_per_kwh, ram_bandwidth_gbs, backend, machine_calibration
+// {bandwidth_factor, compute_factor, overhead_factor, rows, backend}. Absent keys take the
 // defaults of SizerRequest; a key of the wrong type or range is an error naming it.
 // Requests about hardware alone (the planner's "what can I run") need no model.
 enum class ModelKey { required, optional };
 Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key = ModelKey::required);
+
+// The request's "machine_calibration" object, which is `calibrate`'s
+// "factors": {bandwidth_factor, compute_factor, overhead_factor, rows, backend}.
+struct MachineCalibrationKey {
+  MachineFactors factors;
+  std::string backend;  // "" when not given
+};
+Result<MachineCalibrationKey> machine_calibration_from_json(const Json& machine_calibration);
+// `calibrate`'s answer: {factors {... , backend}, device, gpus, fitted, rows
+// [{where, test, model_as_stated, model, quant, measured_tokens_per_s,
+// estimated_tokens_per_s, calibrated_tokens_per_s, residual_pct, left_out}], warnings}.
+Json machine_calibration_to_json(const MachineCalibration& calibration);
 
 Json params_to_json(const ParamCounts& params);
 // The launch commands as the estimate's "commands": {engine: {"steps": [command,

@@ -53,4 +53,9 @@ std::string finetune_response(const Sizer& sizer, std::string_view request_json)
 // {"ok": true, "commands": {engine: {"steps", "note"}}}.
 std::string command_response(const Sizer& sizer, std::string_view request_json);
 
+// This machine's speed factors from its llama-bench output (machine_calibration.hpp):
+// "gpu" (or "custom_gpu"; absent: the GPU the text names), "gpus",
+// "ram_bandwidth_gbs"; the text apart. {"ok": true, ...machine_calibration_to_json}.
+std::string calibrate_response(const Sizer& sizer, std::string_view request_json, std::string_view llama_bench_text);
+
 }  // namespace llmsizer

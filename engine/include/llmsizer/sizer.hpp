@@ -45,6 +45,10 @@ struct SizerRequest {
   std::string offload_mode = "auto";  // auto | layers | experts
   std::int64_t prompt_tokens = 4096;
   std::optional<ServedFactors> served_factors;  // Scenario::served_factors
+  std::optional<MachineFactors> machine_factors;  // Scenario::machine_factors
+  // The llama.cpp backend the device runs ("cuda", "vulkan", ...); empty: the
+  // catalog's for the device. A calibration's rows were measured on one.
+  std::string backend;
   std::int64_t output_tokens = 0;  // served figures (speed.served) for requests of this many output tokens
   bool flash_attention = true;
   bool attention_data_parallel = false;  // Scenario::attention_data_parallel

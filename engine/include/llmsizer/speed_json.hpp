@@ -17,6 +17,11 @@ namespace llmsizer {
 // step (bytes, FLOPs) and its seconds per part.
 Json speed_to_json(const std::optional<SpeedEstimate>& speed);
 
+// A machine's own factors (speed.basis.machine_calibration, the request's
+// "machine_calibration" and `calibrate`'s "factors"): {bandwidth_factor,
+// compute_factor, overhead_factor, rows}.
+Json machine_factors_to_json(const MachineFactors& factors);
+
 // speed.served: the served figures under load (speed_served.cpp), with the two
 // kinds of step behind them when with_steps (a serve curve's points leave them out).
 Json served_to_json(const ServedEstimate& served, bool with_steps);

@@ -2,10 +2,22 @@
 // prompt) and the time each part of it takes. Kept apart from speed.hpp so that
 // estimate.hpp can hold them without including the model's functions.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace llmsizer {
+
+// One machine's own factors, fitted on what was measured on it (a pasted
+// llama-bench result, machine_calibration.hpp): they multiply the rates the
+// fitted rows give for its device and backend. 1: the model as fitted on
+// everyone's measurements.
+struct MachineFactors {
+  double bandwidth_factor = 1.0;  // weight and KV reads from the device's memory
+  double compute_factor = 1.0;    // matrix throughput (prompt processing, batched decode)
+  double overhead_factor = 1.0;   // the fixed cost per layer and pass
+  int rows = 0;                   // measurements the factors were fitted on
+};
 
 // What the times were computed from: the fitted runtime row, the weight format
 // family, and the device's peak figures before efficiencies.
@@ -29,6 +41,9 @@ struct SpeedBasis {
   // The device figures above that are catalog estimates, not vendor or measured
   // figures ("bandwidth_gb_per_s", "fp16_tflops", ...): the speeds inherit their doubt.
   std::vector<std::string> estimated_inputs;
+  // The machine's own factors (Scenario::machine_factors) where the speeds are
+  // calibrated on its measurements; empty otherwise.
+  std::optional<MachineFactors> machine_factors;
 };
 
 // What one forward pass has to move and compute, on its critical path: layer

@@ -1,0 +1,103 @@
+#include "calibrate_command.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "llmsizer/llama_bench.hpp"
+#include "llmsizer/machine_calibration.hpp"
+
+namespace llmsizer::cli {
+namespace {
+
+int fail(const Error& error) {
+  std::cerr << "llm-sizer: " << error.message << "\n";
+  return 2;
+}
+
+void print_table(const MachineCalibration& c, const Sizer& sizer) {
+  const Device* d = sizer.catalog().find_device(c.device);
+  const std::string device = d ? d->name : c.device;
+  int used = 0;
+  for (const CalibratedRow& r : c.rows) used += r.left_out.empty() ? 1 : 0;
+  std::printf("calibrated on %d of %zu rows: %s%s, llama.cpp's %s backend\n", used, c.rows.size(),
+              c.gpu_count > 1 ? (std::to_string(c.gpu_count) + " x ").c_str() : "", device.c_str(), c.backend.c_str());
+  auto fitted = [&](const char* name) {
+    for (const std::string& f : c.fitted)
+      if (f == name) return true;
+    return false;
+  };
+  std::printf("  bandwidth x%.3f%s   compute x%.3f%s   fixed cost per layer x%.3f%s\n", c.factors.bandwidth_factor,
+              fitted("bandwidth_factor") ? "" : " (not fitted)", c.factors.compute_factor,
+              fitted("compute_factor") ? "" : " (not fitted)", c.factors.overhead_factor,
+              fitted("overhead_factor") ? "" : " (not fitted)");
+  std::printf("\n%-10s %-16s %-28s %11s %11s %11s %9s\n", "where", "test", "sized as", "measured", "estimated",
+              "calibrated", "residual");
+  for (const CalibratedRow& r : c.rows) {
+    const std::string as = r.model.empty() ? "-" : r.model + " " + r.quant;
+    if (!r.left_out.empty()) {
+      std::printf("%-10s %-16s %-28s %11.2f   left out: %s\n", r.where.c_str(), r.test.c_str(), as.c_str(),
+                  r.measured_tokens_per_s, r.left_out.c_str());
+      continue;
+    }
+    std::printf("%-10s %-16s %-28s %11.2f %11.2f %11.2f %+8.1f%%\n", r.where.c_str(), r.test.c_str(), as.c_str(),
+                r.measured_tokens_per_s, r.estimated_tokens_per_s, r.calibrated_tokens_per_s,
+                100.0 * (r.calibrated_tokens_per_s / r.measured_tokens_per_s - 1.0));
+  }
+  for (const std::string& w : c.warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("\nUse it: llm-sizer estimate ... --calibration FILE, with this command's --json output in FILE\n");
+}
+
+}  // namespace
+
+Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes, const char* what) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
+  if (!S_ISREG(info.st_mode)) return Error{"cli.file", "'" + path.substr(0, 200) + "' is not a regular file"};
+  if (info.st_size > max_bytes)
+    return Error{"cli.file", "'" + path.substr(0, 200) + "' is larger than " + std::to_string(max_bytes >> 20) +
+                                 " MiB; " + what + " is smaller"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+Result<MachineCalibrationKey> read_calibration_file(const std::string& path) {
+  auto text = read_text_file(path, std::int64_t{1} << 20, "a calibration");
+  if (!text) return text.error();
+  const Json j = Json::parse(text.value(), nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return Error{"cli.file", "'" + path.substr(0, 200) + "' is not JSON: give the output of `llm-sizer calibrate --json`"};
+  const auto factors = j.find("factors");
+  auto key = machine_calibration_from_json(factors != j.end() ? *factors : j);
+  if (!key) return Error{key.error().id, path.substr(0, 200) + ": " + key.error().message};
+  return key;
+}
+
+int run_calibrate(const Command& c, const Sizer& sizer) {
+  auto text = read_text_file(*c.llama_bench_path, static_cast<std::int64_t>(kMaxBenchTextBytes), "llama-bench output");
+  if (!text) return fail(text.error());
+  auto bench = parse_llama_bench(text.value());
+  if (!bench) return fail(Error{bench.error().id, c.llama_bench_path->substr(0, 200) + ": " + bench.error().message});
+  SizerRequest base;
+  if (c.gpu_id) base.gpu_id = *c.gpu_id;
+  if (c.gpu_memory_gib)
+    base.custom_gpu = CustomDevice{*c.gpu_memory_gib, c.gpu_bandwidth_gbs.value_or(0.0), c.gpu_tflops.value_or(0.0),
+                                   c.gpu_vendor.value_or("nvidia")};
+  if (c.gpus) {
+    if (*c.gpus < 1 || *c.gpus > 1024) return fail(Error{"cli.bad_argument", "--gpus must be between 1 and 1024"});
+    base.gpu_count = static_cast<int>(*c.gpus);
+  }
+  if (c.ram_bandwidth_gbs) base.ram_bandwidth_gb_per_s = *c.ram_bandwidth_gbs;
+  auto calibration = calibrate_machine(sizer, bench.value(), base);
+  if (!calibration) return fail(calibration.error());
+  if (c.json) std::cout << dump_json(machine_calibration_to_json(calibration.value()), 1) << "\n";
+  else print_table(calibration.value(), sizer);
+  return 0;
+}
+
+}  // namespace llmsizer::cli

@@ -1,0 +1,21 @@
+// `llm-sizer calibrate --llama-bench FILE`: this machine's speed factors from
+// its own llama-bench rows; and reading them back (--calibration FILE) for the
+// other commands.
+#pragma once
+#include <string>
+
+#include "arguments.hpp"
+#include "llmsizer/json_contract.hpp"
+#include "llmsizer/sizer.hpp"
+
+namespace llmsizer::cli {
+
+// A text file of at most max_bytes, or the error naming it.
+Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes, const char* what);
+
+// `calibrate --json`'s answer (its "factors") or the factors object alone.
+Result<MachineCalibrationKey> read_calibration_file(const std::string& path);
+
+int run_calibrate(const Command& c, const Sizer& sizer);
+
+}  // namespace llmsizer::cli

@@ -1,0 +1,269 @@
+// A machine's own measurements (issue 34): llama-bench output read as
+// llama-bench writes it, this machine's factors fitted on its rows, and every
+// speed then scaled by them. Fixtures are public llama-bench outputs
+// (tests/fixtures/llama_bench/sources.json names each source).
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "llmsizer/json_contract.hpp"
+#include "llmsizer/llama_bench.hpp"
+#include "llmsizer/machine_calibration.hpp"
+#include "llmsizer/speed.hpp"
+#include "llmsizer/speed_json.hpp"
+#include "test_support.hpp"
+
+using Catch::Matchers::WithinRel;
+using namespace llmsizer;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/llama_bench/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const Sizer& sizer() {
+  static const Sizer s(test::catalog());
+  return s;
+}
+
+MachineCalibration calibrated(const std::string& name, const std::string& gpu = "") {
+  auto bench = parse_llama_bench(fixture(name));
+  REQUIRE(bench);
+  SizerRequest base;
+  base.gpu_id = gpu;
+  auto c = calibrate_machine(sizer(), bench.value(), base);
+  if (!c) FAIL(c.error().message);
+  return c.value();
+}
+
+// A copy of two rows of the DGX Spark table (06-dgxspark-gptoss120b-cuda-depth.md).
+constexpr const char* kSparkRows =
+    "| model                          |       size |     params | backend    | ngl | n_ubatch | fa | mmap |            test |                  t/s |\n"
+    "| ------------------------------ | ---------: | ---------: | ---------- | --: | -------: | -: | ---: | --------------: | -------------------: |\n"
+    "| gpt-oss 120B MXFP4 MoE         |  59.02 GiB |   116.83 B | CUDA       |  99 |     2048 |  1 |    0 |          pp2048 |       1937.54 ± 7.91 |\n"
+    "| gpt-oss 120B MXFP4 MoE         |  59.02 GiB |   116.83 B | CUDA       |  99 |     2048 |  1 |    0 |    tg32 @ d4096 |         53.95 ± 0.52 |\n"
+    "\n"
+    "build: 2f68ce7cf (6918)\n";
+
+}  // namespace
+
+TEST_CASE("llama-bench's markdown table: columns by name, defaults where it leaves them out") {
+  auto parsed = parse_llama_bench(kSparkRows);
+  REQUIRE(parsed);
+  const auto& rows = parsed.value().rows;
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].where == "line 3");
+  CHECK(rows[0].model_type == "gpt-oss 120B MXFP4 MoE");
+  // 59.02 GiB as printed: 59.02 x 2^30 bytes; 116.83 B parameters.
+  CHECK(rows[0].model_size_bytes == std::llround(59.02 * 1073741824.0));
+  CHECK(rows[0].model_params == 116830000000);
+  CHECK(rows[0].backends == "CUDA");
+  CHECK(rows[0].n_ubatch == 2048);
+  CHECK(rows[0].n_batch == 2048);  // not in the table: llama-bench's default
+  CHECK(rows[0].flash_attn == 1);
+  CHECK(rows[0].n_prompt == 2048);
+  CHECK(rows[0].n_gen == 0);
+  CHECK(rows[0].tokens_per_s == 1937.54);
+  CHECK(rows[1].n_gen == 32);
+  CHECK(rows[1].n_depth == 4096);
+  CHECK(rows[1].test_name() == "tg32 @ d4096");
+  CHECK(rows[1].build == "2f68ce7cf (6918)");
+}
+
+TEST_CASE("The first builds' 'pp 512' test names, the GPU named above the table, and nkvo rows") {
+  auto parsed = parse_llama_bench(fixture("04-rtx3090ti-llama7b-q4_0-cuda-nkvo.md"));
+  REQUIRE(parsed);
+  const auto& p = parsed.value();
+  REQUIRE(p.devices_named.size() == 1);
+  CHECK(p.devices_named[0] == "NVIDIA GeForce RTX 3090 Ti");
+  CHECK(p.rows[0].test_name() == "pp512");
+  CHECK(p.rows[1].test_name() == "tg128");
+  bool any_nkvo = false;
+  for (const BenchRow& r : p.rows) any_nkvo = any_nkvo || r.no_kv_offload;
+  CHECK(any_nkvo);
+}
+
+TEST_CASE("-o json and -o jsonl records give the same rows") {
+  auto json = parse_llama_bench(fixture("08-rtx4080-qwen25-7b-cuda.json"));
+  auto jsonl = parse_llama_bench(fixture("09-rtx4080-qwen25-7b-cuda.jsonl"));
+  REQUIRE(json);
+  REQUIRE(jsonl);
+  const BenchRow& a = json.value().rows[1];
+  CHECK(a.where == "record 2");
+  CHECK(a.gpu_info == "NVIDIA GeForce RTX 4080");
+  CHECK(a.model_size_bytes == 4677120000);
+  CHECK(a.model_params == 7615616512);
+  CHECK(a.n_gen == 128);
+  CHECK(a.flash_attn == 0);  // "flash_attn": false
+  CHECK(a.tokens_per_s == 118.881588);
+  CHECK(jsonl.value().rows[1].where == "line 2");
+  CHECK(jsonl.value().rows[1].n_gen == 128);
+}
+
+TEST_CASE("llama.cpp's file-type names as quantizations") {
+  CHECK(quant_name_from_model_type("llama 8B Q4_K - Medium") == "Q4_K_M");
+  CHECK(quant_name_from_model_type("qwen3moe 30B.A3B Q4_K - Small") == "Q4_K_S");
+  CHECK(quant_name_from_model_type("llama 8B Q3_K - Large") == "Q3_K_L");
+  CHECK(quant_name_from_model_type("llama 8B Q2_K - Medium") == "Q2_K");  // the file type Q2_K is named so
+  CHECK(quant_name_from_model_type("llama 8B Q6_K") == "Q6_K");
+  CHECK(quant_name_from_model_type("llama 8B IQ3_S mix - 3.66 bpw") == "IQ3_M");
+  CHECK(quant_name_from_model_type("llama 8B IQ4_XS - 4.25 bpw") == "IQ4_XS");
+  CHECK(quant_name_from_model_type("gpt-oss 20B MXFP4 MoE") == "MXFP4_MOE");
+  CHECK(quant_name_from_model_type("llama 8B all F32") == "F32");
+  CHECK(quant_name_from_model_type("llama 8B Q8_0 (guessed)") == "Q8_0");
+  CHECK(arch_from_model_type("qwen3moe 30B.A3B Q8_0") == "qwen3moe");
+}
+
+TEST_CASE("Malformed llama-bench text: one message naming the line") {
+  auto no_table = parse_llama_bench("hello\nworld\n");
+  REQUIRE(!no_table);
+  CHECK(no_table.error().id == "bench.empty");
+
+  const std::string short_row =
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 |\n";
+  auto bad_cells = parse_llama_bench(short_row);
+  REQUIRE(!bad_cells);
+  CHECK(bad_cells.error().id == "bench.bad_row");
+  CHECK(bad_cells.error().message.find("line 3") == 0);
+
+  const std::string bad_rate =
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 | nan |\n";
+  auto nan = parse_llama_bench(bad_rate);
+  REQUIRE(!nan);
+  CHECK(nan.error().message.find("line 3") == 0);
+
+  auto bad_json = parse_llama_bench("[{\"model_type\": \"llama 8B Q4_0\", ");
+  REQUIRE(!bad_json);
+  CHECK(bad_json.error().id == "bench.bad_row");
+
+  // A hostile model name is cut short and made printable in what comes back.
+  const std::string hostile =
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| <script>alert(1)</script>\x01\x02 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 | 100 |\n";
+  auto h = parse_llama_bench(hostile);
+  REQUIRE(h);
+  CHECK(h.value().rows[0].model_type.find('\x01') == std::string::npos);
+
+  CHECK(parse_llama_bench(std::string(kMaxBenchTextBytes + 1, ' ')).error().id == "bench.too_large");
+}
+
+TEST_CASE("Machine factors scale the speed model's own terms and nothing else") {
+  // Decode: weights and KV seconds are bytes / (bandwidth x factor), so a
+  // factor of 2 halves them exactly; the fixed cost per layer follows its own
+  // factor; prompt GEMM seconds are FLOPs / (throughput x factor).
+  const Architecture arch = test::catalog_arch("qwen2.5-7b");
+  Scenario s;
+  s.device = test::device_of("rtx-4080");
+  s.quant = quant_scheme_from_name("Q4_K_M").value();
+  s.context_tokens = 4096;
+  s.prompt_tokens = 2048;
+  auto e = estimate(arch, s);
+  REQUIRE(e);
+  const SpeedEstimate base = *estimate_speed(arch, s, e.value());
+  s.machine_factors = MachineFactors{2.0, 4.0, 0.5, 3};
+  const SpeedEstimate scaled = *estimate_speed(arch, s, e.value());
+  CHECK_THAT(scaled.decode_single_time.weights_s, WithinRel(base.decode_single_time.weights_s / 2.0, 1e-12));
+  CHECK_THAT(scaled.decode_single_time.kv_s, WithinRel(base.decode_single_time.kv_s / 2.0, 1e-12));
+  CHECK_THAT(scaled.decode_single_time.overhead_s, WithinRel(base.decode_single_time.overhead_s * 0.5, 1e-12));
+  CHECK_THAT(scaled.prefill_time.compute_s, WithinRel(base.prefill_time.compute_s / 4.0, 1e-12));
+  REQUIRE(scaled.basis.machine_factors);
+  CHECK(scaled.basis.machine_factors->rows == 3);
+  CHECK(!base.basis.machine_factors);
+}
+
+TEST_CASE("Two rows, two factors: the calibration reproduces both, and an estimate with it gives them back") {
+  // RTX 4080, Qwen2.5-7B Q4_K_M, -o jsonl (09-rtx4080-qwen25-7b-cuda.jsonl):
+  // pp512 7263.61 tok/s and tg128 119.84 tok/s, measured.
+  const MachineCalibration c = calibrated("09-rtx4080-qwen25-7b-cuda.jsonl");
+  CHECK(c.device == "rtx-4080");  // from gpu_info "NVIDIA GeForce RTX 4080"
+  CHECK(c.backend == "cuda");
+  REQUIRE(c.rows.size() == 2);
+  CHECK(c.rows[0].model == "qwen2.5-7b");
+  CHECK(c.rows[0].quant == "Q4_K_M");
+  for (const CalibratedRow& r : c.rows) CHECK_THAT(r.calibrated_tokens_per_s, WithinRel(r.measured_tokens_per_s, 0.001));
+  CHECK(c.factors.rows == 2);
+  CHECK(c.factors.overhead_factor == 1.0);  // one model: not separable from bandwidth
+
+  // The request the page and the CLI send with the factors: tg128 runs from an
+  // empty cache to 128 tokens, so its mean step reads 64 cached tokens; the
+  // prompt is llama-bench's 512 tokens without flash attention ("fa" 0).
+  Json request = {{"model", "qwen2.5-7b"}, {"gpu", "rtx-4080"}, {"ctx", 64}, {"prompt", 512}, {"flash_attention", false},
+                  {"machine_calibration", machine_factors_to_json(c.factors)}};
+  request["machine_calibration"]["backend"] = "cuda";
+  auto r = request_from_json(request);
+  REQUIRE(r);
+  auto e = sizer().estimate(r.value());
+  REQUIRE(e);
+  CHECK_THAT(e.value().speed->decode_tokens_per_s, WithinRel(119.84468099997416, 0.001));
+}
+
+TEST_CASE("Depth rows on one machine: the factors follow decode at every depth") {
+  // DGX Spark, gpt-oss-120b MXFP4, tg32 from an empty cache to 32K tokens:
+  // 59.02 to 41.35 tok/s measured. Decode reads the weights and the cache, so
+  // one bandwidth factor should follow every depth within a few percent.
+  const MachineCalibration c = calibrated("06-dgxspark-gptoss120b-cuda-depth.md", "dgx-spark-gb10");
+  int decode_rows = 0;
+  for (const CalibratedRow& r : c.rows) {
+    REQUIRE(r.left_out.empty());
+    if (r.test.rfind("tg", 0) != 0) continue;
+    ++decode_rows;
+    CHECK_THAT(r.calibrated_tokens_per_s, WithinRel(r.measured_tokens_per_s, 0.05));
+  }
+  CHECK(decode_rows == 5);
+}
+
+TEST_CASE("Rows the fit cannot take are left out with the reason; a machine's rows that disagree are refused") {
+  // 04: the 7B LLaMA (6.74B) is in no catalog entry.
+  auto bench = parse_llama_bench(fixture("04-rtx3090ti-llama7b-q4_0-cuda-nkvo.md"));
+  REQUIRE(bench);
+  auto none = calibrate_machine(sizer(), bench.value(), SizerRequest{});
+  REQUIRE(!none);
+  CHECK(none.error().id == "bench.no_rows");
+
+  // A second table (its own header) from another backend.
+  const std::string two_tables =
+      std::string(kSparkRows) +
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| gpt-oss 120B MXFP4 MoE | 59.02 GiB | 116.83 B | Vulkan | 99 | tg32 | 50.00 ± 0.1 |\n";
+  auto parsed = parse_llama_bench(two_tables);
+  REQUIRE(parsed);
+  SizerRequest spark;
+  spark.gpu_id = "dgx-spark-gb10";
+  auto refused = calibrate_machine(sizer(), parsed.value(), spark);
+  REQUIRE(!refused);
+  CHECK(refused.error().id == "bench.mixed");
+
+  // Partial offload (ngl 10 of 36 layers) is left out, the full row kept.
+  const std::string partial =
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| gpt-oss 120B MXFP4 MoE | 59.02 GiB | 116.83 B | CUDA | 10 | tg32 | 20.00 ± 0.1 |\n"
+      "| gpt-oss 120B MXFP4 MoE | 59.02 GiB | 116.83 B | CUDA | 99 | tg32 | 59.02 ± 0.1 |\n";
+  auto p = parse_llama_bench(partial);
+  REQUIRE(p);
+  auto c = calibrate_machine(sizer(), p.value(), spark);
+  REQUIRE(c);
+  CHECK(c.value().rows[0].left_out.find("ngl 10") != std::string::npos);
+  CHECK(c.value().rows[1].left_out.empty());
+  CHECK_THAT(c.value().rows[1].calibrated_tokens_per_s, WithinRel(59.02, 0.001));
+}
+
+TEST_CASE("The request's backend must run on the device") {
+  SizerRequest r;
+  r.model_id = "qwen2.5-7b";
+  r.gpu_id = "rtx-4080";
+  r.backend = "metal";
+  auto s = sizer().scenario_for(r);
+  REQUIRE(!s);
+  CHECK(s.error().message.find("does not run on") != std::string::npos);
+  r.backend = "vulkan";
+  auto v = sizer().scenario_for(r);
+  REQUIRE(v);
+  CHECK(v.value().device->backend == Backend::vulkan);
+}
