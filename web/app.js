@@ -2,7 +2,8 @@
 // for the headline figures, then the notes, commands, matrix and chart on the
 // next frame, and the URL when the input rests.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
-import { MAX_CARDS, parseHash, parsePrice, toHash } from './js/state.js';
+import { MAX_CARDS, parseCalibration, parseHash, parsePrice, toHash } from './js/state.js';
+import { CalibrationBox } from './js/calibration.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
 import { TokenStream } from './js/simulator.js';
@@ -50,6 +51,14 @@ class App {
       state: () => this.state, request: (o) => this.request(o), custom: () => this.custom, matrixQuants: () => this.matrixQuants(),
       result: () => this.result, model: () => (this.custom ? null : this.models.get(this.state.model)), machine: () => this.machine(),
     }, { prerendered });
+    this.calibrationBox = new CalibrationBox(this.engine, {
+      state: () => this.state, calibration: () => this.calibration(), deviceName: (id) => this.devices.get(id)?.name ?? id,
+      apply: (changes) => {
+        Object.assign(this.state, changes);
+        this.writeControls();
+        this.update({ replaceHash: false });
+      },
+    });
     // Without a hash the address stays the page's own (a model page's URL);
     // the first change writes the scenario into it.
     if (!location.hash) this.settledHash = toHash(this.state) + this.priceSuffix();
@@ -287,6 +296,11 @@ class App {
     if (s.gpulimit > 0 && !('gpu_limit_mib' in overrides)) request.gpu_limit_mib = s.gpulimit;
     if (s.rambw > 0 && !('ram_bandwidth_gbs' in overrides)) request.ram_bandwidth_gbs = s.rambw;
     if (this.price != null) request.hourly_price_usd = this.price;
+    const calibration = this.calibration();
+    if (calibration && !('gpu' in overrides) && !('machine_calibration' in overrides)) {
+      const { device, ...factors } = calibration;
+      request.machine_calibration = factors;
+    }
     if (forFile || this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       delete request.model;
       delete request.quant;
@@ -295,6 +309,13 @@ class App {
       request.config = this.custom.text;
     }
     return request;
+  }
+
+  // This machine's factors from its llama-bench rows, when they are for the
+  // device shown (one device, not mixed cards); null otherwise.
+  calibration() {
+    const c = this.state.cal ? parseCalibration(this.state.cal) : null;
+    return c && !this.state.cards && c.device === this.state.gpu ? c : null;
   }
 
   estimateCurrent(overrides = {}) {
@@ -417,6 +438,7 @@ class App {
     render.renderMemory(result, (id) => this.devices.get(id)?.name ?? id);
     render.renderSpeedAndCost(result, this.state);
     if (result.memory.fits !== false) $('suggestions-box').hidden = true;
+    this.calibrationBox?.showApplied();
   }
 
   // The device the verdict names: the catalog's, or for mixed cards the

@@ -251,6 +251,15 @@ export function loadEngine({ full: startFull = false } = {}) {
         finetune(request) {
           return ask(needFull(), 'finetune', request);
         },
+        // This machine's speed factors from llama-bench output (text): request
+        // {gpu | custom_gpu, gpus} or {} for the GPU the text names.
+        // {factors, device, gpus, fitted, rows, warnings}.
+        calibrate(request, text) {
+          checkNumbers(request);
+          const answer = JSON.parse(needFull().calibrate(JSON.stringify(request), String(text)));
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
+        },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {
           try {

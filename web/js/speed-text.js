@@ -52,7 +52,14 @@ export function speedNote(speed, { ctx, batch, prompt }) {
       : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
         (s.basis?.memory_class === 'ddr' ? ", from the CPU's FP32 peak (cores × base clock × FLOPs per cycle) and an efficiency fitted on measured CPU prompts."
           : s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
-    estimatedInputsNote(s.basis?.estimated_inputs);
+    estimatedInputsNote(s.basis?.estimated_inputs) + calibratedNote(s.basis?.machine_calibration);
+}
+
+// Speeds scaled by the machine's own factors (its pasted llama-bench rows).
+function calibratedNote(c) {
+  if (!c) return '';
+  return ` Calibrated on your ${c.rows} measurement${c.rows === 1 ? '' : 's'}: bandwidth × ${fmt.fixed(c.bandwidth_factor, 2)}, ` +
+    `compute × ${fmt.fixed(c.compute_factor, 2)}, fixed cost per layer × ${fmt.fixed(c.overhead_factor, 2)} of the fitted model's.`;
 }
 
 const INPUT_NAMES = {

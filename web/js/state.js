@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -36,9 +36,27 @@ export const DEFAULTS = {
   sout: 1024,   // ... and out
   stps: 20,     // ... and the speed each user needs (0: no target)
   adp: 0,       // 1: attention data parallel over the devices (serving engines, MoE models)
+  cal: '',      // this machine's speed factors from its llama-bench rows (CALIBRATION), '' for none
 };
 // Keys written to a link only when they differ from the defaults.
-const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp'];
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal'];
+// A calibration as the link holds it: the device it was measured on, its
+// bandwidth, compute and fixed-cost factors, the rows behind them and the
+// llama.cpp backend: cal=rtx-4080,1.087,1.509,1,2,cuda.
+const FACTOR = '(?:[0-9]{1,2}(?:\\.[0-9]{1,6})?)';
+const CALIBRATION = new RegExp(`^([a-z0-9][a-z0-9._-]{0,79}),(${FACTOR}),(${FACTOR}),(${FACTOR}),([0-9]{1,5}),(cuda|rocm|metal|vulkan|sycl|cpu)$`);
+export function parseCalibration(text) {
+  const m = CALIBRATION.exec(text);
+  if (!m) return null;
+  const [bandwidth, compute, overhead] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  if (![bandwidth, compute, overhead].every((f) => f >= 0.05 && f <= 20)) return null;
+  return { device: m[1], bandwidth_factor: bandwidth, compute_factor: compute, overhead_factor: overhead, rows: Number(m[5]), backend: m[6] };
+}
+export function calibrationText(device, factors) {
+  const f = (x) => String(Math.round(x * 1e4) / 1e4);
+  return [device, f(factors.bandwidth_factor), f(factors.compute_factor), f(factors.overhead_factor), factors.rows, factors.backend].join(',');
+}
+
 // Whole numbers of layers, one per GPU; the engine checks they add up.
 const SPLIT = /^[1-9][0-9]{0,5}(,[1-9][0-9]{0,5}){1,63}$/;
 
@@ -92,6 +110,12 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
       continue;
     }
     if (key === 'gpus' && state.cards) continue;  // the list says how many
+    if (key === 'cal') {
+      const c = parseCalibration(raw);
+      if (c && ids.gpu.has(c.device)) state.cal = raw;
+      else problems.push(`calibration “${raw.slice(0, 60)}” is not device,bandwidth,compute,overhead,rows,backend`);
+      continue;
+    }
     if (key === 'split') {
       if (raw === '' || SPLIT.test(raw)) state.split = raw;
       else problems.push(`split “${raw.slice(0, 60)}” is not a list of layers per GPU such as 41,39`);

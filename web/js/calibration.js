@@ -1,0 +1,100 @@
+// "Your measurements": pasted llama-bench output in, this machine's speed
+// factors out (the engine's calibrate). The page shows the rows as the engine
+// sized them and, once applied, every speed it asks for carries the factors
+// (the link too: cal=device,bandwidth,compute,overhead,rows,backend).
+import { el, labelColumns } from './dom.js';
+import * as fmt from './format.js';
+import { calibrationText } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+
+export class CalibrationBox {
+  // app: {state(), calibration(), deviceName(id), apply(changes)}.
+  constructor(engine, app) {
+    this.engine = engine;
+    this.app = app;
+    labelColumns($('calibrate-table'));
+    $('calibrate').addEventListener('click', () => this.run());
+    $('calibrate-clear').addEventListener('click', () => {
+      this.show(null);
+      this.app.apply({ cal: '' });
+    });
+    this.showApplied();
+  }
+
+  // The machine: the GPU the text names; when it names none the catalog
+  // knows, the device chosen above.
+  async run() {
+    const text = $('bench-text').value;
+    const note = $('calibrate-note');
+    note.textContent = 'Sizing the rows…';
+    try {
+      await this.engine.loadFull();
+      const state = this.app.state();
+      let answer;
+      try {
+        answer = this.engine.calibrate({}, text);
+      } catch (error) {
+        if (error.id !== 'bench.no_device') throw error;
+        answer = this.engine.calibrate({ gpu: state.gpu, gpus: state.cards ? 1 : state.gpus }, text);
+      }
+      this.show(answer);
+      this.app.apply({ gpu: answer.device, gpus: answer.gpus, cards: null, cal: calibrationText(answer.device, answer.factors) });
+    } catch (error) {
+      // One message; the figures of a calibration that failed are not kept.
+      this.show(null);
+      note.textContent = `Not calibrated: ${error.message}`;
+    }
+  }
+
+  show(answer) {
+    const table = $('calibrate-table');
+    const body = table.tBodies[0];
+    body.replaceChildren();
+    $('calibrate-warnings').replaceChildren();
+    $('calibrate-note').textContent = '';
+    table.hidden = !answer;
+    if (!answer) return;
+    for (const r of answer.rows) {
+      const row = el('tr');
+      row.append(el('td', {}, r.where), el('td', {}, r.test), el('td', {}, r.model ? `${r.model} ${r.quant}` : r.model_as_stated),
+        el('td', {}, fmt.rate(r.measured_tokens_per_s)));
+      if (r.left_out) row.append(el('td', { colspan: '3' }, `left out: ${r.left_out}`));
+      else {
+        row.append(el('td', {}, fmt.rate(r.estimated_tokens_per_s)), el('td', {}, fmt.rate(r.calibrated_tokens_per_s)),
+          el('td', {}, `${r.residual_pct >= 0 ? '+' : ''}${fmt.fixed(r.residual_pct, 1)}%`));
+      }
+      body.append(row);
+    }
+    for (const w of answer.warnings) $('calibrate-warnings').append(el('li', {}, w));
+    const used = answer.rows.filter((r) => !r.left_out).length;
+    $('calibrate-note').textContent = `Calibrated on ${used} of ${answer.rows.length} rows, measured on ` +
+      `${answer.gpus > 1 ? `${answer.gpus} × ` : ''}${this.app.deviceName(answer.device)} (llama.cpp, ${answer.factors.backend}). ` +
+      `${capitalized(factorsText(answer.factors, answer.fitted))} Every speed on the page is now for this machine.`;
+  }
+
+  // The calibration in the state (from the link, or kept after the device
+  // changed): applied, or for another device. Kept as it is while the rows
+  // it came from are on screen.
+  showApplied() {
+    const cal = this.app.state().cal;
+    $('calibrate-clear').hidden = !cal;
+    if (!$('calibrate-table').hidden && cal) return;
+    const c = this.app.calibration();
+    const note = $('calibrate-note');
+    if (c) note.textContent = `Calibrated on ${c.rows} measurements on ${this.app.deviceName(c.device)} (llama.cpp, ${c.backend}): ${factorsText(c)}`;
+    else if (cal) note.textContent = `The calibration is for ${this.app.deviceName(cal.split(',')[0])}: choose that device (one card) to apply it.`;
+    else if (!note.textContent.startsWith('Not calibrated')) note.textContent = '';
+  }
+}
+
+const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+// "bandwidth × 1.09, compute × 1.51 of the model fitted on everyone's measurements."
+export function factorsText(f, fitted = ['bandwidth_factor', 'compute_factor', 'overhead_factor']) {
+  const parts = [];
+  if (fitted.includes('bandwidth_factor')) parts.push(`bandwidth × ${fmt.fixed(f.bandwidth_factor, 2)}`);
+  if (fitted.includes('compute_factor')) parts.push(`compute × ${fmt.fixed(f.compute_factor, 2)}`);
+  if (fitted.includes('overhead_factor') || f.overhead_factor !== 1) parts.push(`fixed cost per layer × ${fmt.fixed(f.overhead_factor, 2)}`);
+  return parts.length ? `${parts.join(', ')} of the model fitted on everyone's measurements.` : '';
+}
