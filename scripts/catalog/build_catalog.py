@@ -296,6 +296,17 @@ def build_models(ref, cur):
         if r["id"] in by_id:
             raise BuildError(f"duplicate model id in reference: {r['id']}")
         by_id[r["id"]] = r
+    # Verbatim configs sourced here for reference records whose config was
+    # derived (sourced_model_configs.json): the record keeps its id and names.
+    corrections = load_json(SCRIPT_DIR / "sourced_model_configs.json")["records"]
+    for fix in corrections:
+        if fix["id"] not in by_id:
+            raise BuildError(f"sourced_model_configs.json: unknown model id {fix['id']}")
+        r = by_id[fix["id"]]
+        r["config"] = fix["config"]
+        r["config_provenance"] = "verbatim_copy"
+        r["source"] = as_list(r.get("source")) + [fix["source"]]
+        r["notes"] = join_notes([r.get("notes"), "Config: the verbatim config.json replaces the reference's derived one. " + fix["why"]])
     for r in seed_model_records(ref, cur, by_id):
         if r["id"] in by_id:
             raise BuildError(f"seed model id {r['id']} collides with a reference id")
