@@ -67,6 +67,8 @@ const char* usage_text() {
          "                     [--gpu ID (default: the GPU the output names)] [--gpus N] [--json]\n"
          "                     (then --calibration FILE, the --json answer, on estimate, command and serve:\n"
          "                      every speed for the machine the rows were measured on)\n"
+         "  llm-sizer check-log FILE (what llama-server or llama-cli print while loading a model)\n"
+         "                     [--model ID] [--quant Q] [--gpu ID] [--gpus N] (default: what the log says) [--json]\n"
          "  llm-sizer serve    (the flags of estimate) [--prompt 1024] [--output-tokens 1024]\n"
          "                     [--concurrency 1,2,4,... (default: a sweep to saturation)]\n"
          "                     [--target-tokens-per-s-per-user X] [--hourly-price USD] [--json]\n";
@@ -85,8 +87,9 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   else if (verb == "command") c.verb = Verb::command;
   else if (verb == "serve") c.verb = Verb::serve;
   else if (verb == "calibrate") c.verb = Verb::calibrate;
+  else if (verb == "check-log") c.verb = Verb::check_log;
   else if (verb == "help" || verb == "--help" || verb == "-h") return c;
-  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune, command, serve or calibrate");
+  else return bad("unknown command '" + verb.substr(0, 40) + "'; expected estimate, params, list, recommend, fit, finetune, command, serve, calibrate or check-log");
 
   using Setter = std::function<std::optional<Error>(const std::string&)>;
   auto text = [](std::optional<std::string>& field) -> Setter {
@@ -209,6 +212,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       if (auto error = it->second(args[++i])) return *error;
       continue;
     }
+    if (c.verb == Verb::check_log && !c.log_path && !arg.empty() && arg[0] != '-') {
+      c.log_path = arg;
+      continue;
+    }
     if (c.verb == Verb::list && !c.list_what && !arg.empty() && arg[0] != '-') {
       c.list_what = arg;
       continue;
@@ -226,6 +233,11 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     if (!c.llama_bench_path) return bad("calibrate needs --llama-bench FILE");
     if (c.model_id || c.config_path || c.gguf_path || c.safetensors_path)
       return bad("calibrate takes no model: each llama-bench row names its own");
+    return c;
+  }
+  if (c.verb == Verb::check_log) {  // a log in; the model is what it says unless given
+    if (!c.log_path) return bad("check-log needs the log's file: llm-sizer check-log FILE");
+    if (c.gguf_path || c.safetensors_path) return bad("check-log takes --model ID or --config FILE");
     return c;
   }
   if (c.verb == Verb::fit) {  // hardware in, models out: no model source

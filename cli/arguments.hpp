@@ -8,7 +8,7 @@
 
 namespace llmsizer::cli {
 
-enum class Verb { estimate, params, list, help, recommend, fit, finetune, command, serve, calibrate };
+enum class Verb { estimate, params, list, help, recommend, fit, finetune, command, serve, calibrate, check_log };
 
 struct Command {
   Verb verb = Verb::help;
@@ -73,6 +73,7 @@ struct Command {
   std::optional<double> target_tokens_per_s_per_user;  // serve: the speed each user needs
   std::optional<std::string> llama_bench_path;  // calibrate: llama-bench output (table, -o json or jsonl)
   std::optional<std::string> calibration_path;  // estimate, serve, ...: `calibrate --json` output
+  std::optional<std::string> log_path;          // check-log: a llama.cpp load log
 };
 
 Result<Command> parse_arguments(const std::vector<std::string>& args);

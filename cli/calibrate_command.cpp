@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "llmsizer/llama_bench.hpp"
+#include "llmsizer/load_log.hpp"
+#include "llmsizer/log_check.hpp"
 #include "llmsizer/machine_calibration.hpp"
 
 namespace llmsizer::cli {
@@ -48,6 +50,29 @@ void print_table(const MachineCalibration& c, const Sizer& sizer) {
   }
   for (const std::string& w : c.warnings) std::printf("warning: %s\n", w.c_str());
   std::printf("\nUse it: llm-sizer estimate ... --calibration FILE, with this command's --json output in FILE\n");
+}
+
+void print_check(const LogCheck& c) {
+  std::printf("%s %s on %s%s, %lld tokens x %lld sequence%s, KV %s, flash attention %s%s\n", c.model.c_str(),
+              c.quant.c_str(), c.gpu_count > 1 ? (std::to_string(c.gpu_count) + " x ").c_str() : "", c.device.c_str(),
+              static_cast<long long>(c.context_tokens), static_cast<long long>(c.sequences), c.sequences == 1 ? "" : "s",
+              c.kv_type.c_str(), c.flash_attention ? "on" : "off",
+              c.offload_fraction > 0.0 ? (", " + std::to_string(std::lround(c.offload_fraction * 100.0)) + "% of layers in RAM").c_str() : "");
+  std::printf("\n%-48s %-9s %12s %12s %9s\n", "buffer", "line", "log MiB", "estimate", "diff");
+  int differ = 0;
+  for (const LogCheckLine& l : c.lines) {
+    if (!l.estimate_mib) {
+      std::printf("%-48s %-9s %12.2f %12s\n", l.item.c_str(), l.where.c_str(), l.log_mib, "-");
+      continue;
+    }
+    std::printf("%-48s %-9s %12.2f %12.2f %+8.1f%%%s\n", l.item.c_str(), l.where.c_str(), l.log_mib, *l.estimate_mib,
+                l.difference_pct, l.differs ? "  <-" : "");
+    differ += l.differs ? 1 : 0;
+  }
+  for (const LogCheckLine& l : c.lines)
+    if (l.differs) std::printf("%s differs by more than 2%%: usually %s\n", l.item.c_str(), l.hint.c_str());
+  if (differ == 0) std::printf("every buffer the estimate sizes agrees within 2%%\n");
+  for (const std::string& w : c.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
 }  // namespace
@@ -97,6 +122,18 @@ int run_calibrate(const Command& c, const Sizer& sizer) {
   if (!calibration) return fail(calibration.error());
   if (c.json) std::cout << dump_json(machine_calibration_to_json(calibration.value()), 1) << "\n";
   else print_table(calibration.value(), sizer);
+  return 0;
+}
+
+int run_check_log(const Command& c, const Sizer& sizer, const SizerRequest& request) {
+  auto text = read_text_file(*c.log_path, static_cast<std::int64_t>(kMaxLogTextBytes), "a load log");
+  if (!text) return fail(text.error());
+  auto log = parse_load_log(text.value());
+  if (!log) return fail(Error{log.error().id, c.log_path->substr(0, 200) + ": " + log.error().message});
+  auto check = check_load_log(sizer, log.value(), request);
+  if (!check) return fail(check.error());
+  if (c.json) std::cout << dump_json(log_check_to_json(check.value()), 1) << "\n";
+  else print_check(check.value());
   return 0;
 }
 

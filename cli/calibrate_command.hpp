@@ -1,6 +1,7 @@
-// `llm-sizer calibrate --llama-bench FILE`: this machine's speed factors from
-// its own llama-bench rows; and reading them back (--calibration FILE) for the
-// other commands.
+// Your own measurements: `llm-sizer calibrate --llama-bench FILE` (this
+// machine's speed factors from its llama-bench rows, read back by the other
+// commands' --calibration FILE) and `llm-sizer check-log FILE` (a load log's
+// buffers beside the estimate).
 #pragma once
 #include <string>
 
@@ -17,5 +18,9 @@ Result<std::string> read_text_file(const std::string& path, std::int64_t max_byt
 Result<MachineCalibrationKey> read_calibration_file(const std::string& path);
 
 int run_calibrate(const Command& c, const Sizer& sizer);
+
+// `llm-sizer check-log FILE`: the log's buffers beside the estimate; `request`
+// holds the flags given (model, quant, gpu...).
+int run_check_log(const Command& c, const Sizer& sizer, const SizerRequest& request);
 
 }  // namespace llmsizer::cli

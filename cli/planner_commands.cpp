@@ -523,6 +523,11 @@ int run_planner_command(const Command& c) {
     case Verb::command: return run_command(c, sizer);
     case Verb::serve: return run_serve(c, sizer);
     case Verb::calibrate: return run_calibrate(c, sizer);
+    case Verb::check_log: {
+      auto request = sizer_request(c);
+      if (!request) return fail(request.error());
+      return run_check_log(c, sizer, request.value());
+    }
     default: return fail(Error{"cli.bad_argument", "not a planner command"});
   }
 }

@@ -1,4 +1,4 @@
-// The verbs that ask the Sizer: recommend, fit, finetune, command, serve, calibrate.
+// The verbs that ask the Sizer: recommend, fit, finetune, command, serve, calibrate, check-log.
 #pragma once
 #include "arguments.hpp"
 
@@ -6,7 +6,7 @@ namespace llmsizer::cli {
 
 inline bool is_planner_verb(Verb v) {
   return v == Verb::recommend || v == Verb::fit || v == Verb::finetune || v == Verb::command || v == Verb::serve ||
-         v == Verb::calibrate;
+         v == Verb::calibrate || v == Verb::check_log;
 }
 
 // Runs the verb, prints its answer (table or --json) and returns the exit status.

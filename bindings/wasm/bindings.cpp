@@ -121,6 +121,9 @@ class WasmSizer {
   std::string calibrate(const std::string& request_json, const std::string& llama_bench_text) const {
     return llmsizer::calibrate_response(sizer_, request_json, llama_bench_text);
   }
+  std::string check_log(const std::string& request_json, const std::string& log_text) const {
+    return llmsizer::check_log_response(sizer_, request_json, log_text);
+  }
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
@@ -171,6 +174,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("serve", &WasmSizer::serve)
       .function("command", &WasmSizer::command)
       .function("sweep", &WasmSizer::sweep)
-      .function("calibrate", &WasmSizer::calibrate);
+      .function("calibrate", &WasmSizer::calibrate)
+      .function("checkLog", &WasmSizer::check_log);
 #endif
 }

@@ -139,6 +139,34 @@ Json machine_calibration_to_json(const MachineCalibration& c) {
   return j;
 }
 
+Json log_check_to_json(const LogCheck& c) {
+  Json j = json_object(11);
+  j["model"] = c.model;
+  j["quant"] = c.quant;
+  j["device"] = c.device;
+  j["gpus"] = c.gpu_count;
+  j["context_tokens"] = c.context_tokens;
+  j["sequences"] = c.sequences;
+  j["kv_type"] = c.kv_type;
+  j["flash_attention"] = c.flash_attention;
+  j["offload_fraction"] = c.offload_fraction;
+  Json lines = Json::array();
+  for (const LogCheckLine& l : c.lines) {
+    Json line = json_object(7);
+    line["item"] = l.item;
+    line["where"] = l.where.empty() ? Json(nullptr) : Json(l.where);
+    line["log_mib"] = l.log_mib;
+    line["estimate_mib"] = l.estimate_mib ? Json(*l.estimate_mib) : Json(nullptr);
+    line["difference_pct"] = l.estimate_mib ? Json(l.difference_pct) : Json(nullptr);
+    line["differs"] = l.differs;
+    line["hint"] = l.hint.empty() ? Json(nullptr) : Json(l.hint);
+    lines.push_back(std::move(line));
+  }
+  j["lines"] = std::move(lines);
+  j["warnings"] = c.warnings;
+  return j;
+}
+
 Result<SizerRequest> request_from_fields(const RequestFields& x) {
   SizerRequest r;
   ValueChecker c;

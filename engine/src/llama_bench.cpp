@@ -204,8 +204,9 @@ bool set_cell(std::string_view column, std::string_view value, BenchRow& row) {
   return true;
 }
 
-// The GPU a line of the backends' start-up log names, or "".
-std::string device_named(std::string_view line) {
+}  // namespace
+
+std::string gpu_named_in_line(std::string_view line) {
   line = trim(line);
   // ggml_cuda_init (CUDA, ROCm): "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes"
   if (const auto d = line.find("Device "); d != std::string_view::npos) {
@@ -233,6 +234,8 @@ std::string device_named(std::string_view line) {
   return "";
 }
 
+namespace {
+
 Result<BenchResults> parse_markdown(std::string_view text) {
   BenchResults out;
   std::vector<std::string> header;  // the current table's columns; empty outside a table
@@ -253,7 +256,7 @@ Result<BenchResults> parse_markdown(std::string_view text) {
         build = printable(t.substr(7), 48);
         // A table's build line comes after its rows: theirs.
         for (auto it = out.rows.rbegin(); it != out.rows.rend() && it->build.empty(); ++it) it->build = build;
-      } else if (std::string name = device_named(line); !name.empty()) {
+      } else if (std::string name = gpu_named_in_line(line); !name.empty()) {
         out.devices_named.push_back(std::move(name));
       }
       continue;
@@ -421,7 +424,11 @@ std::string quant_name_from_model_type(std::string_view model_type) {
   if (first == std::string_view::npos) return "";
   const auto second = model_type.find(' ', first + 1);
   if (second == std::string_view::npos) return "";
-  std::string_view ftype = trim(model_type.substr(second + 1));
+  return quant_name_from_file_type(model_type.substr(second + 1));
+}
+
+std::string quant_name_from_file_type(std::string_view file_type) {
+  std::string_view ftype = trim(file_type);
   if (const auto guessed = ftype.find(" (guessed)"); guessed != std::string_view::npos) ftype = ftype.substr(0, guessed);
   if (starts_with(ftype, "all F32")) return "F32";
   if (starts_with(ftype, "IQ3_S mix")) return "IQ3_M";

@@ -51,9 +51,8 @@ std::set<std::string> name_tokens(std::string_view s) {
   return out;
 }
 
-// The catalog devices a GPU name from a log matches: every token of the
-// device's name (but the vendor's brand words and its memory size, which the
-// driver's name may leave out) is in the stated name; the most specific wins.
+}  // namespace
+
 std::vector<const Device*> devices_named(const Catalog& catalog, std::string_view stated) {
   static const std::set<std::string> brand = {"nvidia", "geforce", "amd", "radeon", "apple", "intel", "generation"};
   const std::set<std::string> have = name_tokens(stated);
@@ -78,6 +77,8 @@ std::vector<const Device*> devices_named(const Catalog& catalog, std::string_vie
   }
   return best;
 }
+
+namespace {
 
 // The same chip at several memory sizes (Apple's): one speed for all of them.
 bool same_speed(const Device& a, const Device& b) {
@@ -281,12 +282,11 @@ std::string fmt_gib(double bytes) {
   return std::to_string(hundredths / 100) + "." + frac + " GiB";
 }
 
-// The catalog model a row ran: parameters within kParamsTolerance (with or
-// without its MTP layers, which converters keep or drop), the architecture's
-// name agreeing where two match, else the nearest count.
-const CatalogModel* model_of(const Sizer& sizer, const BenchRow& row) {
-  if (row.model_params <= 0) return nullptr;
-  const std::string arch = lower_alnum(arch_from_model_type(row.model_type));
+}  // namespace
+
+const CatalogModel* catalog_model_with_params(const Sizer& sizer, std::int64_t model_params, std::string_view arch_name) {
+  if (model_params <= 0) return nullptr;
+  const std::string arch = lower_alnum(arch_name);
   const CatalogModel* best = nullptr;
   double best_gap = kParamsTolerance;
   bool best_arch = false;
@@ -294,7 +294,7 @@ const CatalogModel* model_of(const Sizer& sizer, const BenchRow& row) {
   for (std::size_t i = 0; i < models.size(); ++i) {
     const ModelFacts facts = sizer.model_facts(i);
     if (!facts.sizable || facts.params_total <= 0) continue;
-    const double wanted = static_cast<double>(row.model_params);
+    const double wanted = static_cast<double>(model_params);
     double gap = std::fabs(static_cast<double>(facts.params_total) - wanted) / wanted;
     if (gap > 0.2) continue;  // read the architecture only for near counts
     const Result<Architecture>& a = sizer.catalog_architecture(i);
@@ -313,8 +313,6 @@ const CatalogModel* model_of(const Sizer& sizer, const BenchRow& row) {
   }
   return best;
 }
-
-}  // namespace
 
 Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResults& bench, const SizerRequest& base) {
   MachineCalibration out;
@@ -405,7 +403,7 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
       c.left_out = std::move(why);
       out.rows.push_back(c);
     };
-    const CatalogModel* model = model_of(sizer, r);
+    const CatalogModel* model = catalog_model_with_params(sizer, r.model_params, arch_from_model_type(r.model_type));
     if (model == nullptr) {
       leave_out("no catalog model has " + std::to_string(r.model_params) + " parameters like " +
                 printable(arch_from_model_type(r.model_type), 24));

@@ -3,6 +3,8 @@
 #include "llmsizer/planner_responses.hpp"
 
 #include "llmsizer/llama_bench.hpp"
+#include "llmsizer/load_log.hpp"
+#include "llmsizer/log_check.hpp"
 #include "llmsizer/machine_calibration.hpp"
 
 #include "llmsizer/json_contract.hpp"
@@ -294,6 +296,18 @@ std::string calibrate_response(const Sizer& sizer, std::string_view request_json
   auto calibration = calibrate_machine(sizer, bench.value(), request.value());
   if (!calibration) return error_response(calibration.error());
   return ok_response(machine_calibration_to_json(calibration.value()));
+}
+
+std::string check_log_response(const Sizer& sizer, std::string_view request_json, std::string_view log_text) {
+  auto parsed = parse_request(request_json);
+  if (!parsed) return error_response(parsed.error());
+  auto request = request_from_json(parsed.value(), ModelKey::optional);
+  if (!request) return error_response(request.error());
+  auto log = parse_load_log(log_text);
+  if (!log) return error_response(log.error());
+  auto check = check_load_log(sizer, log.value(), request.value());
+  if (!check) return error_response(check.error());
+  return ok_response(log_check_to_json(check.value()));
 }
 
 }  // namespace llmsizer

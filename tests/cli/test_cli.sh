@@ -474,5 +474,17 @@ printf '{"factors": {"bandwidth_factor": 1e9}}' > "$calibration_file"
 expect_error "calibration file out of range" estimate --model qwen2.5-7b --gpu rtx-4080 --calibration "$calibration_file"
 rm -f "$calibration_file" "$calibration_file.md"
 
+# A llama.cpp load log beside the estimate (issue 34): GLM-Z1-32B IQ4_XS on an
+# RTX 3090 Ti at 32768 tokens with flash attention; its KV buffer is 61 layers
+# x (K + V) x 2 KV heads x 128 x 2 bytes x 32768 = 1952.00 MiB, as the log says.
+logs="$(dirname "$0")/../fixtures/load_logs"
+json_check "check-log: the log's model, GPU and KV" "j['model'] == 'glm-4-32b-0414' and j['device'] == 'rtx-3090-ti' and any(l['item'] == 'CUDA0 KV buffer' and l['estimate_mib'] == 1952.0 and not l['differs'] for l in j['lines'])" \
+  check-log "$logs/03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt"
+if "$bin" check-log "$logs/03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt" | grep -q "^CUDA0 KV buffer .* 1952.00 *1952.00"; then ok
+else bad "check-log: the table lines up the KV buffer"; fi
+expect_error "check-log: a log of another model" check-log "$logs/03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt" --model qwen2.5-7b
+expect_error "check-log: not a log" check-log "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md"
+expect_error "check-log: no file" check-log
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

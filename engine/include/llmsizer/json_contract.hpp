@@ -9,6 +9,7 @@
 
 #include "llmsizer/estimate.hpp"
 #include "llmsizer/launch_commands.hpp"
+#include "llmsizer/log_check.hpp"
 #include "llmsizer/machine_calibration.hpp"
 #include "llmsizer/suggestions.hpp"
 #include "llmsizer/sizer.hpp"
@@ -36,6 +37,10 @@ Result<MachineCalibrationKey> machine_calibration_from_json(const Json& machine_
 // [{where, test, model_as_stated, model, quant, measured_tokens_per_s,
 // estimated_tokens_per_s, calibrated_tokens_per_s, residual_pct, left_out}], warnings}.
 Json machine_calibration_to_json(const MachineCalibration& calibration);
+// `check-log`'s answer: {model, quant, device, gpus, context_tokens, sequences,
+// kv_type, flash_attention, offload_fraction, lines [{item, where, log_mib,
+// estimate_mib, difference_pct, differs, hint}], warnings}.
+Json log_check_to_json(const LogCheck& check);
 
 Json params_to_json(const ParamCounts& params);
 // The launch commands as the estimate's "commands": {engine: {"steps": [command,

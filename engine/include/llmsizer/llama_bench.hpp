@@ -61,5 +61,12 @@ Result<BenchResults> parse_llama_bench(std::string_view text);
 std::string quant_name_from_model_type(std::string_view model_type);
 // The architecture at the start of model_type ("qwen3moe").
 std::string arch_from_model_type(std::string_view model_type);
+// llama.cpp's file-type name alone ("Q4_K - Medium") as the quantization's name.
+std::string quant_name_from_file_type(std::string_view file_type);
+
+// The GPU a line of a backend's start-up log names (ggml_cuda_init's "Device 0:
+// NVIDIA GeForce RTX 4090, ...", ggml_vulkan's "0 = AMD Radeon RX 7900 XTX
+// (...) | ...", Metal's "GPU name: Apple M2 Ultra"), or "".
+std::string gpu_named_in_line(std::string_view line);
 
 }  // namespace llmsizer

@@ -58,4 +58,9 @@ std::string command_response(const Sizer& sizer, std::string_view request_json);
 // "ram_bandwidth_gbs"; the text apart. {"ok": true, ...machine_calibration_to_json}.
 std::string calibrate_response(const Sizer& sizer, std::string_view request_json, std::string_view llama_bench_text);
 
+// A llama.cpp load log beside the estimate (log_check.hpp): the estimate keys
+// (model, quant, gpu...; each absent: what the log says); the log apart.
+// {"ok": true, ...log_check_to_json}.
+std::string check_log_response(const Sizer& sizer, std::string_view request_json, std::string_view log_text);
+
 }  // namespace llmsizer

@@ -1,0 +1,197 @@
+#include "llmsizer/log_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "file_text.hpp"
+#include "llmsizer/llama_bench.hpp"
+#include "llmsizer/machine_calibration.hpp"
+#include "llmsizer/params.hpp"
+#include "llmsizer/units.hpp"
+
+namespace llmsizer {
+namespace {
+
+double mib(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kMiB); }
+
+// A device name of llama.cpp's buffers that is host memory: CPU, CPU_Mapped,
+// CPU_REPACK, CUDA_Host, ROCm_Host, Host.
+bool is_host(const std::string& device) {
+  return device.rfind("CPU", 0) == 0 || device == "Host" ||
+         (device.size() > 5 && device.compare(device.size() - 5, 5, "_Host") == 0);
+}
+
+std::string hint_for(const std::string& kind, const LoadLog& log, const LogCheck& c) {
+  if (kind == "model")
+    return "another mix of types than the catalog's " + c.quant +
+           " (an imatrix, unsloth UD or bartowski _L file), or the layers split otherwise over the GPUs (-ts)";
+  if (kind == "kv" || kind == "context")
+    return "another KV type (-ctk/-ctv), a context other than n_ctx, or sliding-window layers kept at full size "
+           "(--swa-full)" + std::string(kind == "context" ? "; the context figure also holds the output buffer" : "");
+  if (kind == "compute") {
+    if (log.n_ubatch && *log.n_ubatch != 512)
+      return "-ub " + std::to_string(*log.n_ubatch) + " sizes the compute buffer; the estimate is for llama.cpp's default -ub 512";
+    if (!c.flash_attention) return "without flash attention the compute buffer grows with the context (-fa on shrinks it)";
+    return "the compute graph differs by llama.cpp version and backend; a few hundred MiB either way is usual";
+  }
+  return "";
+}
+
+void add_line(LogCheck& c, const LoadLog& log, const std::string& item, const std::string& kind, const LogBuffer* b,
+              std::int64_t log_bytes, std::optional<std::int64_t> estimate_bytes) {
+  LogCheckLine line;
+  line.item = item;
+  line.where = b ? b->where : "";
+  line.log_mib = mib(log_bytes);
+  if (estimate_bytes) {
+    line.estimate_mib = mib(*estimate_bytes);
+    if (log_bytes > 0) {
+      line.difference_pct = 100.0 * (static_cast<double>(*estimate_bytes) / static_cast<double>(log_bytes) - 1.0);
+      // Whole MiB in the breakdown rows: a rounding of half a MiB either way agrees.
+      const double slack = log.from_breakdown ? 1.0 : 0.0;
+      line.differs = std::fabs(*line.estimate_mib - line.log_mib) > std::max(kLogCheckTolerance * line.log_mib, slack);
+    } else {
+      line.differs = *estimate_bytes > 0;
+    }
+    if (line.differs) line.hint = hint_for(kind, log, c);
+  }
+  c.lines.push_back(std::move(line));
+}
+
+}  // namespace
+
+Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const SizerRequest& base) {
+  LogCheck c;
+  SizerRequest q = base;
+  q.engine = "llama.cpp";
+  q.speed_if_no_fit = false;
+  q.suggestions = false;
+  q.output_tokens = 0;
+  q.draft.clear();
+  q.machine_factors.reset();
+
+  // The model: given, or the catalog's with the log's parameter count.
+  if (q.model_id.empty() && q.config_json.empty()) {
+    const CatalogModel* m = catalog_model_with_params(sizer, log.model_params, log.arch);
+    if (m == nullptr)
+      return Error{"log.no_model", log.model_params > 0
+                                       ? "no catalog model has the log's " + std::to_string(log.model_params) +
+                                             " parameters (" + log.arch + "): choose the model"
+                                       : "the log does not state the model's parameters: choose the model"};
+    q.model_id = m->id;
+  } else if (!q.model_id.empty() && log.model_params > 0) {
+    const CatalogModel* m = catalog_model_with_params(sizer, log.model_params, log.arch);
+    auto sized = sizer.model_for(q);
+    if (sized && m != nullptr && sized.value().entry != nullptr && m->id != sized.value().entry->id) {
+      const ParamCounts p = count_params(sized.value().arch());
+      const double gap = std::fabs(static_cast<double>(p.total) - static_cast<double>(log.model_params)) /
+                         static_cast<double>(log.model_params);
+      if (gap > 0.01)
+        return Error{"log.other_model", "the log's model has " + std::to_string(log.model_params) + " parameters, like " +
+                                            m->id + ", not " + q.model_id + ": choose " + m->id};
+    }
+  }
+  if (q.quant.empty()) {
+    q.quant = quant_name_from_file_type(log.file_type);
+    if (q.quant.empty()) return Error{"log.no_quant", "the log does not state the file type: choose the quantization"};
+  }
+  // The machine: given, or the GPU the log names.
+  if (q.gpu_id.empty() && !q.custom_gpu) {
+    std::vector<const Device*> found;
+    for (const std::string& n : log.devices_named)
+      if (found = devices_named(sizer.catalog(), n); !found.empty()) break;
+    if (found.empty()) return Error{"log.no_device", "the log does not name a GPU the catalog knows: choose the device"};
+    q.gpu_id = found.front()->id;
+    if (found.size() > 1) c.warnings.push_back("sized on " + found.front()->name + ": choose yours if its memory differs");
+  }
+  // GPUs with buffers of their own.
+  std::vector<std::string> gpus;
+  for (const LogBuffer& b : log.buffers)
+    if (!is_host(b.device) && std::find(gpus.begin(), gpus.end(), b.device) == gpus.end()) gpus.push_back(b.device);
+  if (base.gpu_count == 1 && gpus.size() > 1) q.gpu_count = static_cast<int>(gpus.size());
+  // The log's settings.
+  q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
+  if (log.n_ctx) q.context_tokens = std::max<std::int64_t>(1, *log.n_ctx / q.sequences);
+  else c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
+  if (!log.type_k.empty()) q.kv_type = log.type_k;
+  if (!log.type_v.empty() && log.type_v != log.type_k)
+    c.warnings.push_back("K cache " + log.type_k + ", V cache " + log.type_v + ": sized with " + log.type_k + " for both");
+  q.flash_attention = log.flash_attn.value_or(0) == 1;
+  if (!log.flash_attn) c.warnings.push_back("the log does not state flash attention: sized without it, as older builds ran");
+  if (log.offloaded_layers && log.offloadable_layers && *log.offloadable_layers > 1 &&
+      *log.offloaded_layers < *log.offloadable_layers) {
+    // n_layer repeating layers and the output layer; what is not offloaded runs from RAM.
+    q.offload_mode = "layers";
+    q.offload_fraction = std::clamp(static_cast<double>(*log.offloadable_layers - *log.offloaded_layers) /
+                                        static_cast<double>(*log.offloadable_layers - 1), 0.0, 1.0);
+  }
+  auto model = sizer.model_for(q);
+  if (!model) return model.error();
+  auto scenario = sizer.scenario_for(q);
+  if (!scenario) return scenario.error();
+  auto e = sizer.estimate(model.value(), scenario.value());
+  if (!e) return e.error();
+  const Estimate& est = e.value();
+  const MemoryEstimate& m = est.memory;
+  c.model = q.model_id.empty() ? model.value().label : q.model_id;
+  c.quant = scenario.value().quant.name;
+  c.device = scenario.value().device ? scenario.value().device->id : "";
+  c.gpu_count = scenario.value().gpu_count;
+  c.context_tokens = q.context_tokens;
+  c.sequences = q.sequences;
+  c.kv_type = kv_type_name(scenario.value().kv_type);
+  c.flash_attention = q.flash_attention;
+  c.offload_fraction = q.offload_fraction;
+
+  // Each GPU's buffers against its share; the host's model buffers against the
+  // weights kept off the GPUs.
+  std::map<std::string, std::int64_t> host_model;
+  const LogBuffer* host_where = nullptr;
+  for (const LogBuffer& b : log.buffers) {
+    const std::string label = b.kind == "model" ? "model buffer" : b.kind == "kv" ? "KV buffer"
+                              : b.kind == "compute" ? "compute buffer" : "context (KV and outputs)";
+    if (is_host(b.device)) {
+      if (b.kind == "model") {
+        host_model[b.device] += b.bytes;
+        host_where = host_where ? host_where : &b;
+      } else {
+        add_line(c, log, b.device + " " + label, b.kind, &b, b.bytes, std::nullopt);
+      }
+      continue;
+    }
+    const auto index = static_cast<std::size_t>(std::find(gpus.begin(), gpus.end(), b.device) - gpus.begin());
+    std::optional<std::int64_t> estimate;
+    if (index < m.per_gpu.size()) {
+      const GpuShare& g = m.per_gpu[index];
+      estimate = b.kind == "model" ? g.weights_bytes : b.kind == "compute" ? g.runtime_bytes : g.kv_cache_bytes;
+    }
+    add_line(c, log, b.device + " " + label, b.kind, &b, b.bytes, estimate);
+  }
+  if (gpus.size() > 1) {
+    // Several GPUs: the model's bytes on all of them, which a different
+    // layer split (-ts) moves between GPUs but does not change.
+    std::int64_t bytes = 0;
+    for (const LogBuffer& b : log.buffers)
+      if (b.kind == "model" && !is_host(b.device)) bytes += b.bytes;
+    add_line(c, log, "model buffers, all GPUs", "model", nullptr, bytes, m.weights_on_gpus_bytes);
+  }
+  if (!host_model.empty()) {
+    std::int64_t bytes = 0;
+    std::string names;
+    for (const auto& [device, b] : host_model) {
+      bytes += b;
+      names += (names.empty() ? "" : " + ") + device;
+    }
+    // The weights llama.cpp keeps in host memory: the token embedding, and
+    // the offloaded layers' weights (offload_bytes less their KV cache).
+    const std::int64_t kv_in_ram = m.kv_cache_bytes - m.kv_cache_on_gpus_bytes;
+    add_line(c, log, names + " model buffer (weights in system RAM)", "model", host_where, bytes,
+             m.host_bytes + m.offload_bytes - kv_in_ram);
+  }
+  if (log.kv_total_bytes) add_line(c, log, "KV cache, all devices", "kv", nullptr, *log.kv_total_bytes, m.kv_cache_bytes);
+  if (c.lines.empty()) return Error{"log.empty", "no buffer the estimate sizes was found in the log"};
+  return c;
+}
+
+}  // namespace llmsizer

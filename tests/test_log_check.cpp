@@ -1,0 +1,180 @@
+// A llama.cpp load log beside the estimate (issue 34): the log's lines read in
+// the formats llama.cpp has printed since 2023, and each buffer against the
+// estimate for the log's own settings. Fixtures are public logs
+// (tests/fixtures/load_logs/sources.json names each source).
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "llmsizer/load_log.hpp"
+#include "llmsizer/log_check.hpp"
+#include "test_support.hpp"
+
+using Catch::Matchers::WithinAbs;
+using namespace llmsizer;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/load_logs/" + name, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const Sizer& sizer() {
+  static const Sizer s(test::catalog());
+  return s;
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+const LogBuffer* buffer(const LoadLog& log, const std::string& device, const std::string& kind) {
+  for (const LogBuffer& b : log.buffers)
+    if (b.device == device && b.kind == kind) return &b;
+  return nullptr;
+}
+
+const LogCheckLine* line(const LogCheck& c, const std::string& item) {
+  for (const LogCheckLine& l : c.lines)
+    if (l.item == item) return &l;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("A current log: buffers per device, the context's settings, the model it read") {
+  auto parsed = parse_load_log(fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt"));
+  REQUIRE(parsed);
+  const LoadLog& log = parsed.value();
+  REQUIRE(buffer(log, "CUDA0", "model"));
+  CHECK(buffer(log, "CUDA0", "model")->bytes == std::llround(16303.48 * kMiB));
+  CHECK(buffer(log, "CPU_Mapped", "model")->bytes == std::llround(471.75 * kMiB));
+  CHECK(buffer(log, "CUDA0", "kv")->bytes == std::llround(1952.00 * kMiB));
+  CHECK(buffer(log, "CUDA0", "compute")->bytes == std::llround(353.00 * kMiB));
+  CHECK(buffer(log, "CUDA_Host", "compute")->bytes == std::llround(76.01 * kMiB));
+  CHECK(log.kv_total_bytes == std::llround(1952.00 * kMiB));
+  CHECK(log.n_ctx == 32768);
+  CHECK(log.n_ubatch == 512);
+  CHECK(log.flash_attn == 1);
+  CHECK(log.type_k == "f16");
+  CHECK(log.offloaded_layers == 62);
+  CHECK(log.offloadable_layers == 62);
+  CHECK(log.file_type == "IQ4_XS - 4.25 bpw");
+  CHECK(log.arch == "glm4");
+  CHECK(log.model_params == 32570000000);
+  REQUIRE(log.devices_named.size() == 1);
+  CHECK(log.devices_named[0] == "NVIDIA GeForce RTX 3090 Ti");
+}
+
+TEST_CASE("The first logs' lines (llm_load_tensors, KV self size) and llama_memory_breakdown_print") {
+  auto old = parse_load_log(fixture("01-rtxa6000-glm4-32b-q4_0-iklcpp-old.txt"));
+  REQUIRE(old);
+  CHECK(buffer(old.value(), "CUDA0", "model")->bytes == std::llround(17284.05 * kMiB));
+  CHECK(buffer(old.value(), "CPU", "model")->bytes == std::llround(499.50 * kMiB));
+  CHECK(old.value().kv_total_bytes == std::llround(1952.00 * kMiB));
+  CHECK(old.value().flash_attn == 0);
+  CHECK(!old.value().from_breakdown);
+
+  // Whole MiB per device: model, context, compute (total = free + (self = model
+  // + context + compute) + unaccounted).
+  auto breakdown = parse_load_log(fixture("04-2xradeonprovii-gptoss20b-rocm-breakdown.txt"));
+  REQUIRE(breakdown);
+  const LoadLog& b = breakdown.value();
+  CHECK(b.from_breakdown);
+  CHECK(buffer(b, "ROCm0", "model")->bytes == 5613 * 1048576LL);
+  CHECK(buffer(b, "ROCm0", "context")->bytes == 56 * 1048576LL);
+  CHECK(buffer(b, "ROCm1", "compute")->bytes == 461 * 1048576LL);
+  CHECK(buffer(b, "Host", "model")->bytes == 586 * 1048576LL);
+  CHECK(buffer(b, "Host", "compute")->bytes == 42 * 1048576LL);
+}
+
+TEST_CASE("Text that is no load log, and hostile text: one message") {
+  auto none = parse_load_log("hello\nllama-bench | t/s |\n");
+  REQUIRE(!none);
+  CHECK(none.error().id == "log.empty");
+  CHECK(parse_load_log(std::string(kMaxLogTextBytes + 1, 'x')).error().id == "log.too_large");
+  auto hostile = parse_load_log("load_tensors: <script>\x01CUDA0 model buffer size = 1e999 MiB\n"
+                                "load_tensors:        CUDA0 model buffer size = 100.00 MiB\n");
+  REQUIRE(hostile);
+  for (const LogBuffer& b : hostile.value().buffers) CHECK(b.device.find('\x01') == std::string::npos);
+}
+
+TEST_CASE("GLM-Z1-32B IQ4_XS on an RTX 3090 Ti at 32K: the log's KV, compute and host buffers agree") {
+  auto parsed = parse_load_log(fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt"));
+  REQUIRE(parsed);
+  auto checked = check_load_log(sizer(), parsed.value(), SizerRequest{});
+  if (!checked) FAIL(checked.error().message);
+  const LogCheck& c = checked.value();
+  // Sized as the catalog model with the log's 32.57 B parameters and file type,
+  // on the GPU it names, at its own settings.
+  CHECK(c.model == "glm-4-32b-0414");
+  CHECK(c.quant == "IQ4_XS");
+  CHECK(c.device == "rtx-3090-ti");
+  CHECK(c.context_tokens == 32768);
+  CHECK(c.flash_attention);
+  // KV: 61 layers x (K + V) x 2 KV heads x 128 x 2 bytes x 32768 cells =
+  // 2,046,820,352 bytes = 1952.00 MiB, the log's figure exactly.
+  const LogCheckLine* kv = line(c, "CUDA0 KV buffer");
+  REQUIRE(kv);
+  REQUIRE(kv->estimate_mib);
+  CHECK_THAT(*kv->estimate_mib, WithinAbs(1952.0, 1e-9));
+  CHECK(!kv->differs);
+  // The token embedding stays in host memory: 151552 x 6144 = 931,135,488
+  // values at IQ4_XS's 136 bytes per 256 = 494,665,728 bytes = 471.75 MiB, the
+  // log's CPU_Mapped buffer.
+  const LogCheckLine* host = line(c, "CPU_Mapped model buffer (weights in system RAM)");
+  REQUIRE(host);
+  REQUIRE(host->estimate_mib);
+  CHECK_THAT(*host->estimate_mib, WithinAbs(471.75, 0.005));
+  const LogCheckLine* compute = line(c, "CUDA0 compute buffer");
+  REQUIRE(compute);
+  CHECK(!compute->differs);
+  // The host's compute buffer has no counterpart in the estimate: shown, not compared.
+  const LogCheckLine* host_compute = line(c, "CUDA_Host compute buffer");
+  REQUIRE(host_compute);
+  CHECK(!host_compute->estimate_mib);
+}
+
+TEST_CASE("A log of another model than the one chosen is refused; a different -ub is explained") {
+  auto parsed = parse_load_log(fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt"));
+  REQUIRE(parsed);
+  SizerRequest other;
+  other.model_id = "qwen2.5-7b";
+  auto refused = check_load_log(sizer(), parsed.value(), other);
+  REQUIRE(!refused);
+  CHECK(refused.error().id == "log.other_model");
+
+  // The same log with -ub 2048: the compute buffer is four times the -ub 512
+  // one llama.cpp would need; the estimate is for -ub 512, and says so.
+  std::string text = fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt");
+  text.replace(text.find("n_ubatch      = 512"), 19, "n_ubatch      = 2048");
+  text.replace(text.find("CUDA0 compute buffer size =   353.00 MiB"), 40, "CUDA0 compute buffer size =  1412.00 MiB");
+  auto ub = parse_load_log(text);
+  REQUIRE(ub);
+  auto c = check_load_log(sizer(), ub.value(), SizerRequest{});
+  REQUIRE(c);
+  const LogCheckLine* compute = line(c.value(), "CUDA0 compute buffer");
+  REQUIRE(compute);
+  CHECK(compute->differs);
+  CHECK(compute->hint.find("-ub 2048") != std::string::npos);
+}
+
+TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the model's bytes on the GPUs agree") {
+  // gpt-oss-20b MXFP4 on two Radeon Pro VII (16 GB, not in the catalog: a
+  // custom device): ROCm0 5613 MiB + ROCm1 5336 MiB = 10949 MiB of weights.
+  auto parsed = parse_load_log(fixture("04-2xradeonprovii-gptoss20b-rocm-breakdown.txt"));
+  REQUIRE(parsed);
+  SizerRequest r;
+  r.model_id = "gpt-oss-20b";
+  r.quant = "MXFP4_MOE";
+  r.custom_gpu = CustomDevice{16.0, 1024.0, 0.0, "amd"};
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  CHECK(c.value().gpu_count == 2);
+  const LogCheckLine* all = line(c.value(), "model buffers, all GPUs");
+  REQUIRE(all);
+  CHECK(all->log_mib == 10949.0);
+  CHECK(!all->differs);
+}
