@@ -31,10 +31,16 @@ void print_table(const MachineCalibration& c, const Sizer& sizer) {
       if (f == name) return true;
     return false;
   };
-  std::printf("  bandwidth x%.3f%s   compute x%.3f%s   fixed cost per layer x%.3f%s\n", c.factors.bandwidth_factor,
-              fitted("bandwidth_factor") ? "" : " (not fitted)", c.factors.compute_factor,
-              fitted("compute_factor") ? "" : " (not fitted)", c.factors.overhead_factor,
-              fitted("overhead_factor") ? "" : " (not fitted)");
+  auto factor = [&](const char* label, const char* name, double value) {
+    std::printf("  %s x%.3f%s", label, value, fitted(name) ? "" : " (not fitted)");
+  };
+  factor("bandwidth", "bandwidth_factor", c.factors.bandwidth_factor);
+  factor("compute", "compute_factor", c.factors.compute_factor);
+  factor("fixed cost per layer", "overhead_factor", c.factors.overhead_factor);
+  std::printf("\n");
+  factor("attention", "attention_factor", c.factors.attention_factor);
+  factor("KV cache reads", "kv_factor", c.factors.kv_factor);
+  std::printf("\n");
   std::printf("\n%-10s %-16s %-28s %11s %11s %11s %9s\n", "where", "test", "sized as", "measured", "estimated",
               "calibrated", "residual");
   for (const CalibratedRow& r : c.rows) {

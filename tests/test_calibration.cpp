@@ -167,7 +167,12 @@ TEST_CASE("Machine factors scale the speed model's own terms and nothing else") 
   auto e = estimate(arch, s);
   REQUIRE(e);
   const SpeedEstimate base = *estimate_speed(arch, s, e.value());
-  s.machine_factors = MachineFactors{2.0, 4.0, 0.5, 3};
+  MachineFactors factors;
+  factors.bandwidth_factor = 2.0;
+  factors.compute_factor = 4.0;
+  factors.overhead_factor = 0.5;
+  factors.rows = 3;
+  s.machine_factors = factors;
   const SpeedEstimate scaled = *estimate_speed(arch, s, e.value());
   CHECK_THAT(scaled.decode_single_time.weights_s, WithinRel(base.decode_single_time.weights_s / 2.0, 1e-12));
   CHECK_THAT(scaled.decode_single_time.kv_s, WithinRel(base.decode_single_time.kv_s / 2.0, 1e-12));
@@ -176,6 +181,41 @@ TEST_CASE("Machine factors scale the speed model's own terms and nothing else") 
   REQUIRE(scaled.basis.machine_factors);
   CHECK(scaled.basis.machine_factors->rows == 3);
   CHECK(!base.basis.machine_factors);
+}
+
+TEST_CASE("The attention and KV factors scale their own parts of a step") {
+  // A 16K-token prompt on Qwen2.5-7B: compute is X (the GEMMs) + Y (the
+  // attention products) / attention_factor, so with factors 1, 2 and 4,
+  // c1 - c2 = Y / 2 = 2 (c2 - c4). Decode's KV seconds are bytes / (rate x
+  // kv_factor): halved at 2, the weights' seconds unchanged.
+  const Architecture arch = test::catalog_arch("qwen2.5-7b");
+  Scenario s;
+  s.device = test::device_of("rtx-4080");
+  s.quant = quant_scheme_from_name("Q4_K_M").value();
+  s.context_tokens = 16384;
+  s.prompt_tokens = 16384;
+  auto e = estimate(arch, s);
+  REQUIRE(e);
+  auto compute_at = [&](double attention) {
+    MachineFactors f;
+    f.attention_factor = attention;
+    s.machine_factors = f;
+    return estimate_speed(arch, s, e.value())->prefill_time.compute_s;
+  };
+  const double c1 = compute_at(1.0);
+  const double c2 = compute_at(2.0);
+  const double c4 = compute_at(4.0);
+  CHECK(c1 > c2);
+  CHECK_THAT(c1 - c2, WithinRel(2.0 * (c2 - c4), 1e-9));
+  s.machine_factors.reset();
+  const SpeedEstimate base = *estimate_speed(arch, s, e.value());
+  CHECK_THAT(c1, WithinRel(base.prefill_time.compute_s, 1e-12));  // factor 1: the model unchanged
+  MachineFactors kv;
+  kv.kv_factor = 2.0;
+  s.machine_factors = kv;
+  const SpeedEstimate scaled = *estimate_speed(arch, s, e.value());
+  CHECK_THAT(scaled.decode_single_time.kv_s, WithinRel(base.decode_single_time.kv_s / 2.0, 1e-12));
+  CHECK_THAT(scaled.decode_single_time.weights_s, WithinRel(base.decode_single_time.weights_s, 1e-12));
 }
 
 TEST_CASE("Two rows, two factors: the calibration reproduces both, and an estimate with it gives them back") {
@@ -204,17 +244,29 @@ TEST_CASE("Two rows, two factors: the calibration reproduces both, and an estima
   CHECK_THAT(e.value().speed->decode_tokens_per_s, WithinRel(119.84468099997416, 0.001));
 }
 
-TEST_CASE("Depth rows on one machine: the factors follow decode at every depth") {
-  // DGX Spark, gpt-oss-120b MXFP4, tg32 from an empty cache to 32K tokens:
-  // 59.02 to 41.35 tok/s measured. Decode reads the weights and the cache, so
-  // one bandwidth factor should follow every depth within a few percent.
-  const MachineCalibration c = calibrated("06-dgxspark-gptoss120b-cuda-depth.md", "dgx-spark-gb10");
+TEST_CASE("Depth rows on one machine: the factors follow prompts and decode at every depth") {
+  // DGX Spark, Qwen3-30B-A3B Q8_0, pp2048 and tg32 from an empty cache to
+  // 32K tokens (pp 3175.62 to 1292.19, tg 60.92 to 30.80 tok/s measured):
+  // attention grows from a small share to most of a prompt's time, so the
+  // GEMMs' and attention's rates separate, as do the weights' and the
+  // cache's reads; every row within 3%.
+  const MachineCalibration qwen = calibrated("07-dgxspark-qwen3coder30b-q8_0-cuda-depth.md", "dgx-spark-gb10");
+  CHECK(qwen.fitted == std::vector<std::string>{"bandwidth_factor", "compute_factor", "attention_factor", "kv_factor"});
+  REQUIRE(qwen.rows.size() == 10);
+  for (const CalibratedRow& r : qwen.rows) {
+    REQUIRE(r.left_out.empty());
+    CHECK_THAT(r.calibrated_tokens_per_s, WithinRel(r.measured_tokens_per_s, 0.03));
+  }
+  // gpt-oss-120b MXFP4 on the same machine: decode within 3% at every depth
+  // (59.02 to 41.35 tok/s); its prompts at depth are left 4% off (a shape the
+  // factors do not follow).
+  const MachineCalibration oss = calibrated("06-dgxspark-gptoss120b-cuda-depth.md", "dgx-spark-gb10");
   int decode_rows = 0;
-  for (const CalibratedRow& r : c.rows) {
+  for (const CalibratedRow& r : oss.rows) {
     REQUIRE(r.left_out.empty());
     if (r.test.rfind("tg", 0) != 0) continue;
     ++decode_rows;
-    CHECK_THAT(r.calibrated_tokens_per_s, WithinRel(r.measured_tokens_per_s, 0.05));
+    CHECK_THAT(r.calibrated_tokens_per_s, WithinRel(r.measured_tokens_per_s, 0.03));
   }
   CHECK(decode_rows == 5);
 }

@@ -102,6 +102,8 @@ Result<MachineCalibrationKey> machine_calibration_from_json(const Json& j) {
   g.number("bandwidth_factor", out.factors.bandwidth_factor, 0.05, 20.0);
   g.number("compute_factor", out.factors.compute_factor, 0.05, 20.0);
   g.number("overhead_factor", out.factors.overhead_factor, 0.05, 20.0);
+  g.number("attention_factor", out.factors.attention_factor, 0.05, 20.0);
+  g.number("kv_factor", out.factors.kv_factor, 0.05, 20.0);
   g.integer(Limit{"rows", 0, 100000}, out.factors.rows);
   g.text("backend", out.backend, 16);
   if (g.check.error) return Error{g.check.error->id, "machine_calibration: " + g.check.error->message};

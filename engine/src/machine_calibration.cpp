@@ -26,6 +26,10 @@ constexpr double kParamsTolerance = 0.01;
 // Factors outside this range mean the rows are not of the chosen device.
 constexpr double kLowestFactor = 0.05;
 constexpr double kHighestFactor = 20.0;
+// Rows at depths up to at least this many tokens, and at another depth, set
+// the attention and KV factors: below it attention is a small share of a
+// step, and a factor fitted on it would follow the measurements' noise.
+constexpr int kDepthForAttention = 4096;
 // A row the fitted factors leave further off than this is flagged.
 constexpr double kRowsDisagree = 0.10;
 
@@ -147,22 +151,24 @@ struct RowModel {
 };
 
 // The factors' logarithms, those the rows determine; the rest stay at 0 (x1).
+constexpr std::size_t kFactors = 5;  // bandwidth, compute, overhead, attention, KV reads
+using LogFactors = std::array<double, kFactors>;
 struct FitSpace {
-  bool bandwidth = false;
-  bool compute = false;
-  bool overhead = false;
-  MachineFactors at(const std::array<double, 3>& x, int rows) const {
+  std::array<bool, kFactors> free{};  // which factors the rows determine
+  MachineFactors at(const LogFactors& x, int rows) const {
     MachineFactors f;
-    f.bandwidth_factor = bandwidth ? std::exp(x[0]) : 1.0;
-    f.compute_factor = compute ? std::exp(x[1]) : 1.0;
-    f.overhead_factor = overhead ? std::exp(x[2]) : 1.0;
+    f.bandwidth_factor = free[0] ? std::exp(x[0]) : 1.0;
+    f.compute_factor = free[1] ? std::exp(x[1]) : 1.0;
+    f.overhead_factor = free[2] ? std::exp(x[2]) : 1.0;
+    f.attention_factor = free[3] ? std::exp(x[3]) : 1.0;
+    f.kv_factor = free[4] ? std::exp(x[4]) : 1.0;
     f.rows = rows;
     return f;
   }
 };
 
 // Sum of squared log errors at x; nullopt when a row cannot be timed there.
-std::optional<double> cost_at(const std::vector<RowModel>& rows, const FitSpace& space, const std::array<double, 3>& x,
+std::optional<double> cost_at(const std::vector<RowModel>& rows, const FitSpace& space, const LogFactors& x,
                               std::vector<double>* residuals = nullptr) {
   const MachineFactors f = space.at(x, 0);
   double sum = 0.0;
@@ -177,11 +183,11 @@ std::optional<double> cost_at(const std::vector<RowModel>& rows, const FitSpace&
   return sum;
 }
 
-// Levenberg-Marquardt on log factors with a numerical Jacobian: three
+// Levenberg-Marquardt on log factors with a numerical Jacobian: five
 // unknowns at most, a few dozen rows; the model is smooth in each factor.
-std::array<double, 3> fit(const std::vector<RowModel>& rows, const FitSpace& space) {
-  std::array<double, 3> x = {0.0, 0.0, 0.0};
-  const std::array<bool, 3> free = {space.bandwidth, space.compute, space.overhead};
+LogFactors fit(const std::vector<RowModel>& rows, const FitSpace& space) {
+  LogFactors x{};
+  const std::array<bool, kFactors>& free = space.free;
   const double lo = std::log(kLowestFactor);
   const double hi = std::log(kHighestFactor);
   double lambda = 1e-3;
@@ -190,47 +196,47 @@ std::array<double, 3> fit(const std::vector<RowModel>& rows, const FitSpace& spa
   if (!current) return x;
   for (int iteration = 0; iteration < 60; ++iteration) {
     // Jacobian columns for the free factors.
-    std::array<std::vector<double>, 3> jac;
+    std::array<std::vector<double>, kFactors> jac;
     constexpr double h = 1e-4;
-    for (int k = 0; k < 3; ++k) {
-      if (!free[static_cast<std::size_t>(k)]) continue;
-      std::array<double, 3> xk = x;
-      xk[static_cast<std::size_t>(k)] += h;
+    for (std::size_t k = 0; k < kFactors; ++k) {
+      if (!free[k]) continue;
+      LogFactors xk = x;
+      xk[k] += h;
       std::vector<double> rk;
       if (!cost_at(rows, space, xk, &rk)) return x;
-      auto& col = jac[static_cast<std::size_t>(k)];
+      auto& col = jac[k];
       col.resize(rk.size());
       for (std::size_t i = 0; i < rk.size(); ++i) col[i] = (rk[i] - r0[i]) / h;
     }
     // Normal equations (J'J + lambda diag) d = -J'r on the free factors.
-    std::array<std::array<double, 3>, 3> a{};
-    std::array<double, 3> g{};
-    for (std::size_t p = 0; p < 3; ++p) {
+    std::array<std::array<double, kFactors>, kFactors> a{};
+    LogFactors g{};
+    for (std::size_t p = 0; p < kFactors; ++p) {
       if (!free[p]) continue;
       for (std::size_t i = 0; i < r0.size(); ++i) g[p] -= jac[p][i] * r0[i];
-      for (std::size_t q = 0; q < 3; ++q) {
+      for (std::size_t q = 0; q < kFactors; ++q) {
         if (!free[q]) continue;
         for (std::size_t i = 0; i < r0.size(); ++i) a[p][q] += jac[p][i] * jac[q][i];
       }
     }
     bool improved = false;
     for (int attempt = 0; attempt < 12 && !improved; ++attempt) {
-      std::array<std::array<double, 3>, 3> m = a;
-      std::array<double, 3> b = g;
-      for (std::size_t p = 0; p < 3; ++p) {
+      std::array<std::array<double, kFactors>, kFactors> m = a;
+      LogFactors b = g;
+      for (std::size_t p = 0; p < kFactors; ++p) {
         if (free[p]) m[p][p] += lambda * (a[p][p] + 1e-9);
         else {
-          m[p] = {0.0, 0.0, 0.0};
+          m[p] = {};
           m[p][p] = 1.0;
           b[p] = 0.0;
         }
       }
-      // Gaussian elimination with partial pivoting on the 3x3 system.
-      std::array<double, 3> d = b;
+      // Gaussian elimination with partial pivoting on the small system.
+      LogFactors d = b;
       bool singular = false;
-      for (std::size_t c = 0; c < 3 && !singular; ++c) {
+      for (std::size_t c = 0; c < kFactors && !singular; ++c) {
         std::size_t pivot = c;
-        for (std::size_t r = c + 1; r < 3; ++r)
+        for (std::size_t r = c + 1; r < kFactors; ++r)
           if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
         if (std::fabs(m[pivot][c]) < 1e-15) {
           singular = true;
@@ -238,9 +244,9 @@ std::array<double, 3> fit(const std::vector<RowModel>& rows, const FitSpace& spa
         }
         std::swap(m[c], m[pivot]);
         std::swap(d[c], d[pivot]);
-        for (std::size_t r = c + 1; r < 3; ++r) {
+        for (std::size_t r = c + 1; r < kFactors; ++r) {
           const double k = m[r][c] / m[c][c];
-          for (std::size_t cc = c; cc < 3; ++cc) m[r][cc] -= k * m[c][cc];
+          for (std::size_t cc = c; cc < kFactors; ++cc) m[r][cc] -= k * m[c][cc];
           d[r] -= k * d[c];
         }
       }
@@ -248,12 +254,12 @@ std::array<double, 3> fit(const std::vector<RowModel>& rows, const FitSpace& spa
         lambda *= 10.0;
         continue;
       }
-      for (std::size_t c = 3; c-- > 0;) {
-        for (std::size_t cc = c + 1; cc < 3; ++cc) d[c] -= m[c][cc] * d[cc];
+      for (std::size_t c = kFactors; c-- > 0;) {
+        for (std::size_t cc = c + 1; cc < kFactors; ++cc) d[c] -= m[c][cc] * d[cc];
         d[c] /= m[c][c];
       }
-      std::array<double, 3> next = x;
-      for (std::size_t p = 0; p < 3; ++p)
+      LogFactors next = x;
+      for (std::size_t p = 0; p < kFactors; ++p)
         if (free[p]) next[p] = std::clamp(x[p] + d[p], lo, hi);
       std::vector<double> rn;
       const auto c = cost_at(rows, space, next, &rn);
@@ -519,25 +525,36 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
   // Which factors the rows determine.
   FitSpace space;
   std::set<long long> decode_sizes;
+  std::set<int> prompt_depths;
+  std::set<int> decode_depths;
   for (const RowModel& m : models) {
-    space.bandwidth = space.bandwidth || m.decode;
-    space.compute = space.compute || m.prompt;
+    space.free[0] = space.free[0] || m.decode;
+    space.free[1] = space.free[1] || m.prompt;
     if (m.decode && m.n_prompt == 0) decode_sizes.insert(std::llround(std::log(m.weight_bytes) * 4.0));  // 1.28x apart
+    if (m.prompt && m.n_gen == 0) prompt_depths.insert(m.n_depth);
+    if (m.decode && m.n_prompt == 0) decode_depths.insert(m.n_depth);
   }
   // The fixed cost per layer separates from bandwidth only across models of
-  // different sizes, with more rows than factors.
-  space.overhead = decode_sizes.size() >= 2 && models.size() > 3;
-  if (space.bandwidth) out.fitted.push_back("bandwidth_factor");
-  if (space.compute) out.fitted.push_back("compute_factor");
-  if (space.overhead) out.fitted.push_back("overhead_factor");
-  const std::array<double, 3> x = fit(models, space);
+  // different sizes, with more rows than factors; attention from the GEMMs,
+  // and the cache's reads from the weights', only across rows at depths far
+  // enough apart for attention to weigh (pp2048 @ d0 ... d32768).
+  auto spread = [](const std::set<int>& depths) { return depths.size() >= 2 && *depths.rbegin() >= kDepthForAttention; };
+  space.free[2] = decode_sizes.size() >= 2 && models.size() > 3;
+  space.free[3] = spread(prompt_depths);
+  space.free[4] = spread(decode_depths);
+  const char* names[kFactors] = {"bandwidth_factor", "compute_factor", "overhead_factor", "attention_factor", "kv_factor"};
+  for (std::size_t k = 0; k < kFactors; ++k)
+    if (space.free[k]) out.fitted.push_back(names[k]);
+  const LogFactors x = fit(models, space);
   out.factors = space.at(x, static_cast<int>(models.size()));
   for (const RowModel& m : models) {
     const auto t = m.tokens_per_s(out.factors);
     out.rows[m.row].calibrated_tokens_per_s = t ? *t : 0.0;
   }
-  const double lowest = std::min({out.factors.bandwidth_factor, out.factors.compute_factor, out.factors.overhead_factor});
-  const double highest = std::max({out.factors.bandwidth_factor, out.factors.compute_factor, out.factors.overhead_factor});
+  const double lowest = std::min({out.factors.bandwidth_factor, out.factors.compute_factor, out.factors.overhead_factor,
+                                  out.factors.attention_factor, out.factors.kv_factor});
+  const double highest = std::max({out.factors.bandwidth_factor, out.factors.compute_factor, out.factors.overhead_factor,
+                                   out.factors.attention_factor, out.factors.kv_factor});
   if (lowest <= kLowestFactor * 1.01 || highest >= kHighestFactor * 0.99)
     out.warnings.push_back("a factor reached its bound: the rows are unlike this device's figures (another GPU, or several?)");
   double worst = 0.0;
@@ -552,10 +569,10 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
   }
   if (worst > kRowsDisagree)
     out.warnings.push_back("the factors leave " + worst_where + " " + std::to_string(std::lround(worst * 100.0)) +
-                           "% off: these rows vary in a way the three factors do not follow (another bottleneck: a slow "
+                           "% off: these rows vary in a way the factors do not follow (another bottleneck: a slow "
                            "host link, thermal limits, or attention at depth), so the calibrated speeds are as uncertain");
-  if (!space.compute) out.warnings.push_back("no pp rows: prompt speeds are not calibrated");
-  if (!space.bandwidth) out.warnings.push_back("no tg rows: decode speeds are not calibrated");
+  if (!space.free[1]) out.warnings.push_back("no pp rows: prompt speeds are not calibrated");
+  if (!space.free[0]) out.warnings.push_back("no tg rows: decode speeds are not calibrated");
   return out;
 }
 

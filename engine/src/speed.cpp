@@ -150,11 +150,12 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.
     const MachineFactors& m = *s.machine_factors;
-    r.kv_bytes_per_s *= m.bandwidth_factor;
+    r.kv_bytes_per_s *= m.bandwidth_factor * m.kv_factor;
     r.weight_bytes_per_s *= m.bandwidth_factor;
     r.matrix_flops *= m.compute_factor;
     r.attention_flops *= m.compute_factor;
     r.layer_overhead_s *= m.overhead_factor;
+    r.attention_scale = m.attention_factor;
     r.basis.machine_factors = m;
   }
   return r;
@@ -187,6 +188,16 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   }
   t.compute_s = ratio(gemm_flops, r.matrix_flops * gemm_factor) +
                 (own_attention_rate ? ratio(attention, r.attention_flops * gemm_factor) : 0.0);
+  if (r.attention_scale != 1.0 && w.attention_flops > 0.0) {
+    // A calibrated machine's attention runs at its own share of the rate:
+    // the attention products come out of the GEMMs' time (with their tile
+    // penalty where they were counted among them) and are timed apart.
+    const double tiles = own_attention_rate || w.gemm_rows <= 0.0 ? 1.0 : 1.0 + k.gemm_half_rows / w.gemm_rows;
+    const double rate = (own_attention_rate ? r.attention_flops : r.matrix_flops) * gemm_factor;
+    const double gemm_only = gemm_flops - (own_attention_rate ? 0.0 : w.attention_flops * tiles);
+    t.compute_s = ratio(gemm_only, r.matrix_flops * gemm_factor) +
+                  ratio(w.attention_flops * tiles, rate * r.attention_scale);
+  }
   if (w.tensor_parallel > 1) {
     // Ring all-reduce: each GPU sends and receives 2 (TP - 1) / TP of the buffer.
     const double tp = static_cast<double>(w.tensor_parallel);

@@ -44,10 +44,12 @@ Json step_json(const StepWork& w, const StepTime& t) {
 }  // namespace
 
 Json machine_factors_to_json(const MachineFactors& f) {
-  Json j = json_object(4);
+  Json j = json_object(6);
   j["bandwidth_factor"] = f.bandwidth_factor;
   j["compute_factor"] = f.compute_factor;
   j["overhead_factor"] = f.overhead_factor;
+  j["attention_factor"] = f.attention_factor;
+  j["kv_factor"] = f.kv_factor;
   j["rows"] = f.rows;
   return j;
 }

@@ -25,6 +25,7 @@ struct EffectiveRates {
   double layer_overhead_s = 0.0;
   double allreduce_latency_s = 0.0;  // one small tensor-parallel all-reduce
   double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
+  double attention_scale = 1.0;      // a calibrated machine's attention_factor (MachineFactors)
 };
 
 // s.device's rates under the engine and weight format (fp4: products FP4 by

@@ -16,6 +16,9 @@ struct MachineFactors {
   double bandwidth_factor = 1.0;  // weight and KV reads from the device's memory
   double compute_factor = 1.0;    // matrix throughput (prompt processing, batched decode)
   double overhead_factor = 1.0;   // the fixed cost per layer and pass
+  double attention_factor = 1.0;  // the attention products' rate (queries by the cache), which
+                                  // prompt time at depth follows; kernels apart from the GEMMs'
+  double kv_factor = 1.0;         // the KV cache's read rate beside the weights' (decode at depth)
   int rows = 0;                   // measurements the factors were fitted on
 };
 
