@@ -30,11 +30,14 @@ test('pasted llama-bench rows calibrate the machine the text names, and every sp
   assert.equal(rows.length, 2);
   for (const row of rows) assert.match(row[6], /^[+-]0\.0%$/, 'two rows, two factors: both reproduced');
   const cal = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('cal'));
-  const [device, bandwidth, compute, overhead, count, backend] = cal.split(',');
+  const [device, bandwidth, compute, overhead, attention, kv, count, backend] = cal.split(',');
   assert.equal(device, 'rtx-4080');
   const expected = native({
     model: 'qwen2.5-7b', quant: 'Q4_K_M', ctx: 512, prompt: 512, gpu: 'rtx-4080',
-    machine_calibration: { bandwidth_factor: Number(bandwidth), compute_factor: Number(compute), overhead_factor: Number(overhead), rows: Number(count), backend },
+    machine_calibration: {
+      bandwidth_factor: Number(bandwidth), compute_factor: Number(compute), overhead_factor: Number(overhead),
+      attention_factor: Number(attention), kv_factor: Number(kv), rows: Number(count), backend,
+    },
   });
   assert.equal(expected.ok, true);
   assert.equal(Number(await fieldValue(page, 'speed.decode_tokens_per_s')), expected.speed.decode_tokens_per_s);
@@ -72,15 +75,38 @@ test('text that is not llama-bench output, or rows from two backends: one messag
 });
 
 test('a calibration in the link applies to its device only; a tampered one is ignored and said', async () => {
-  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen2.5-7b&gpu=rtx-4080&cal=rtx-4080,1.0872,1.5094,1,2,cuda`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen2.5-7b&gpu=rtx-4080&cal=rtx-4080,1.0872,1.5094,1,1,1,2,cuda`);
   assert.match(await page.textContent('#speed-note'), /Calibrated on your 2 measurements: bandwidth × 1\.09/);
   await page.selectOption('#gpu', 'rtx-4090');
   await page.waitForFunction(() => location.hash.includes('gpu=rtx-4090'));
   assert.doesNotMatch(await page.textContent('#speed-note'), /Calibrated/);
   assert.match(await page.textContent('#calibrate-note'), /The calibration is for NVIDIA GeForce RTX 4080/);
-  await page.goto(`${session.server.url}#model=qwen2.5-7b&gpu=rtx-4080&cal=rtx-4080,1e9,1,1,2,cuda`);
+  await page.goto(`${session.server.url}#model=qwen2.5-7b&gpu=rtx-4080&cal=rtx-4080,1e9,1,1,1,1,2,cuda`);
   await page.waitForFunction(() => /Ignored from the link: calibration/.test(document.getElementById('summary').textContent));
   assert.doesNotMatch(await page.textContent('#speed-note'), /Calibrated/);
   assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a pasted load log: each buffer beside the estimate for the log\'s own settings', async () => {
+  const logs = new URL('../fixtures/load_logs/', import.meta.url).pathname;
+  const log = readFileSync(join(logs, '03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt'), 'utf8');
+  const { page, log: console } = await openPage(session.browser, `${session.server.url}#model=qwen2.5-7b&gpu=rtx-4080`);
+  await page.click('#calibrate-box summary');
+  await page.fill('#log-text', log);
+  await page.click('#check-log');
+  await page.waitForFunction(() => !document.getElementById('check-log-table').hidden);
+  const rows = await page.$$eval('#check-log-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  // 61 layers x (K + V) x 2 KV heads x 128 x 2 bytes x 32768 cells = 1952.00 MiB, as the log says.
+  const kv = rows.find((r) => r[0] === 'CUDA0 KV buffer');
+  assert.deepEqual(kv.slice(2, 5), ['1,952.00 MiB', '1,952.00 MiB', '+0.0%']);
+  assert.match(await page.textContent('#check-log-note'), /^glm-4-32b-0414 IQ4_XS on NVIDIA GeForce RTX 3090 Ti, 32,768 tokens/);
+  await page.$eval('#check-log-table', (e) => e.scrollIntoView());
+  await page.screenshot({ path: join(artifacts, 'check-log-1280.png') });
+  await page.fill('#log-text', 'load_tensors: nothing <b>here</b>');
+  await page.click('#check-log');
+  await page.waitForFunction(() => document.getElementById('check-log-note').textContent.startsWith('Not checked'));
+  assert.equal(await page.$eval('#check-log-table', (t) => t.hidden), true);
+  assert.deepEqual(console.errors, []);
   await page.close();
 });

@@ -1,7 +1,8 @@
 // "Your measurements": pasted llama-bench output in, this machine's speed
 // factors out (the engine's calibrate). The page shows the rows as the engine
 // sized them and, once applied, every speed it asks for carries the factors
-// (the link too: cal=device,bandwidth,compute,overhead,rows,backend).
+// (the link too: cal=device,bandwidth,compute,overhead,attention,kv,rows,backend). And a
+// pasted load log's buffers beside the estimate for its settings (checkLog).
 import { el, labelColumns } from './dom.js';
 import * as fmt from './format.js';
 import { calibrationText } from './state.js';
@@ -19,7 +20,62 @@ export class CalibrationBox {
       this.show(null);
       this.app.apply({ cal: '' });
     });
+    labelColumns($('check-log-table'));
+    $('check-log').addEventListener('click', () => this.checkLog());
     this.showApplied();
+  }
+
+  // The model and GPU the log states; where it states none the catalog
+  // knows, those chosen above.
+  async checkLog() {
+    const text = $('log-text').value;
+    const note = $('check-log-note');
+    note.textContent = 'Reading the log…';
+    try {
+      await this.engine.loadFull();
+      const state = this.app.state();
+      const request = {};
+      let answer = null;
+      for (let attempt = 0; attempt < 3 && !answer; attempt += 1) {
+        try {
+          answer = this.engine.checkLog(request, text);
+        } catch (error) {
+          if (error.id === 'log.no_device' && !request.gpu) request.gpu = state.gpu;
+          else if (error.id === 'log.no_model' && !request.model) Object.assign(request, { model: state.model, quant: state.quant });
+          else throw error;
+        }
+      }
+      if (!answer) throw new Error('the log names neither a model nor a GPU the catalog knows');
+      this.showCheck(answer);
+    } catch (error) {
+      this.showCheck(null);
+      note.textContent = `Not checked: ${error.message}`;
+    }
+  }
+
+  showCheck(answer) {
+    const table = $('check-log-table');
+    table.tBodies[0].replaceChildren();
+    $('check-log-warnings').replaceChildren();
+    $('check-log-note').textContent = '';
+    table.hidden = !answer;
+    if (!answer) return;
+    const mib = (x) => `${fmt.fixed(x, 2)} MiB`;
+    for (const l of answer.lines) {
+      const row = el('tr', l.differs ? { class: 'differs' } : {});
+      row.append(el('td', {}, l.item), el('td', {}, l.where ?? ''), el('td', {}, mib(l.log_mib)),
+        el('td', {}, l.estimate_mib == null ? 'not estimated' : mib(l.estimate_mib)),
+        el('td', {}, l.difference_pct == null ? '' : `${l.difference_pct >= 0 ? '+' : ''}${fmt.fixed(l.difference_pct, 1)}%`),
+        el('td', {}, l.hint ?? ''));
+      table.tBodies[0].append(row);
+    }
+    for (const w of answer.warnings) $('check-log-warnings').append(el('li', {}, w));
+    const differ = answer.lines.filter((l) => l.differs).length;
+    $('check-log-note').textContent = `${answer.model} ${answer.quant} on ${answer.gpus > 1 ? `${answer.gpus} × ` : ''}` +
+      `${this.app.deviceName(answer.device)}, ${fmt.tokens(answer.context_tokens)} tokens` +
+      `${answer.sequences > 1 ? ` × ${answer.sequences} sequences` : ''}, KV ${answer.kv_type}, flash attention ` +
+      `${answer.flash_attention ? 'on' : 'off'}: ${differ === 0 ? 'every buffer the estimate sizes agrees within 2%.'
+        : `${differ} buffer${differ === 1 ? '' : 's'} more than 2% apart.`}`;
   }
 
   // The machine: the GPU the text names; when it names none the catalog
@@ -90,11 +146,15 @@ export class CalibrationBox {
 
 const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
-// "bandwidth × 1.09, compute × 1.51 of the model fitted on everyone's measurements."
-export function factorsText(f, fitted = ['bandwidth_factor', 'compute_factor', 'overhead_factor']) {
-  const parts = [];
-  if (fitted.includes('bandwidth_factor')) parts.push(`bandwidth × ${fmt.fixed(f.bandwidth_factor, 2)}`);
-  if (fitted.includes('compute_factor')) parts.push(`compute × ${fmt.fixed(f.compute_factor, 2)}`);
-  if (fitted.includes('overhead_factor') || f.overhead_factor !== 1) parts.push(`fixed cost per layer × ${fmt.fixed(f.overhead_factor, 2)}`);
+const FACTOR_NAMES = {
+  bandwidth_factor: 'bandwidth', compute_factor: 'compute', overhead_factor: 'fixed cost per layer',
+  attention_factor: 'attention', kv_factor: 'KV cache reads',
+};
+
+// "bandwidth × 1.09, compute × 1.51 of the model fitted on everyone's
+// measurements": the factors fitted, and any other that is not 1.
+export function factorsText(f, fitted = []) {
+  const parts = Object.entries(FACTOR_NAMES).filter(([key]) => fitted.includes(key) || f[key] !== 1)
+    .map(([key, name]) => `${name} × ${fmt.fixed(f[key], 2)}`);
   return parts.length ? `${parts.join(', ')} of the model fitted on everyone's measurements.` : '';
 }

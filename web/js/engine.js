@@ -260,6 +260,15 @@ export function loadEngine({ full: startFull = false } = {}) {
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
         },
+        // A llama.cpp load log (text) beside the estimate for its settings:
+        // request {model, quant, gpu, gpus} or {} for what the log says.
+        // {model, quant, device, gpus, context_tokens, ..., lines, warnings}.
+        checkLog(request, text) {
+          checkNumbers(request);
+          const answer = JSON.parse(needFull().checkLog(JSON.stringify(request), String(text)));
+          if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
+          return answer;
+        },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {
           try {

@@ -58,8 +58,10 @@ export function speedNote(speed, { ctx, batch, prompt }) {
 // Speeds scaled by the machine's own factors (its pasted llama-bench rows).
 function calibratedNote(c) {
   if (!c) return '';
-  return ` Calibrated on your ${c.rows} measurement${c.rows === 1 ? '' : 's'}: bandwidth × ${fmt.fixed(c.bandwidth_factor, 2)}, ` +
-    `compute × ${fmt.fixed(c.compute_factor, 2)}, fixed cost per layer × ${fmt.fixed(c.overhead_factor, 2)} of the fitted model's.`;
+  const parts = [['bandwidth_factor', 'bandwidth'], ['compute_factor', 'compute'], ['overhead_factor', 'fixed cost per layer'],
+    ['attention_factor', 'attention'], ['kv_factor', 'KV cache reads']]
+    .filter(([key], i) => i < 2 || c[key] !== 1).map(([key, name]) => `${name} × ${fmt.fixed(c[key], 2)}`);
+  return ` Calibrated on your ${c.rows} measurement${c.rows === 1 ? '' : 's'}: ${parts.join(', ')} of the fitted model's.`;
 }
 
 const INPUT_NAMES = {

@@ -41,20 +41,25 @@ export const DEFAULTS = {
 // Keys written to a link only when they differ from the defaults.
 const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal'];
 // A calibration as the link holds it: the device it was measured on, its
-// bandwidth, compute and fixed-cost factors, the rows behind them and the
-// llama.cpp backend: cal=rtx-4080,1.087,1.509,1,2,cuda.
+// bandwidth, compute, fixed-cost, attention and KV-read factors, the rows
+// behind them and the llama.cpp backend: cal=rtx-4080,1.087,1.509,1,1,1,2,cuda.
 const FACTOR = '(?:[0-9]{1,2}(?:\\.[0-9]{1,6})?)';
-const CALIBRATION = new RegExp(`^([a-z0-9][a-z0-9._-]{0,79}),(${FACTOR}),(${FACTOR}),(${FACTOR}),([0-9]{1,5}),(cuda|rocm|metal|vulkan|sycl|cpu)$`);
+const FACTORS = ['bandwidth_factor', 'compute_factor', 'overhead_factor', 'attention_factor', 'kv_factor'];
+const CALIBRATION = new RegExp(`^([a-z0-9][a-z0-9._-]{0,79}),${FACTORS.map(() => `(${FACTOR})`).join(',')},([0-9]{1,5}),(cuda|rocm|metal|vulkan|sycl|cpu)$`);
 export function parseCalibration(text) {
   const m = CALIBRATION.exec(text);
   if (!m) return null;
-  const [bandwidth, compute, overhead] = [Number(m[2]), Number(m[3]), Number(m[4])];
-  if (![bandwidth, compute, overhead].every((f) => f >= 0.05 && f <= 20)) return null;
-  return { device: m[1], bandwidth_factor: bandwidth, compute_factor: compute, overhead_factor: overhead, rows: Number(m[5]), backend: m[6] };
+  const c = { device: m[1] };
+  for (const [i, name] of FACTORS.entries()) {
+    const value = Number(m[2 + i]);
+    if (!(value >= 0.05 && value <= 20)) return null;
+    c[name] = value;
+  }
+  return { ...c, rows: Number(m[2 + FACTORS.length]), backend: m[3 + FACTORS.length] };
 }
 export function calibrationText(device, factors) {
   const f = (x) => String(Math.round(x * 1e4) / 1e4);
-  return [device, f(factors.bandwidth_factor), f(factors.compute_factor), f(factors.overhead_factor), factors.rows, factors.backend].join(',');
+  return [device, ...FACTORS.map((name) => f(factors[name])), factors.rows, factors.backend].join(',');
 }
 
 // Whole numbers of layers, one per GPU; the engine checks they add up.
@@ -113,7 +118,7 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
     if (key === 'cal') {
       const c = parseCalibration(raw);
       if (c && ids.gpu.has(c.device)) state.cal = raw;
-      else problems.push(`calibration “${raw.slice(0, 60)}” is not device,bandwidth,compute,overhead,rows,backend`);
+      else problems.push(`calibration “${raw.slice(0, 60)}” is not device,bandwidth,compute,overhead,attention,kv,rows,backend`);
       continue;
     }
     if (key === 'split') {
