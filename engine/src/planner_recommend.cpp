@@ -52,7 +52,7 @@ class Trier {
   std::optional<HardwareChoice> fit(const Device& device, int count) const {
     if (!split_allowed(model_.arch(), device, scenario_.engine, count)) return std::nullopt;
     Scenario s = scenario_;
-    s.device = device;
+    move_to_device(s, device);
     s.gpu_count = count;
     auto e = sizer_.estimate(model_, s);
     if (!e || !e.value().memory.fits.value_or(false) || !e.value().memory.usable_bytes) return std::nullopt;
@@ -274,7 +274,7 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   const std::optional<HardwareChoice>& chosen = r.single ? r.single : r.value ? r.value : r.unified;
   if (chosen) {
     Scenario s = scenario;
-    s.device = *catalog.find_device(chosen->gpu);
+    move_to_device(s, *catalog.find_device(chosen->gpu));
     s.gpu_count = chosen->count;
     r.max_ctx_gpu = chosen->gpu;
     r.max_ctx_gpu_count = chosen->count;

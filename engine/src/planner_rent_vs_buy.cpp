@@ -6,6 +6,7 @@
 
 #include "llmsizer/planner.hpp"
 #include "llmsizer/units.hpp"
+#include "planner_rules.hpp"
 
 namespace llmsizer {
 
@@ -14,7 +15,7 @@ namespace {
 OfferCost offer_cost(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, const Device& device,
                      const CloudOffer& offer) {
   Scenario s = scenario;
-  s.device = device;
+  move_to_device(s, device);
   s.gpu_count = offer.device_count;
   s.hourly_price_usd = offer.usd_per_hour;
   s.purchase_price_usd.reset();  // buying these devices: the catalog's price

@@ -4,8 +4,20 @@
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/device.hpp"
 #include "llmsizer/engines.hpp"
+#include "llmsizer/estimate.hpp"
 
 namespace llmsizer {
+
+// The scenario on `device` in place of its own: a calibrated machine's factors
+// (Scenario::machine_factors, with the backend they were measured on) stay
+// with the device they were measured on and are dropped on any other.
+inline void move_to_device(Scenario& s, const Device& device) {
+  const bool same = s.device && s.device->id == device.id;
+  const Backend measured_on = s.device ? s.device->backend : device.backend;
+  s.device = device;
+  if (same) s.device->backend = measured_on;
+  else s.machine_factors.reset();
+}
 
 inline bool is_unified(const Device& d) {
   return d.unified_memory || d.kind == DeviceKind::unified || d.kind == DeviceKind::apu;

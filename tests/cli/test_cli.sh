@@ -470,6 +470,13 @@ expect_error "calibrate: a model" calibrate --llama-bench "$fixtures/06-dgxspark
 printf '| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | pp512 |\n' > "$calibration_file.md"
 if "$bin" calibrate --llama-bench "$calibration_file.md" --gpu rtx-4090 2>&1 | grep -q "line 3: 6 cells where the header has 7"; then ok
 else bad "calibrate: a short row is named by its line"; fi
+# A calibration stays with its device: recommend tries every device, and
+# those the rows were not measured on get the fitted model's speeds, whatever
+# backend the rows ran (a Vulkan calibration must not reach a Mac).
+printf '{"factors": {"bandwidth_factor": 2.0, "rows": 2, "backend": "vulkan"}}' > "$calibration_file"
+plain=$("$bin" recommend --model qwen2.5-7b --gpu rtx-4080 --json | python3 -c "import json,sys; j=json.load(sys.stdin); print(json.dumps([j['single'], j['mac']]))")
+calibrated=$("$bin" recommend --model qwen2.5-7b --gpu rtx-4080 --calibration "$calibration_file" --json | python3 -c "import json,sys; j=json.load(sys.stdin); print(json.dumps([j['single'], j['mac']]))")
+if [[ -n $plain && $plain == "$calibrated" ]]; then ok; else bad "recommend: a calibration travelled to other devices"; fi
 printf '{"factors": {"bandwidth_factor": 1e9}}' > "$calibration_file"
 expect_error "calibration file out of range" estimate --model qwen2.5-7b --gpu rtx-4080 --calibration "$calibration_file"
 rm -f "$calibration_file" "$calibration_file.md"
