@@ -10,6 +10,7 @@
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/llama_bench.hpp"
 #include "llmsizer/machine_calibration.hpp"
+#include "llmsizer/params.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/speed_json.hpp"
 #include "test_support.hpp"
@@ -350,6 +351,16 @@ TEST_CASE("Every public llama-bench fixture on a catalog device and model: its r
       CHECK(c.error().id == "bench.no_rows");
       continue;
     }
+    // Sized as the model the source names, or one with the same architecture
+    // (Qwen3-Coder-30B-A3B is Qwen3-30B-A3B's; Llama 3.3 70B is 3.1's).
+    const std::string stated = s["model"];
+    for (const CalibratedRow& r : c.value().rows) {
+      if (r.model.empty()) continue;
+      const ParamCounts as_stated = count_params(test::catalog_arch(stated));
+      const ParamCounts as_sized = count_params(test::catalog_arch(r.model));
+      CHECK(as_sized.total == as_stated.total);
+      CHECK(as_sized.active == as_stated.active);
+    }
     const auto k = known.find(file);
     const double tolerance = k == known.end() ? 0.03 : k->second.first;
     for (const CalibratedRow& r : c.value().rows) {
@@ -360,5 +371,5 @@ TEST_CASE("Every public llama-bench fixture on a catalog device and model: its r
     }
     ++checked;
   }
-  CHECK(checked == 7);
+  CHECK(checked == 13);
 }

@@ -23,6 +23,9 @@ constexpr double kSizeMismatchWarn = 0.03;
 // Parameters llama-bench counts (the GGUF's tensors) against the catalog
 // model's: the table rounds to 0.01 B; the rest is what the converter keeps or drops.
 constexpr double kParamsTolerance = 0.01;
+// GLM-4.5-Air's GGUF: 110.47 B where the model and its MTP layer count 109.23 B
+// (the MTP layer's own copy of the embedding and head, 2 x 0.62 B, counted too).
+constexpr double kParamsToleranceSameArch = 0.03;
 // Factors outside this range mean the rows are not of the chosen device.
 constexpr double kLowestFactor = 0.05;
 constexpr double kHighestFactor = 20.0;
@@ -294,23 +297,25 @@ const CatalogModel* catalog_model_with_params(const Sizer& sizer, std::int64_t m
   if (model_params <= 0) return nullptr;
   const std::string arch = lower_alnum(arch_name);
   const CatalogModel* best = nullptr;
-  double best_gap = kParamsTolerance;
+  double best_gap = 1.0;
   bool best_arch = false;
   const auto& models = sizer.catalog().models;
+  const double wanted = static_cast<double>(model_params);
   for (std::size_t i = 0; i < models.size(); ++i) {
     const ModelFacts facts = sizer.model_facts(i);
     if (!facts.sizable || facts.params_total <= 0) continue;
-    const double wanted = static_cast<double>(model_params);
-    double gap = std::fabs(static_cast<double>(facts.params_total) - wanted) / wanted;
-    if (gap > 0.2) continue;  // read the architecture only for near counts
+    if (std::fabs(static_cast<double>(facts.params_total) - wanted) / wanted > 0.2) continue;  // read only near counts
     const Result<Architecture>& a = sizer.catalog_architecture(i);
     if (!a) continue;
     const ParamCounts params = count_params(a.value());
-    gap = std::min(std::fabs(static_cast<double>(params.total) - wanted),
-                   std::fabs(static_cast<double>(params.total + params.mtp) - wanted)) / wanted;
-    if (gap > kParamsTolerance) continue;
+    const double gap = std::min(std::fabs(static_cast<double>(params.total) - wanted),
+                                std::fabs(static_cast<double>(params.total + params.mtp) - wanted)) / wanted;
     const std::string type = lower_alnum(a.value().model_type);
-    const bool same_arch = !arch.empty() && (type.rfind(arch, 0) == 0 || arch.rfind(type, 0) == 0);
+    const bool same_arch = !arch.empty() && !type.empty() && (type.rfind(arch, 0) == 0 || arch.rfind(type, 0) == 0);
+    // The same architecture within kParamsToleranceSameArch (converters keep
+    // an MTP layer's own embedding and head, or drop them); another one only
+    // within kParamsTolerance.
+    if (gap > (same_arch ? kParamsToleranceSameArch : kParamsTolerance)) continue;
     if (best == nullptr || (same_arch && !best_arch) || (same_arch == best_arch && gap < best_gap - 1e-6)) {
       best = &models[i];
       best_gap = gap;
