@@ -120,6 +120,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   base.device = request.device;
   base.gpu_count = request.gpu_count;
   base.cards = request.cards;
+  base.machine_factors = request.machine_factors;
   base.engine = request.engine;
   base.kv_type = default_kv_type(request.engine);
   base.context_tokens = request.context_tokens;

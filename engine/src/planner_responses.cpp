@@ -224,6 +224,7 @@ std::string fit_response(const Sizer& sizer, std::string_view request_json) {
   fit.ram_bytes = static_cast<std::int64_t>(ram_gib * static_cast<double>(kGiB));
   fit.context_tokens = s.context_tokens;
   fit.engine = s.engine;
+  fit.machine_factors = s.machine_factors;
   return ok_response(fit_sweep_to_json(what_fits(sizer, fit)));
 }
 

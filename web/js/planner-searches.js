@@ -65,6 +65,12 @@ export function whatFits(p) {
     engine: state.engine, rank: $('fit-rank').value,
   };
   if ($('fit-use').value) request.use = $('fit-use').value;
+  // The machine's own factors where the device is the one they were measured on.
+  const calibration = p.workbench.calibration?.();
+  if (calibration && calibration.device === gpu) {
+    const { device, ...factors } = calibration;
+    request.machine_calibration = factors;
+  }
   const speed = Number($('fit-speed').value);
   if ($('fit-speed').value !== '' && Number.isFinite(speed)) request.min_tokens_per_s = speed;
   $('fit-note').textContent = 'Sizing every catalog model…';

@@ -256,6 +256,9 @@ struct FitRequest {
   // decoding at least this fast rank first. A stated default the reader can
   // change, not a measured fact.
   double min_tokens_per_s = 10.0;
+  // This machine's own factors (a calibration measured on `device`): every
+  // model's speed is then for it.
+  std::optional<MachineFactors> machine_factors;
 };
 
 struct FitResult {
