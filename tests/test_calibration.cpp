@@ -11,6 +11,7 @@
 #include "llmsizer/llama_bench.hpp"
 #include "llmsizer/machine_calibration.hpp"
 #include "llmsizer/params.hpp"
+#include "llmsizer/planner.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/speed_json.hpp"
 #include "test_support.hpp"
@@ -372,4 +373,30 @@ TEST_CASE("Every public llama-bench fixture on a catalog device and model: its r
     ++checked;
   }
   CHECK(checked == 13);
+}
+
+TEST_CASE("'What can I run' on a calibrated machine: every model's decode follows its bandwidth factor") {
+  // Decode of a small dense model at batch 1 is weight and cache reads plus a
+  // fixed cost per layer: doubling the achievable bandwidth makes it faster,
+  // by less than twice (the fixed cost stays).
+  FitRequest plain;
+  plain.device = test::device_of("rtx-4080");
+  plain.context_tokens = 4096;
+  FitRequest calibrated_request = plain;
+  MachineFactors f;
+  f.bandwidth_factor = 2.0;
+  f.rows = 2;
+  calibrated_request.machine_factors = f;
+  const FitSweep a = what_fits(sizer(), plain);
+  const FitSweep b = what_fits(sizer(), calibrated_request);
+  auto decode_of = [](const FitSweep& s, const std::string& model, const std::string& quant) {
+    for (const FitResult& r : s.results)
+      if (r.model == model && r.quant == quant) return r.decode_tokens_per_s;
+    return 0.0;
+  };
+  const double before = decode_of(a, "qwen2.5-7b", "Q4_K_M");
+  const double after = decode_of(b, "qwen2.5-7b", "Q4_K_M");
+  REQUIRE(before > 0.0);
+  CHECK(after > 1.5 * before);
+  CHECK(after < 2.0 * before);
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The calibration section of docs/accuracy.md: every public llama-bench paste in
+tests/fixtures/llama_bench calibrated with `llm-sizer calibrate`, each row's
+estimate before and after, from the CLI's own answers.
+
+    python3 scripts/speed/calibration_report.py [--bin build/native-release/llm-sizer] [--write]
+
+--write replaces the section between its markers in docs/accuracy.md; without
+it the section is printed.
+"""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "llama_bench"
+DOC = ROOT / "docs" / "accuracy.md"
+BEGIN = "<!-- calibration report: scripts/speed/calibration_report.py -->"
+END = "<!-- end of calibration report -->"
+
+
+def run(binary, record):
+    args = [binary, "calibrate", "--llama-bench", str(FIXTURES / record["file"]), "--json"]
+    if record.get("device"):
+        args += ["--gpu", record["device"]]
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None, done.stderr.strip().removeprefix("llm-sizer: ")
+    return json.loads(done.stdout), None
+
+
+def section(binary):
+    records = json.loads((FIXTURES / "sources.json").read_text())
+    lines = [BEGIN, "", "## Calibration on public llama-bench pastes (issue 34)", "",
+             "Each paste in `tests/fixtures/llama_bench` (sources in its `sources.json`) calibrated on the device",
+             "its source names: the rows' error before calibration (the fitted model alone) and after (this",
+             "machine's factors, fitted on these rows). With as many rows as factors a paste is reproduced by",
+             "construction; the rows beyond them are the check.", "",
+             "| Paste | Device | Rows used | Factors fitted | Error before, median / max | After, max |",
+             "|---|---|---|---|---|---|"]
+    for r in records:
+        answer, error = run(binary, r)
+        if answer is None:
+            lines.append(f"| {r['file']} | {r.get('device') or r.get('device_as_stated')} | none | — | {error} | — |")
+            continue
+        used = [x for x in answer["rows"] if x["left_out"] is None]
+        before = sorted(abs(x["estimated_tokens_per_s"] / x["measured_tokens_per_s"] - 1) * 100 for x in used)
+        after = max(abs(x["residual_pct"]) for x in used)
+        median = before[len(before) // 2] if len(before) % 2 else (before[len(before) // 2 - 1] + before[len(before) // 2]) / 2
+        fitted = ", ".join(f.removesuffix("_factor") for f in answer["fitted"])
+        lines.append(f"| {r['file']} | {answer['device']} | {len(used)} of {len(answer['rows'])} | {fitted} | "
+                     f"{median:.1f}% / {before[-1]:.1f}% | {after:.1f}% |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=str(ROOT / "build" / "native-release" / "llm-sizer"))
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    text = section(args.bin)
+    if not args.write:
+        print(text)
+        return 0
+    doc = DOC.read_text()
+    if BEGIN in doc:
+        head, rest = doc.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        doc = head + text + tail
+    else:
+        marker = "## Served speed under load"
+        head, tail = doc.split(marker, 1)
+        doc = head + text + "\n\n" + marker + tail
+    DOC.write_text(doc)
+    print(f"wrote the calibration section of {DOC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
