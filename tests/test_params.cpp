@@ -20,6 +20,19 @@ TEST_CASE("Llama-3.1-8B, counted by hand", "[params]") {
   CHECK(p.embedding == 525336576LL);  // 128256 x 4096
 }
 
+TEST_CASE("GLM-4-32B-0414, counted by hand: no q/k/v biases where attention_bias is false", "[params]") {
+  // zai-org/GLM-4-32B-0414's config.json: 61 layers, hidden 6144, 48 heads of
+  // 128, 2 KV heads, FFN 23040, vocab 151552, untied, attention_bias false.
+  // embed + head: 2 x 151552 x 6144 = 1,862,270,976
+  // per layer: q, o 2 x 6144x6144 + k, v 2 x 6144x256 = 78,643,200
+  //            gate, up, down 3 x 6144 x 23040 = 424,673,280; four norms 24,576
+  //            = 503,341,056 x 61 layers = 30,703,804,416
+  // final norm 6,144  ->  32,566,081,536: llama.cpp's "32.57 B" for its GGUF,
+  // whose 245 F32 tensors are the 61 x 4 norms and the final one, no biases.
+  const ParamCounts p = count_params(catalog_arch("glm-4-32b-0414"));
+  CHECK(p.total == 32566081536LL);
+}
+
 TEST_CASE("Mixtral 8x7B: active = everything but 6 of 8 experts", "[params][moe]") {
   // experts per layer: 8 x 3 x 4096 x 14336 = 1,409,286,144; 6/8 idle = 1,056,964,608
   // x 32 layers = 33,822,867,456 idle.  Total 46,702,792,704 (HF count).

@@ -273,10 +273,12 @@ void read_transformer(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   const bool gemma_family = family.rfind("gemma", 0) == 0;
   AttentionSpec base = standard_attention(s);
   const bool attention_bias = v.bool_or({"attention_bias", "bias", "use_bias"}, false);
-  base.qkv_bias = attention_bias || family == "qwen2" || family == "qwen2_moe" ||
-                  family == "qwen2_vl" || family == "glm4";
+  // Qwen2's q/k/v carry biases whatever the config says; GLM-4's follow
+  // attention_bias (transformers' Glm4Attention: GLM-4-9B-0414 true,
+  // GLM-4-32B-0414 false, whose GGUF holds no bias tensor), and their o_proj
+  // has none either way.
+  base.qkv_bias = attention_bias || family == "qwen2" || family == "qwen2_moe" || family == "qwen2_vl";
   base.o_bias = attention_bias && family != "glm4" && family != "glm4_moe";
-  if (family == "glm4_moe") base.qkv_bias = attention_bias;
   base.qk_norm = v.bool_or({"use_qk_norm", "qk_layernorm"}, false) || family == "qwen3" ||
                  family == "qwen3_moe" || family == "gemma3" || family == "gemma3_text" ||
                  family == "gemma4" || family == "gemma4_text" || family == "hunyuan" ||
