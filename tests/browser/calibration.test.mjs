@@ -44,6 +44,7 @@ test('pasted llama-bench rows calibrate the machine the text names, and every sp
   // pp512 from an empty cache is the row measured at 7263.61 tok/s: back, to the factors' rounding in the link.
   assert.ok(Math.abs(Number(await fieldValue(page, 'speed.prefill_tokens_per_s')) / 7263.61 - 1) < 0.001);
   assert.match(await page.textContent('#speed-note'), /Calibrated on your 2 measurements/);
+  assert.match(await page.textContent('#matrix-calibrated'), /^Decode speeds calibrated on your 2 measurements of NVIDIA GeForce RTX 4080/);
   await page.screenshot({ path: join(artifacts, 'calibration-1280.png'), fullPage: false });
   await page.setViewportSize({ width: 360, height: 740 });
   await page.$eval('#calibrate-box', (e) => e.scrollIntoView());
@@ -51,6 +52,7 @@ test('pasted llama-bench rows calibrate the machine the text names, and every sp
   await page.click('#calibrate-clear');
   await page.waitForFunction(() => !location.hash.includes('cal='));
   assert.doesNotMatch(await page.textContent('#speed-note'), /Calibrated/);
+  assert.equal(await page.$eval('#matrix-calibrated', (e) => e.hidden), true);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

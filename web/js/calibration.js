@@ -135,6 +135,11 @@ export class CalibrationBox {
   showApplied() {
     const cal = this.app.state().cal;
     $('calibrate-clear').hidden = !cal;
+    // The matrix's speeds are the scenario's requests: calibrated with it.
+    const applied = this.app.calibration();
+    $('matrix-calibrated').hidden = !applied;
+    $('matrix-calibrated').textContent = applied
+      ? `Decode speeds calibrated on your ${applied.rows} measurements of ${this.app.deviceName(applied.device)}.` : '';
     if (!$('calibrate-table').hidden && cal) return;
     const c = this.app.calibration();
     const note = $('calibrate-note');

@@ -164,6 +164,7 @@ export function renderFit(p) {
   }[answer.rank];
   const use = answer.use ? `${answer.use} ` : '';
   $('fit-note').textContent = `${models} ${use}models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
-    `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache; ${order}${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.`;
+    `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache; ${order}${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.` +
+    (request.machine_calibration ? ` Speeds calibrated on your ${request.machine_calibration.rows} measurements of this device.` : '');
   $('fit-note').dataset.value = String(answer.results.length);
 }

@@ -181,5 +181,6 @@ export function renderServing(p) {
     : '';
   note.textContent = `Requests of ${mix} on ${answer.gpus > 1 ? `${answer.gpus} GPUs` : 'one GPU'} under ${ENGINE_NAMES[answer.engine] ?? answer.engine}; ` +
     'where more are in flight than run at once (· N run), the rest wait for a place and their first token waits with them; ' +
-    `$/M out ${costBasis(answer)}. ${basisNote(answer)}${apart}`;
+    `$/M out ${costBasis(answer)}. ${basisNote(answer)}${apart}` +
+    (request.machine_calibration ? ` The device's rates are calibrated on your ${request.machine_calibration.rows} llama-bench measurements (single stream; the serving row's factors apply on top).` : '');
 }
