@@ -178,3 +178,39 @@ TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the
   CHECK(all->log_mib == 10949.0);
   CHECK(!all->differs);
 }
+
+TEST_CASE("The first log style, GLM-Z1-Rumination on an RTX A6000: weights agree, its KV is the variant's own") {
+  // ik_llama.cpp's log (llm_load_tensors, KV self size) of GLM-Z1-Rumination-
+  // 32B-0414 Q4_0 at n_ctx 8192, flash attention off. Rumination has GLM-4-32B's
+  // layers with 8 KV heads instead of 2: 61 x (K + V) x 8 x 128 x 2 bytes x 8192
+  // = 1952 MiB, four times the catalog model's 488 MiB. The check says so;
+  // the weights (Q4_0, 17284.05 MiB on the GPU, the Q4_0 token embedding's
+  // 499.50 MiB on the host: 151552 x 6144 x 18/32 bytes) agree.
+  auto parsed = parse_load_log(fixture("01-rtxa6000-glm4-32b-q4_0-iklcpp-old.txt"));
+  REQUIRE(parsed);
+  SizerRequest r;
+  r.model_id = "glm-4-32b-0414";
+  r.quant = "Q4_0";
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  CHECK(!c.value().flash_attention);
+  CHECK(c.value().device == "rtx-a6000");
+  const LogCheckLine* kv = line(c.value(), "KV cache, all devices");
+  REQUIRE(kv);
+  REQUIRE(kv->estimate_mib);
+  CHECK_THAT(*kv->estimate_mib, WithinAbs(488.0, 1e-9));
+  CHECK(kv->differs);
+  CHECK(kv->hint.find("other KV heads") != std::string::npos);
+  const LogCheckLine* host = line(c.value(), "CPU model buffer (weights in system RAM)");
+  REQUIRE(host);
+  CHECK_THAT(*host->estimate_mib, WithinAbs(499.50, 0.005));
+  const LogCheckLine* gpu = line(c.value(), "CUDA0 model buffer");
+  REQUIRE(gpu);
+  CHECK(!gpu->differs);
+}
+
+TEST_CASE("A log with no buffer lines (0 of 35 layers offloaded, 2023) says what it needs") {
+  auto parsed = parse_load_log(fixture("06-2xrtx3090-llava-2023-kvself-oldest.txt"));
+  REQUIRE(!parsed);
+  CHECK(parsed.error().id == "log.empty");
+}

@@ -27,8 +27,8 @@ std::string hint_for(const std::string& kind, const LoadLog& log, const LogCheck
     return "another mix of types than the catalog's " + c.quant +
            " (an imatrix, unsloth UD or bartowski _L file), or the layers split otherwise over the GPUs (-ts)";
   if (kind == "kv" || kind == "context")
-    return "another KV type (-ctk/-ctv), a context other than n_ctx, or sliding-window layers kept at full size "
-           "(--swa-full)" + std::string(kind == "context" ? "; the context figure also holds the output buffer" : "");
+    return "another KV type (-ctk/-ctv), a context other than n_ctx, sliding-window layers kept at full size "
+           "(--swa-full), or a variant of the model with other KV heads than the catalog's" + std::string(kind == "context" ? "; the context figure also holds the output buffer" : "");
   if (kind == "compute") {
     if (log.n_ubatch && *log.n_ubatch != 512)
       return "-ub " + std::to_string(*log.n_ubatch) + " sizes the compute buffer; the estimate is for llama.cpp's default -ub 512";
