@@ -6,7 +6,7 @@
 
 #include "file_text.hpp"
 #include "llmsizer/llama_bench.hpp"
-#include "llmsizer/machine_calibration.hpp"
+#include "llmsizer/catalog_match.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/units.hpp"
 

@@ -1,16 +1,15 @@
 #include "llmsizer/machine_calibration.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <cmath>
-#include <functional>
 #include <optional>
 #include <set>
 
 #include "file_text.hpp"
+#include "llmsizer/catalog_match.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/units.hpp"
+#include "log_factor_fit.hpp"
 
 namespace llmsizer {
 namespace {
@@ -20,12 +19,6 @@ namespace {
 // file's bytes, and the fit would blame the machine for the difference.
 constexpr double kSizeMismatchLeaveOut = 0.15;
 constexpr double kSizeMismatchWarn = 0.03;
-// Parameters llama-bench counts (the GGUF's tensors) against the catalog
-// model's: the table rounds to 0.01 B; the rest is what the converter keeps or drops.
-constexpr double kParamsTolerance = 0.01;
-// GLM-4.5-Air's GGUF: 110.47 B where the model and its MTP layer count 109.23 B
-// (the MTP layer's own copy of the embedding and head, 2 x 0.62 B, counted too).
-constexpr double kParamsToleranceSameArch = 0.03;
 // Factors outside this range mean the rows are not of the chosen device.
 constexpr double kLowestFactor = 0.05;
 constexpr double kHighestFactor = 20.0;
@@ -35,57 +28,6 @@ constexpr double kHighestFactor = 20.0;
 constexpr int kDepthForAttention = 4096;
 // A row the fitted factors leave further off than this is flagged.
 constexpr double kRowsDisagree = 0.10;
-
-std::string lower_alnum(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::set<std::string> name_tokens(std::string_view s) {
-  std::set<std::string> out;
-  std::string token;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      token += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (!token.empty()) {
-      out.insert(token);
-      token.clear();
-    }
-  }
-  if (!token.empty()) out.insert(token);
-  return out;
-}
-
-}  // namespace
-
-std::vector<const Device*> devices_named(const Catalog& catalog, std::string_view stated) {
-  static const std::set<std::string> brand = {"nvidia", "geforce", "amd", "radeon", "apple", "intel", "generation"};
-  const std::set<std::string> have = name_tokens(stated);
-  std::vector<const Device*> best;
-  std::size_t best_score = 0;
-  for (const Device& d : catalog.devices) {
-    std::string name = d.name.substr(0, d.name.find('('));  // "(HGX/DGX)", "(30-core GPU)"
-    name = name.substr(0, name.find(','));                    // "Apple M2 Ultra, 64 GB"
-    std::size_t score = 0;
-    bool all = true;
-    for (const std::string& t : name_tokens(name)) {
-      if (brand.count(t)) continue;
-      if (have.count(t)) ++score;
-      else all = false;
-    }
-    if (!all || score == 0) continue;
-    if (score > best_score) {
-      best.clear();
-      best_score = score;
-    }
-    if (score == best_score) best.push_back(&d);
-  }
-  return best;
-}
-
-namespace {
 
 // The same chip at several memory sizes (Apple's): one speed for all of them.
 bool same_speed(const Device& a, const Device& b) {
@@ -154,8 +96,6 @@ struct RowModel {
 };
 
 // The factors' logarithms, those the rows determine; the rest stay at 0 (x1).
-constexpr std::size_t kFactors = 5;  // bandwidth, compute, overhead, attention, KV reads
-using LogFactors = std::array<double, kFactors>;
 struct FitSpace {
   std::array<bool, kFactors> free{};  // which factors the rows determine
   MachineFactors at(const LogFactors& x, int rows) const {
@@ -170,117 +110,16 @@ struct FitSpace {
   }
 };
 
-// Sum of squared log errors at x; nullopt when a row cannot be timed there.
-std::optional<double> cost_at(const std::vector<RowModel>& rows, const FitSpace& space, const LogFactors& x,
-                              std::vector<double>* residuals = nullptr) {
+// Each row's log error at log factors x; false where a row cannot be timed.
+bool residuals(const std::vector<RowModel>& rows, const FitSpace& space, const LogFactors& x, std::vector<double>& out) {
   const MachineFactors f = space.at(x, 0);
-  double sum = 0.0;
-  if (residuals) residuals->clear();
+  out.clear();
   for (const RowModel& r : rows) {
     const auto t = r.tokens_per_s(f);
-    if (!t) return std::nullopt;
-    const double e = std::log(*t / r.measured);
-    if (residuals) residuals->push_back(e);
-    sum += e * e;
+    if (!t) return false;
+    out.push_back(std::log(*t / r.measured));
   }
-  return sum;
-}
-
-// Levenberg-Marquardt on log factors with a numerical Jacobian: five
-// unknowns at most, a few dozen rows; the model is smooth in each factor.
-LogFactors fit(const std::vector<RowModel>& rows, const FitSpace& space) {
-  LogFactors x{};
-  const std::array<bool, kFactors>& free = space.free;
-  const double lo = std::log(kLowestFactor);
-  const double hi = std::log(kHighestFactor);
-  double lambda = 1e-3;
-  std::vector<double> r0;
-  auto current = cost_at(rows, space, x, &r0);
-  if (!current) return x;
-  for (int iteration = 0; iteration < 60; ++iteration) {
-    // Jacobian columns for the free factors.
-    std::array<std::vector<double>, kFactors> jac;
-    constexpr double h = 1e-4;
-    for (std::size_t k = 0; k < kFactors; ++k) {
-      if (!free[k]) continue;
-      LogFactors xk = x;
-      xk[k] += h;
-      std::vector<double> rk;
-      if (!cost_at(rows, space, xk, &rk)) return x;
-      auto& col = jac[k];
-      col.resize(rk.size());
-      for (std::size_t i = 0; i < rk.size(); ++i) col[i] = (rk[i] - r0[i]) / h;
-    }
-    // Normal equations (J'J + lambda diag) d = -J'r on the free factors.
-    std::array<std::array<double, kFactors>, kFactors> a{};
-    LogFactors g{};
-    for (std::size_t p = 0; p < kFactors; ++p) {
-      if (!free[p]) continue;
-      for (std::size_t i = 0; i < r0.size(); ++i) g[p] -= jac[p][i] * r0[i];
-      for (std::size_t q = 0; q < kFactors; ++q) {
-        if (!free[q]) continue;
-        for (std::size_t i = 0; i < r0.size(); ++i) a[p][q] += jac[p][i] * jac[q][i];
-      }
-    }
-    bool improved = false;
-    for (int attempt = 0; attempt < 12 && !improved; ++attempt) {
-      std::array<std::array<double, kFactors>, kFactors> m = a;
-      LogFactors b = g;
-      for (std::size_t p = 0; p < kFactors; ++p) {
-        if (free[p]) m[p][p] += lambda * (a[p][p] + 1e-9);
-        else {
-          m[p] = {};
-          m[p][p] = 1.0;
-          b[p] = 0.0;
-        }
-      }
-      // Gaussian elimination with partial pivoting on the small system.
-      LogFactors d = b;
-      bool singular = false;
-      for (std::size_t c = 0; c < kFactors && !singular; ++c) {
-        std::size_t pivot = c;
-        for (std::size_t r = c + 1; r < kFactors; ++r)
-          if (std::fabs(m[r][c]) > std::fabs(m[pivot][c])) pivot = r;
-        if (std::fabs(m[pivot][c]) < 1e-15) {
-          singular = true;
-          break;
-        }
-        std::swap(m[c], m[pivot]);
-        std::swap(d[c], d[pivot]);
-        for (std::size_t r = c + 1; r < kFactors; ++r) {
-          const double k = m[r][c] / m[c][c];
-          for (std::size_t cc = c; cc < kFactors; ++cc) m[r][cc] -= k * m[c][cc];
-          d[r] -= k * d[c];
-        }
-      }
-      if (singular) {
-        lambda *= 10.0;
-        continue;
-      }
-      for (std::size_t c = kFactors; c-- > 0;) {
-        for (std::size_t cc = c + 1; cc < kFactors; ++cc) d[c] -= m[c][cc] * d[cc];
-        d[c] /= m[c][c];
-      }
-      LogFactors next = x;
-      for (std::size_t p = 0; p < kFactors; ++p)
-        if (free[p]) next[p] = std::clamp(x[p] + d[p], lo, hi);
-      std::vector<double> rn;
-      const auto c = cost_at(rows, space, next, &rn);
-      if (c && *c < *current) {
-        const double gain = *current - *c;
-        x = next;
-        r0 = std::move(rn);
-        current = c;
-        lambda = std::max(lambda / 10.0, 1e-9);
-        improved = true;
-        if (gain < 1e-12) return x;
-      } else {
-        lambda *= 10.0;
-      }
-    }
-    if (!improved) break;
-  }
-  return x;
+  return true;
 }
 
 std::string fmt_gib(double bytes) {
@@ -292,38 +131,6 @@ std::string fmt_gib(double bytes) {
 }
 
 }  // namespace
-
-const CatalogModel* catalog_model_with_params(const Sizer& sizer, std::int64_t model_params, std::string_view arch_name) {
-  if (model_params <= 0) return nullptr;
-  const std::string arch = lower_alnum(arch_name);
-  const CatalogModel* best = nullptr;
-  double best_gap = 1.0;
-  bool best_arch = false;
-  const auto& models = sizer.catalog().models;
-  const double wanted = static_cast<double>(model_params);
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    const ModelFacts facts = sizer.model_facts(i);
-    if (!facts.sizable || facts.params_total <= 0) continue;
-    if (std::fabs(static_cast<double>(facts.params_total) - wanted) / wanted > 0.2) continue;  // read only near counts
-    const Result<Architecture>& a = sizer.catalog_architecture(i);
-    if (!a) continue;
-    const ParamCounts params = count_params(a.value());
-    const double gap = std::min(std::fabs(static_cast<double>(params.total) - wanted),
-                                std::fabs(static_cast<double>(params.total + params.mtp) - wanted)) / wanted;
-    const std::string type = lower_alnum(a.value().model_type);
-    const bool same_arch = !arch.empty() && !type.empty() && (type.rfind(arch, 0) == 0 || arch.rfind(type, 0) == 0);
-    // The same architecture within kParamsToleranceSameArch (converters keep
-    // an MTP layer's own embedding and head, or drop them); another one only
-    // within kParamsTolerance.
-    if (gap > (same_arch ? kParamsToleranceSameArch : kParamsTolerance)) continue;
-    if (best == nullptr || (same_arch && !best_arch) || (same_arch == best_arch && gap < best_gap - 1e-6)) {
-      best = &models[i];
-      best_gap = gap;
-      best_arch = same_arch;
-    }
-  }
-  return best;
-}
 
 Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResults& bench, const SizerRequest& base) {
   MachineCalibration out;
@@ -550,7 +357,9 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
   const char* names[kFactors] = {"bandwidth_factor", "compute_factor", "overhead_factor", "attention_factor", "kv_factor"};
   for (std::size_t k = 0; k < kFactors; ++k)
     if (space.free[k]) out.fitted.push_back(names[k]);
-  const LogFactors x = fit(models, space);
+  const LogFactors x = fit_log_factors(
+      [&](const LogFactors& at, std::vector<double>& r) { return residuals(models, space, at, r); }, space.free,
+      kLowestFactor, kHighestFactor);
   out.factors = space.at(x, static_cast<int>(models.size()));
   for (const RowModel& m : models) {
     const auto t = m.tokens_per_s(out.factors);

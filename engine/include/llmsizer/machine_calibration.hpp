@@ -38,18 +38,6 @@ struct MachineCalibration {
   std::vector<std::string> warnings;
 };
 
-// The catalog devices a GPU's name in a log matches ("NVIDIA GeForce RTX 4090",
-// "NVIDIA A100-SXM4-80GB"): every word of the device's name but the brand's
-// and its memory size is in it; the most specific names win (several: the
-// same chip at several memory sizes, or a name too vague to tell).
-std::vector<const Device*> devices_named(const Catalog& catalog, std::string_view stated);
-
-// The catalog model llama.cpp reports as having `model_params` parameters
-// (within 1%, counting or not its MTP layers, which converters keep or drop):
-// where several do, the one whose architecture is `arch_name` ("qwen3moe"),
-// else the nearest count; null when none.
-const CatalogModel* catalog_model_with_params(const Sizer& sizer, std::int64_t model_params, std::string_view arch_name);
-
 // `base` gives the machine: its device (gpu or custom_gpu, gpus) and host RAM;
 // without a device, the GPU the pasted text names when it names one catalog
 // device. Its model, quant and engine are ignored: each row is its own model,
