@@ -214,3 +214,52 @@ TEST_CASE("A log with no buffer lines (0 of 35 layers offloaded, 2023) says what
   REQUIRE(!parsed);
   CHECK(parsed.error().id == "log.empty");
 }
+
+TEST_CASE("Current logs: split and unified caches, sliding-window caches, mapped Metal buffers") {
+  struct Case {
+    const char* file;
+    const char* gpu;          // "" where the log names it
+    double kv_mib;            // the log's KV, worked out by hand below
+    bool weights_agree;
+  };
+  // 08 Qwen3-Coder-30B-A3B Q8_0, A100 40GB, n_ctx 65536 in one unified cache:
+  //    48 layers x (K + V) x 4 KV heads x 128 x 2 bytes = 98,304 B a cell
+  //    x 65536 = 6144 MiB.
+  // 09 Qwen3-14B Q6_K, RX 7900 XTX, 4 sequences of 512 (n_ctx 2048):
+  //    40 x 2 x 8 x 128 x 2 = 163,840 B x 2048 = 320 MiB.
+  // 07 gpt-oss-20b, Apple M5 (Metal), n_ctx 131072 unified: the 12 full layers
+  //    12 x 2 x 8 x 64 x 2 = 24,576 B x 131072 = 3072 MiB, and the 12
+  //    sliding-window layers' own cache of 1024 cells (window 128 x 4
+  //    sequences + the 512-token micro-batch) 24 MiB: 3096 MiB. The estimate
+  //    sizes that window for one sequence (768 cells, 18 MiB): 0.2% under.
+  //    Its file is unsloth's Q4_K_M, another mix than llama-quantize's: the
+  //    weights differ by 3.4% and the check says why.
+  const Case cases[] = {
+      {"08-a100pcie40-qwen3coder30b-q8_0-cuda-64k.txt", "", 6144.0, true},
+      {"09-rx7900xtx-qwen3-14b-q6k-rocm-win-crash.txt", "", 320.0, true},
+      {"07-m5-gptoss20b-q4km-metal-iswa-breakdown.txt", "mac-m5-24gb", 3096.0, false},
+  };
+  for (const Case& k : cases) {
+    INFO(k.file);
+    auto parsed = parse_load_log(fixture(k.file));
+    REQUIRE(parsed);
+    CHECK(parsed.value().kv_total_bytes == std::llround(k.kv_mib * 1048576.0));
+    SizerRequest r;
+    r.gpu_id = k.gpu;
+    auto c = check_load_log(sizer(), parsed.value(), r);
+    if (!c) FAIL(c.error().message);
+    CHECK(c.value().gpu_count == 1);
+    const LogCheckLine* kv = line(c.value(), "KV cache, all devices");
+    REQUIRE(kv);
+    CHECK(!kv->differs);
+    for (const LogCheckLine& l : c.value().lines) {
+      // The GPU's weights (the host's, the token embedding, agree in all three).
+      if (l.item.find("model buffer") == std::string::npos || l.item.find("system RAM") != std::string::npos ||
+          !l.estimate_mib)
+        continue;
+      INFO(l.item);
+      CHECK(l.differs == !k.weights_agree);
+      if (l.differs) CHECK(l.hint.find("another mix of types") == 0);
+    }
+  }
+}

@@ -154,7 +154,7 @@ Result<LoadLog> parse_load_log(std::string_view text) {
       continue;
     }
     if (const auto k = line.find("KV self size"); k != std::string_view::npos) {
-      if (const auto mib = number_in(line.substr(k))) log.kv_total_bytes = mib_bytes(*mib);
+      if (const auto mib = number_in(line.substr(k))) log.kv_total_bytes = log.kv_total_bytes.value_or(0) + mib_bytes(*mib);
       if (log.type_k.empty()) log.type_k = type_in(line, "K (");
       if (log.type_v.empty()) log.type_v = type_in(line, "V (");
       continue;
@@ -162,7 +162,8 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     // "llama_kv_cache: size = 1024.00 MiB (  8192 cells,  32 layers,  1/1 seqs), K (f16): 512.00 MiB, V (f16): 512.00 MiB"
     if (line.find("llama_kv_cache") != std::string_view::npos && line.find(" size = ") != std::string_view::npos &&
         line.find("K (") != std::string_view::npos) {
-      if (const auto mib = number_in(line.substr(line.find(" size = ")))) log.kv_total_bytes = mib_bytes(*mib);
+      if (const auto mib = number_in(line.substr(line.find(" size = "))))
+        log.kv_total_bytes = log.kv_total_bytes.value_or(0) + mib_bytes(*mib);
       log.type_k = type_in(line, "K (");
       log.type_v = type_in(line, "V (");
       continue;
@@ -181,6 +182,7 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     if (key.empty()) continue;
     if (key == "n_ctx") log.n_ctx = whole(value);
     else if (key == "n_seq_max") log.n_seq_max = whole(value);
+    else if (key == "n_ctx_seq" || key == "n_ctx_per_seq") log.n_ctx_seq = whole(value);
     else if (key == "n_batch") log.n_batch = whole(value);
     else if (key == "n_ubatch") log.n_ubatch = whole(value);
     else if (key == "flash_attn") {

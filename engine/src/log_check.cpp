@@ -15,6 +15,29 @@ namespace {
 
 double mib(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kMiB); }
 
+// The device a buffer is on: "MTL0_Mapped" (weights mapped from the file) is
+// MTL0's memory, as "CUDA0" is CUDA0's.
+std::string device_of(const std::string& name) {
+  const std::string mapped = "_Mapped";
+  if (name.size() > mapped.size() && name.compare(name.size() - mapped.size(), mapped.size(), mapped) == 0 &&
+      name.rfind("CPU", 0) != 0)
+    return name.substr(0, name.size() - mapped.size());
+  return name;
+}
+
+// The log's buffers summed per device and kind, in the order they first
+// appear: a model with sliding-window layers has two KV caches per device.
+std::vector<LogBuffer> per_device(const std::vector<LogBuffer>& buffers) {
+  std::vector<LogBuffer> out;
+  for (const LogBuffer& b : buffers) {
+    const std::string device = device_of(b.device);
+    auto same = std::find_if(out.begin(), out.end(), [&](const LogBuffer& o) { return o.device == device && o.kind == b.kind; });
+    if (same == out.end()) out.push_back(LogBuffer{device, b.kind, b.bytes, b.where});
+    else same->bytes += b.bytes;
+  }
+  return out;
+}
+
 // A device name of llama.cpp's buffers that is host memory: CPU, CPU_Mapped,
 // CPU_REPACK, CUDA_Host, ROCm_Host, Host.
 bool is_host(const std::string& device) {
@@ -106,12 +129,19 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
     if (found.size() > 1) c.warnings.push_back("sized on " + found.front()->name + ": choose yours if its memory differs");
   }
   // GPUs with buffers of their own.
+  const std::vector<LogBuffer> buffers = per_device(log.buffers);
   std::vector<std::string> gpus;
-  for (const LogBuffer& b : log.buffers)
+  for (const LogBuffer& b : buffers)
     if (!is_host(b.device) && std::find(gpus.begin(), gpus.end(), b.device) == gpus.end()) gpus.push_back(b.device);
   if (base.gpu_count == 1 && gpus.size() > 1) q.gpu_count = static_cast<int>(gpus.size());
-  // The log's settings.
-  q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
+  // The log's settings. A unified cache (n_ctx_seq = n_ctx: every sequence may
+  // fill it) holds n_ctx cells in all, sized as one sequence of n_ctx; split
+  // ones n_ctx / n_ctx_seq sequences of n_ctx_seq.
+  if (log.n_ctx && log.n_ctx_seq && *log.n_ctx_seq > 0) {
+    q.sequences = std::max<std::int64_t>(1, *log.n_ctx / *log.n_ctx_seq);
+  } else {
+    q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
+  }
   if (log.n_ctx) q.context_tokens = std::max<std::int64_t>(1, *log.n_ctx / q.sequences);
   else c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
   if (!log.type_k.empty()) q.kv_type = log.type_k;
@@ -148,7 +178,7 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   // weights kept off the GPUs.
   std::map<std::string, std::int64_t> host_model;
   const LogBuffer* host_where = nullptr;
-  for (const LogBuffer& b : log.buffers) {
+  for (const LogBuffer& b : buffers) {
     const std::string label = b.kind == "model" ? "model buffer" : b.kind == "kv" ? "KV buffer"
                               : b.kind == "compute" ? "compute buffer" : "context (KV and outputs)";
     if (is_host(b.device)) {
@@ -172,7 +202,7 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
     // Several GPUs: the model's bytes on all of them, which a different
     // layer split (-ts) moves between GPUs but does not change.
     std::int64_t bytes = 0;
-    for (const LogBuffer& b : log.buffers)
+    for (const LogBuffer& b : buffers)
       if (b.kind == "model" && !is_host(b.device)) bytes += b.bytes;
     add_line(c, log, "model buffers, all GPUs", "model", nullptr, bytes, m.weights_on_gpus_bytes);
   }
