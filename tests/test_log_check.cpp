@@ -263,3 +263,29 @@ TEST_CASE("Current logs: split and unified caches, sliding-window caches, mapped
     }
   }
 }
+
+TEST_CASE("A command line's -ot expert overrides and -c, where the log's own lines leave them out") {
+  // llama-fit-params' answer for Qwen3-30B-A3B F16 on an RTX 4090: -c 4096 and
+  // the experts of blk 14 to 47 (34 of its 48 MoE layers) on the CPU.
+  auto parsed = parse_load_log(fixture("02-rtx4090-qwen3-30b-a3b-f16-fit-breakdown.txt"));
+  REQUIRE(parsed);
+  CHECK(parsed.value().expert_layers_on_cpu == 34);
+  CHECK(parsed.value().command_ctx == 4096);
+  SizerRequest r;
+  r.model_id = "qwen3-30b-a3b";
+  r.quant = "F16";
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  CHECK(c.value().context_tokens == 4096);
+  CHECK_THAT(c.value().offload_fraction, WithinAbs(34.0 / 48.0, 1e-12));
+  // Its cache: 48 layers x (K + V) x 4 KV heads x 128 x 2 bytes x 4096 = 384 MiB,
+  // the breakdown's CUDA0 context.
+  const LogCheckLine* context = line(c.value(), "CUDA0 context (KV and outputs)");
+  REQUIRE(context);
+  CHECK_THAT(*context->estimate_mib, WithinAbs(384.0, 1e-9));
+  // mmap: the host buffer is the file's span between CPU tensors, said as such.
+  const LogCheckLine* host = line(c.value(), "Host model buffer (weights in system RAM)");
+  REQUIRE(host);
+  CHECK(host->differs);
+  CHECK(host->hint.find("mmap") != std::string::npos);
+}

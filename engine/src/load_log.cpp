@@ -1,5 +1,6 @@
 #include "llmsizer/load_log.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -119,6 +120,34 @@ void read_breakdown(std::string_view line, const std::string& where, std::vector
   out.push_back(LogBuffer{device, "compute", mib_bytes(numbers[first + 2]), where});
 }
 
+// A command line's -ot overrides of routed experts to the CPU: the distinct
+// layers named ("blk\.14\.ffn_(up|down|gate)_(ch|)exps=CPU,blk\.15..."), and
+// its -c / --ctx-size.
+void read_command(std::string_view line, LoadLog& log) {
+  std::vector<int> layers;
+  std::size_t at = 0;
+  while ((at = line.find("blk\\.", at)) != std::string_view::npos) {
+    at += 5;
+    std::string_view rest = line.substr(at);
+    const auto end = rest.find_first_of(", ");
+    const std::string_view item = rest.substr(0, end);
+    if (item.find("exps=CPU") == std::string_view::npos) continue;
+    const auto n = number_in(item.substr(0, item.find('\\')));
+    if (n && *n < 10000 && std::find(layers.begin(), layers.end(), static_cast<int>(*n)) == layers.end())
+      layers.push_back(static_cast<int>(*n));
+  }
+  if (!layers.empty()) log.expert_layers_on_cpu = static_cast<int>(layers.size());
+  for (std::string_view flag : {std::string_view(" -c "), std::string_view(" --ctx-size ")}) {
+    const std::string padded = " " + std::string(line.substr(0, 4096)) + " ";
+    const auto f = padded.find(flag);
+    if (f == std::string::npos) continue;
+    std::string_view value = std::string_view(padded).substr(f + flag.size());
+    if (const auto n = whole(value.substr(0, value.find(' ')))) {
+      if (*n > 0 && *n <= (std::int64_t{1} << 26)) log.command_ctx = *n;
+    }
+  }
+}
+
 }  // namespace
 
 Result<LoadLog> parse_load_log(std::string_view text) {
@@ -139,6 +168,9 @@ Result<LoadLog> parse_load_log(std::string_view text) {
       continue;
     }
     if (read_buffer(line, where, log)) continue;
+    if (line.find("exps=CPU") != std::string_view::npos || line.rfind("-c ", 0) == 0 ||
+        line.find(" -c ") != std::string_view::npos || line.find("--ctx-size ") != std::string_view::npos)
+      read_command(line, log);
     if (std::string name = gpu_named_in_line(line); !name.empty()) {
       log.devices_named.push_back(std::move(name));
       continue;

@@ -46,6 +46,9 @@ bool is_host(const std::string& device) {
 }
 
 std::string hint_for(const std::string& kind, const LoadLog& log, const LogCheck& c) {
+  if (kind == "host_model")
+    return "llama.cpp maps the file (mmap): the host buffer is the span of the file from the first tensor kept in RAM "
+           "to the last, the GPU's tensors between them included; or another mix of types than the catalog's " + c.quant;
   if (kind == "model")
     return "another mix of types than the catalog's " + c.quant +
            " (an imatrix, unsloth UD or bartowski _L file), or the layers split otherwise over the GPUs (-ts)";
@@ -142,8 +145,14 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   } else {
     q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
   }
-  if (log.n_ctx) q.context_tokens = std::max<std::int64_t>(1, *log.n_ctx / q.sequences);
-  else c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
+  if (log.n_ctx) {
+    q.context_tokens = std::max<std::int64_t>(1, *log.n_ctx / q.sequences);
+  } else if (log.command_ctx) {
+    q.context_tokens = *log.command_ctx;
+    c.warnings.push_back("the context is the command line's -c " + std::to_string(*log.command_ctx) + " (the log does not print n_ctx)");
+  } else {
+    c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
+  }
   if (!log.type_k.empty()) q.kv_type = log.type_k;
   if (!log.type_v.empty() && log.type_v != log.type_k)
     c.warnings.push_back("K cache " + log.type_k + ", V cache " + log.type_v + ": sized with " + log.type_k + " for both");
@@ -158,6 +167,15 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   }
   auto model = sizer.model_for(q);
   if (!model) return model.error();
+  if (log.expert_layers_on_cpu) {
+    // -ot keeps these layers' routed experts in system RAM.
+    int moe_layers = 0;
+    for (const LayerSpec& l : model.value().arch().layers) moe_layers += l.ffn.n_experts > 0 ? 1 : 0;
+    if (moe_layers > 0) {
+      q.offload_mode = "experts";
+      q.offload_fraction = std::min(1.0, static_cast<double>(*log.expert_layers_on_cpu) / moe_layers);
+    }
+  }
   auto scenario = sizer.scenario_for(q);
   if (!scenario) return scenario.error();
   auto e = sizer.estimate(model.value(), scenario.value());
@@ -216,7 +234,7 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
     // The weights llama.cpp keeps in host memory: the token embedding, and
     // the offloaded layers' weights (offload_bytes less their KV cache).
     const std::int64_t kv_in_ram = m.kv_cache_bytes - m.kv_cache_on_gpus_bytes;
-    add_line(c, log, names + " model buffer (weights in system RAM)", "model", host_where, bytes,
+    add_line(c, log, names + " model buffer (weights in system RAM)", "host_model", host_where, bytes,
              m.host_bytes + m.offload_bytes - kv_in_ram);
   }
   if (log.kv_total_bytes) add_line(c, log, "KV cache, all devices", "kv", nullptr, *log.kv_total_bytes, m.kv_cache_bytes);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The calibration section of docs/accuracy.md: every public llama-bench paste in
 tests/fixtures/llama_bench calibrated with `llm-sizer calibrate`, each row's
-estimate before and after, from the CLI's own answers.
+estimate before and after; and every public load log in tests/fixtures/load_logs
+beside the estimate with `llm-sizer check-log`. From the CLI's own answers.
 
     python3 scripts/speed/calibration_report.py [--bin build/native-release/llm-sizer] [--write]
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "llama_bench"
+LOGS = ROOT / "tests" / "fixtures" / "load_logs"
 DOC = ROOT / "docs" / "accuracy.md"
 BEGIN = "<!-- calibration report: scripts/speed/calibration_report.py -->"
 END = "<!-- end of calibration report -->"
@@ -29,6 +31,43 @@ def run(binary, record):
     if done.returncode != 0:
         return None, done.stderr.strip().removeprefix("llm-sizer: ")
     return json.loads(done.stdout), None
+
+
+def check_log(binary, record):
+    args = [binary, "check-log", str(LOGS / record["file"].strip()), "--json"]
+    if record.get("device"):
+        args += ["--gpu", record["device"]]
+    if record.get("model"):  # where the log itself does not print its parameter count
+        args += ["--model", record["model"]]
+        quant = {"MXFP4": "MXFP4_MOE"}.get(record.get("quant"), record.get("quant"))
+        if quant and " " not in quant:  # a file type's name, not a description of the file
+            args += ["--quant", quant]
+    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        return None, done.stderr.strip().removeprefix("llm-sizer: ").replace(str(ROOT) + "/", "")
+    return json.loads(done.stdout), None
+
+
+def log_rows(binary):
+    lines = ["", "### Load logs beside the estimate", "",
+             "Each log in `tests/fixtures/load_logs` (sources in its `sources.json`) checked with `llm-sizer check-log`",
+             "on the device its source names, at the log's own settings: the largest difference of each kind of",
+             "buffer the estimate sizes (weights on the GPUs, KV cache, compute buffer).", "",
+             "| Log | Sized as | Weights | KV cache | Compute |", "|---|---|---|---|---|"]
+    for r in json.loads((LOGS / "sources.json").read_text()):
+        answer, error = check_log(binary, r)
+        if answer is None:
+            lines.append(f"| {r['file']} | {error} | — | — | — |")
+            continue
+        def worst(kind):
+            diffs = [l["difference_pct"] for l in answer["lines"] if l["estimate_mib"] is not None and kind(l["item"])]
+            return f"{max(diffs, key=abs):+.1f}%" if diffs else "—"
+        weights = worst(lambda item: "model buffer" in item and "system RAM" not in item and "all GPUs" not in item)
+        kv = worst(lambda item: "KV" in item or "context" in item)
+        compute = worst(lambda item: "compute" in item)
+        lines.append(f"| {r['file']} | {answer['model']} {answer['quant']} on {answer['device']}, "
+                     f"{answer['context_tokens']} x {answer['sequences']} | {weights} | {kv} | {compute} |")
+    return lines
 
 
 def section(binary):
@@ -52,6 +91,7 @@ def section(binary):
         fitted = ", ".join(f.removesuffix("_factor") for f in answer["fitted"])
         lines.append(f"| {r['file']} | {answer['device']} | {len(used)} of {len(answer['rows'])} | {fitted} | "
                      f"{median:.1f}% / {before[-1]:.1f}% | {after:.1f}% |")
+    lines += log_rows(binary)
     lines += ["", END]
     return "\n".join(lines)
 

@@ -37,6 +37,11 @@ struct LoadLog {
   std::optional<int> flash_attn;               // 0 off, 1 on ("enabled"/"auto" read as 1)
   std::string type_k;                          // "f16", "q8_0", ... ("" when not stated)
   std::string type_v;
+  // From a command line in the text, where the log's own lines leave them out:
+  // the layers whose experts an -ot override keeps on the CPU
+  // ("blk\.14\.ffn_(up|down|gate)_exps=CPU"), and -c / --ctx-size.
+  std::optional<int> expert_layers_on_cpu;
+  std::optional<std::int64_t> command_ctx;
   std::optional<int> offloaded_layers;         // "offloaded 33/33 layers to GPU"
   std::optional<int> offloadable_layers;
   std::string file_type;                       // "Q4_K - Medium"
