@@ -112,3 +112,19 @@ test('a pasted load log: each buffer beside the estimate for the log\'s own sett
   assert.deepEqual(console.errors, []);
   await page.close();
 });
+
+test('a llama-bench file dropped on its text area calibrates as if pasted', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen2.5-7b&gpu=mi300x`);
+  await page.click('#calibrate-box summary');
+  const dataTransfer = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'bench.jsonl', { type: 'text/plain' }));
+    return dt;
+  }, jsonl);
+  await page.dispatchEvent('#bench-text', 'drop', { dataTransfer });
+  await page.waitForFunction(() => /cal=rtx-4080,/.test(location.hash));
+  assert.equal(await page.$eval('#bench-text', (t) => t.value.startsWith('{')), true);
+  assert.equal((await page.$$('#calibrate-table tbody tr')).length, 2);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

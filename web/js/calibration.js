@@ -22,6 +22,9 @@ export class CalibrationBox {
     });
     labelColumns($('check-log-table'));
     $('check-log').addEventListener('click', () => this.checkLog());
+    // A file dropped on either text area is read here, as if pasted, then used.
+    droppable($('bench-text'), $('calibrate-note'), 4 << 20, () => this.run());
+    droppable($('log-text'), $('check-log-note'), 8 << 20, () => this.checkLog());
     this.showApplied();
   }
 
@@ -147,6 +150,23 @@ export class CalibrationBox {
     else if (cal) note.textContent = `The calibration is for ${this.app.deviceName(cal.split(',')[0])}: choose that device (one card) to apply it.`;
     else if (!note.textContent.startsWith('Not calibrated')) note.textContent = '';
   }
+}
+
+// The text of a file dropped on `area` (at most `limit` bytes, the engine's
+// own bound), then `use()`; nothing leaves the machine.
+function droppable(area, note, limit, use) {
+  area.addEventListener('dragover', (e) => e.preventDefault());
+  area.addEventListener('drop', async (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer?.files?.[0];
+    if (!file) return;
+    if (file.size > limit) {
+      note.textContent = `${file.name} is larger than ${limit >> 20} MiB: not read.`;
+      return;
+    }
+    area.value = await file.text();
+    use();
+  });
 }
 
 const capitalized = (text) => text.charAt(0).toUpperCase() + text.slice(1);
