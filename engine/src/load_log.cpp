@@ -214,7 +214,6 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     if (key.empty()) continue;
     if (key == "n_ctx") log.n_ctx = whole(value);
     else if (key == "n_seq_max") log.n_seq_max = whole(value);
-    else if (key == "n_ctx_seq" || key == "n_ctx_per_seq") log.n_ctx_seq = whole(value);
     else if (key == "n_batch") log.n_batch = whole(value);
     else if (key == "n_ubatch") log.n_ubatch = whole(value);
     else if (key == "flash_attn") {

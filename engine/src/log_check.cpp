@@ -137,14 +137,11 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   for (const LogBuffer& b : buffers)
     if (!is_host(b.device) && std::find(gpus.begin(), gpus.end(), b.device) == gpus.end()) gpus.push_back(b.device);
   if (base.gpu_count == 1 && gpus.size() > 1) q.gpu_count = static_cast<int>(gpus.size());
-  // The log's settings. A unified cache (n_ctx_seq = n_ctx: every sequence may
-  // fill it) holds n_ctx cells in all, sized as one sequence of n_ctx; split
-  // ones n_ctx / n_ctx_seq sequences of n_ctx_seq.
-  if (log.n_ctx && log.n_ctx_seq && *log.n_ctx_seq > 0) {
-    q.sequences = std::max<std::int64_t>(1, *log.n_ctx / *log.n_ctx_seq);
-  } else {
-    q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
-  }
+  // The log's settings: n_ctx cells for n_seq_max sequences. A unified cache
+  // (n_ctx_seq = n_ctx) lets any sequence fill it, but holds the same n_ctx
+  // cells, and its sliding-window cache n_swa x n_seq_max + n_ubatch of them,
+  // as a split one does.
+  q.sequences = std::max<std::int64_t>(1, log.n_seq_max.value_or(1));
   if (log.n_ctx) {
     q.context_tokens = std::max<std::int64_t>(1, *log.n_ctx / q.sequences);
   } else if (log.command_ctx) {

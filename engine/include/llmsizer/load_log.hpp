@@ -31,7 +31,6 @@ struct LoadLog {
   std::optional<std::int64_t> kv_total_bytes;
   std::optional<std::int64_t> n_ctx;
   std::optional<std::int64_t> n_seq_max;
-  std::optional<std::int64_t> n_ctx_seq;       // cells one sequence may use ("n_ctx_seq", "n_ctx_per_seq")
   std::optional<std::int64_t> n_batch;
   std::optional<std::int64_t> n_ubatch;
   std::optional<int> flash_attn;               // 0 off, 1 on ("enabled"/"auto" read as 1)
