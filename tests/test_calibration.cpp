@@ -21,18 +21,9 @@ using namespace llmsizer;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/llama_bench/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string fixture(const std::string& name) { return test::fixture_text("llama_bench/" + name); }
 
-const Sizer& sizer() {
-  static const Sizer s(test::catalog());
-  return s;
-}
+const Sizer& sizer() { return test::sizer(); }
 
 MachineCalibration calibrated(const std::string& name, const std::string& gpu = "") {
   auto bench = parse_llama_bench(fixture(name));

@@ -15,18 +15,9 @@ using namespace llmsizer;
 
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/load_logs/" + name, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string fixture(const std::string& name) { return test::fixture_text("load_logs/" + name); }
 
-const Sizer& sizer() {
-  static const Sizer s(test::catalog());
-  return s;
-}
+const Sizer& sizer() { return test::sizer(); }
 
 constexpr double kMiB = 1024.0 * 1024.0;
 

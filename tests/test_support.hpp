@@ -9,6 +9,7 @@
 
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
+#include "llmsizer/sizer.hpp"
 
 namespace llmsizer::test {
 
@@ -45,6 +46,21 @@ inline nlohmann::json golden(const std::string& name) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   return nlohmann::json::parse(buffer.str());
+}
+
+// A file of tests/fixtures (public outputs kept with their sources), whole.
+inline std::string fixture_text(const std::string& path) {
+  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/" + path, std::ios::binary);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One Sizer over the embedded catalog for a test file's cases.
+inline const Sizer& sizer() {
+  static const Sizer s(catalog());
+  return s;
 }
 
 inline Device device_of(const std::string& id) {

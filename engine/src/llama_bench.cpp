@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "file_text.hpp"
+#include "text_lines.hpp"
 #include "llmsizer/json.hpp"
 
 namespace llmsizer {
@@ -240,15 +241,11 @@ Result<BenchResults> parse_markdown(std::string_view text) {
   BenchResults out;
   std::vector<std::string> header;  // the current table's columns; empty outside a table
   std::string build;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
   bool expect_separator = false;
-  while (pos <= text.size()) {
-    const auto nl = text.find('\n', pos);
-    const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    const std::string where = "line " + std::to_string(line_no);
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string where = lines.where();
     const auto cells = cells_of(line);
     if (cells.empty()) {
       header.clear();
@@ -373,15 +370,12 @@ Result<BenchResults> parse_json_records(std::string_view text) {
     return out;
   }
   // JSONL: one object per line.
-  std::size_t pos = 0;
-  std::size_t line_no = 0;
-  while (pos < text.size()) {
-    const auto nl = text.find('\n', pos);
-    const std::string_view line = trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    ++line_no;
+  TextLines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    const std::string_view line = trim(raw);
     if (line.empty()) continue;
-    const std::string where = "line " + std::to_string(line_no);
+    const std::string where = lines.where();
     const Json j = Json::parse(line.begin(), line.end(), nullptr, false);
     if (j.is_discarded()) return bad_row(where, "not a JSON object (llama-bench -o jsonl writes one per line)");
     if (auto e = add(j, where)) return *e;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "file_text.hpp"
+#include "text_lines.hpp"
 #include "llmsizer/llama_bench.hpp"
 
 namespace llmsizer {
@@ -155,14 +156,11 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     return Error{"log.too_large", "the log is over " + std::to_string(kMaxLogTextBytes >> 20) + " MiB"};
   LoadLog log;
   std::vector<LogBuffer> breakdown;
-  std::size_t pos = 0;
-  std::size_t line_no = 0;
-  while (pos < text.size()) {
-    const auto nl = text.find('\n', pos);
-    const std::string_view line = trim(text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
-    pos = nl == std::string_view::npos ? text.size() : nl + 1;
-    ++line_no;
-    const std::string where = "line " + std::to_string(line_no);
+  TextLines lines(text);
+  std::string_view raw;
+  while (lines.next(raw)) {
+    const std::string_view line = trim(raw);
+    const std::string where = lines.where();
     if (line.find("llama_memory_breakdown_print") != std::string_view::npos) {
       read_breakdown(line, where, breakdown);
       continue;

@@ -1,0 +1,33 @@
+// Pasted text line by line ('\n'; a '\r' before it dropped), each line with
+// its 1-based number, for the readers of pasted measurements to name the
+// line at fault.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace llmsizer {
+
+class TextLines {
+ public:
+  explicit TextLines(std::string_view text) : text_(text) {}
+
+  // The next line into `line`; false past the last one.
+  bool next(std::string_view& line) {
+    if (pos_ > text_.size()) return false;
+    const auto nl = text_.find('\n', pos_);
+    line = text_.substr(pos_, nl == std::string_view::npos ? std::string_view::npos : nl - pos_);
+    pos_ = nl == std::string_view::npos ? text_.size() + 1 : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++number_;
+    return true;
+  }
+  std::string where() const { return "line " + std::to_string(number_); }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+};
+
+}  // namespace llmsizer
