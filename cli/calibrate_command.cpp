@@ -4,7 +4,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "llmsizer/llama_bench.hpp"
 #include "llmsizer/load_log.hpp"
@@ -19,7 +18,7 @@ int fail(const Error& error) {
   return 2;
 }
 
-void print_table(const MachineCalibration& c, const Sizer& sizer) {
+void print_table(const MachineCalibration& c, const Sizer& sizer, const std::string& bench_path) {
   const Device* d = sizer.catalog().find_device(c.device);
   const std::string device = d ? d->name : c.device;
   int used = 0;
@@ -55,7 +54,18 @@ void print_table(const MachineCalibration& c, const Sizer& sizer) {
                 100.0 * (r.calibrated_tokens_per_s / r.measured_tokens_per_s - 1.0));
   }
   for (const std::string& w : c.warnings) std::printf("warning: %s\n", w.c_str());
-  std::printf("\nUse it: llm-sizer estimate ... --calibration FILE, with this command's --json output in FILE\n");
+  if (d == nullptr) {  // a custom device: its --gpu-* flags go with --calibration
+    std::printf("\nUse it: save this with --json and give it as --calibration FILE with the same --gpu-* flags\n");
+    return;
+  }
+  // The commands that use it, for the first model the rows were sized as.
+  std::string model;
+  for (const CalibratedRow& r : c.rows)
+    if (model.empty() && r.left_out.empty()) model = r.model;
+  std::printf("\nUse it:\n  llm-sizer calibrate --llama-bench %s --gpu %s%s --json > calibration.json\n"
+              "  llm-sizer estimate --model %s --gpu %s%s --calibration calibration.json\n",
+              bench_path.c_str(), c.device.c_str(), c.gpu_count > 1 ? (" --gpus " + std::to_string(c.gpu_count)).c_str() : "",
+              model.c_str(), c.device.c_str(), c.gpu_count > 1 ? (" --gpus " + std::to_string(c.gpu_count)).c_str() : "");
 }
 
 void print_check(const LogCheck& c) {
@@ -83,22 +93,8 @@ void print_check(const LogCheck& c) {
 
 }  // namespace
 
-Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes, const char* what) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
-  if (!S_ISREG(info.st_mode)) return Error{"cli.file", "'" + path.substr(0, 200) + "' is not a regular file"};
-  if (info.st_size > max_bytes)
-    return Error{"cli.file", "'" + path.substr(0, 200) + "' is larger than " + std::to_string(max_bytes >> 20) +
-                                 " MiB; " + what + " is smaller"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 Result<MachineCalibrationKey> read_calibration_file(const std::string& path) {
-  auto text = read_text_file(path, std::int64_t{1} << 20, "a calibration");
+  auto text = read_text_file(path, std::int64_t{1} << 20, "a calibration is under 1 KB");
   if (!text) return text.error();
   const Json j = Json::parse(text.value(), nullptr, false);
   if (j.is_discarded() || !j.is_object())
@@ -110,7 +106,7 @@ Result<MachineCalibrationKey> read_calibration_file(const std::string& path) {
 }
 
 int run_calibrate(const Command& c, const Sizer& sizer) {
-  auto text = read_text_file(*c.llama_bench_path, static_cast<std::int64_t>(kMaxBenchTextBytes), "llama-bench output");
+  auto text = read_text_file(*c.llama_bench_path, static_cast<std::int64_t>(kMaxBenchTextBytes), "llama-bench output is a few KB");
   if (!text) return fail(text.error());
   auto bench = parse_llama_bench(text.value());
   if (!bench) return fail(Error{bench.error().id, c.llama_bench_path->substr(0, 200) + ": " + bench.error().message});
@@ -127,12 +123,12 @@ int run_calibrate(const Command& c, const Sizer& sizer) {
   auto calibration = calibrate_machine(sizer, bench.value(), base);
   if (!calibration) return fail(calibration.error());
   if (c.json) std::cout << dump_json(machine_calibration_to_json(calibration.value()), 1) << "\n";
-  else print_table(calibration.value(), sizer);
+  else print_table(calibration.value(), sizer, *c.llama_bench_path);
   return 0;
 }
 
 int run_check_log(const Command& c, const Sizer& sizer, const SizerRequest& request) {
-  auto text = read_text_file(*c.log_path, static_cast<std::int64_t>(kMaxLogTextBytes), "a load log");
+  auto text = read_text_file(*c.log_path, static_cast<std::int64_t>(kMaxLogTextBytes), "a load log is a few hundred KB");
   if (!text) return fail(text.error());
   auto log = parse_load_log(text.value());
   if (!log) return fail(Error{log.error().id, c.log_path->substr(0, 200) + ": " + log.error().message});

@@ -6,13 +6,11 @@
 #include <string>
 
 #include "arguments.hpp"
+#include "text_file.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/sizer.hpp"
 
 namespace llmsizer::cli {
-
-// A text file of at most max_bytes, or the error naming it.
-Result<std::string> read_text_file(const std::string& path, std::int64_t max_bytes, const char* what);
 
 // `calibrate --json`'s answer (its "factors") or the factors object alone.
 Result<MachineCalibrationKey> read_calibration_file(const std::string& path);

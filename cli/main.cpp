@@ -33,16 +33,7 @@ int fail(const Error& error) {
 }
 
 Result<std::string> read_small_file(const std::string& path) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
-  if (!S_ISREG(info.st_mode)) return Error{"cli.file", "'" + path.substr(0, 200) + "' is not a regular file"};
-  if (info.st_size > kMaxConfigBytes)
-    return Error{"cli.file", "'" + path.substr(0, 200) + "' is larger than 16 MiB; a config.json is a few KB"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cli.file", "cannot open '" + path.substr(0, 200) + "'"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return cli::read_text_file(path, kMaxConfigBytes, "a config.json is a few KB");
 }
 
 struct LoadedModel {

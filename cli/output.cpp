@@ -156,7 +156,16 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   }
   if (e.speed && runs(e)) {
     const SpeedEstimate& sp = *e.speed;
-    out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
+    if (const auto& own = sp.basis.machine_factors) {
+      std::snprintf(line, sizeof line,
+                    "speed (%s, calibrated on your %d measurements: bandwidth x%.3f, compute x%.3f, fixed cost per layer "
+                    "x%.3f, attention x%.3f, KV reads x%.3f)\n",
+                    sp.basis.runtime.c_str(), own->rows, own->bandwidth_factor, own->compute_factor, own->overhead_factor,
+                    own->attention_factor, own->kv_factor);
+      out << line;
+    } else {
+      out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
+    }
     std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
                   sp.decode_tokens_per_s, static_cast<long long>(s.context_tokens));
     out << line;

@@ -12,16 +12,11 @@
 namespace llmsizer {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 std::optional<long long> parse_int(std::string_view s) {
-  s = trim(s);
+  s = trim_space(s);
   long long value = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
@@ -32,14 +27,14 @@ std::optional<long long> parse_int(std::string_view s) {
 // rest after it. strtod's decimal point is the C locale's, which the engine
 // never changes. Refuses what is not a finite number.
 std::optional<double> leading_number(std::string_view s, std::string_view* rest = nullptr) {
-  s = trim(s);
+  s = trim_space(s);
   std::string text(s.substr(0, 64));
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.' || text[0] == '-'))
     return std::nullopt;
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || !std::isfinite(value)) return std::nullopt;
-  if (rest) *rest = trim(s.substr(static_cast<std::size_t>(end - text.c_str())));
+  if (rest) *rest = trim_space(s.substr(static_cast<std::size_t>(end - text.c_str())));
   return value;
 }
 
@@ -73,18 +68,18 @@ std::optional<std::int64_t> parse_params(std::string_view s) {
 // "pp512", "tg128", "pp512+tg128", each optionally " @ d4096"; the first
 // builds wrote "pp 512".
 bool parse_test(std::string_view s, BenchRow& row) {
-  s = trim(s);
+  s = trim_space(s);
   const auto at = s.find('@');
   if (at != std::string_view::npos) {
-    std::string_view depth = trim(s.substr(at + 1));
+    std::string_view depth = trim_space(s.substr(at + 1));
     if (depth.empty() || depth.front() != 'd') return false;
     const auto d = parse_int(depth.substr(1));
     if (!d || *d < 0 || *d > (1 << 24)) return false;
     row.n_depth = static_cast<int>(*d);
-    s = trim(s.substr(0, at));
+    s = trim_space(s.substr(0, at));
   }
   auto count = [](std::string_view part, std::string_view prefix) -> std::optional<int> {
-    part = trim(part);
+    part = trim_space(part);
     if (!starts_with(part, prefix)) return std::nullopt;
     const auto n = parse_int(part.substr(prefix.size()));
     if (!n || *n <= 0 || *n > (1 << 24)) return std::nullopt;
@@ -112,7 +107,7 @@ bool parse_test(std::string_view s, BenchRow& row) {
 
 std::vector<std::string_view> cells_of(std::string_view line) {
   std::vector<std::string_view> cells;
-  line = trim(line);
+  line = trim_space(line);
   if (line.empty() || line.front() != '|') return cells;
   line.remove_prefix(1);
   if (!line.empty() && line.back() == '|') line.remove_suffix(1);
@@ -120,7 +115,7 @@ std::vector<std::string_view> cells_of(std::string_view line) {
   while (start <= line.size() && cells.size() < 64) {
     const auto bar = line.find('|', start);
     const auto end = bar == std::string_view::npos ? line.size() : bar;
-    cells.push_back(trim(line.substr(start, end - start)));
+    cells.push_back(trim_space(line.substr(start, end - start)));
     if (bar == std::string_view::npos) break;
     start = bar + 1;
   }
@@ -208,14 +203,14 @@ bool set_cell(std::string_view column, std::string_view value, BenchRow& row) {
 }  // namespace
 
 std::string gpu_named_in_line(std::string_view line) {
-  line = trim(line);
+  line = trim_space(line);
   // ggml_cuda_init (CUDA, ROCm): "  Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9, VMM: yes"
   if (const auto d = line.find("Device "); d != std::string_view::npos) {
     std::string_view rest = line.substr(d + 7);
     const auto colon = rest.find(": ");
     if (colon != std::string_view::npos && parse_int(rest.substr(0, colon))) {
       rest = rest.substr(colon + 2);
-      return printable(trim(rest.substr(0, rest.find(','))), 80);
+      return printable(trim_space(rest.substr(0, rest.find(','))), 80);
     }
   }
   // ggml_vulkan: "ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0 | fp16: 1 | ..."
@@ -223,14 +218,14 @@ std::string gpu_named_in_line(std::string_view line) {
     const auto eq = line.find(" = ");
     if (eq != std::string_view::npos) {
       std::string_view rest = line.substr(eq + 3);
-      return printable(trim(rest.substr(0, rest.find(" |"))), 80);
+      return printable(trim_space(rest.substr(0, rest.find(" |"))), 80);
     }
   }
   // Metal: "ggml_metal_init: GPU name:   Apple M2 Ultra" / "found device: Apple M1 Max"
   for (std::string_view key : {std::string_view("GPU name:"), std::string_view("found device:")}) {
     if (line.find("metal") == std::string_view::npos) continue;
     if (const auto k = line.find(key); k != std::string_view::npos)
-      return printable(trim(line.substr(k + key.size())), 80);
+      return printable(trim_space(line.substr(k + key.size())), 80);
   }
   return "";
 }
@@ -249,7 +244,7 @@ Result<BenchResults> parse_markdown(std::string_view text) {
     const auto cells = cells_of(line);
     if (cells.empty()) {
       header.clear();
-      if (const std::string_view t = trim(line); starts_with(t, "build: ")) {
+      if (const std::string_view t = trim_space(line); starts_with(t, "build: ")) {
         build = printable(t.substr(7), 48);
         // A table's build line comes after its rows: theirs.
         for (auto it = out.rows.rbegin(); it != out.rows.rend() && it->build.empty(); ++it) it->build = build;
@@ -352,7 +347,7 @@ Result<BenchRow> row_from_json(const Json& j, const std::string& where) {
 
 Result<BenchResults> parse_json_records(std::string_view text) {
   BenchResults out;
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_space(text);
   auto add = [&](const Json& j, const std::string& where) -> std::optional<Error> {
     auto row = row_from_json(j, where);
     if (!row) return row.error();
@@ -373,7 +368,7 @@ Result<BenchResults> parse_json_records(std::string_view text) {
   TextLines lines(text);
   std::string_view raw;
   while (lines.next(raw)) {
-    const std::string_view line = trim(raw);
+    const std::string_view line = trim_space(raw);
     if (line.empty()) continue;
     const std::string where = lines.where();
     const Json j = Json::parse(line.begin(), line.end(), nullptr, false);
@@ -396,7 +391,7 @@ std::string BenchRow::test_name() const {
 Result<BenchResults> parse_llama_bench(std::string_view text) {
   if (text.size() > kMaxBenchTextBytes)
     return Error{"bench.too_large", "the text is over " + std::to_string(kMaxBenchTextBytes >> 20) + " MiB"};
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_space(text);
   if (t.empty()) return Error{"bench.empty", "no llama-bench output: paste its table or its -o json output"};
   Result<BenchResults> parsed = (t.front() == '[' || t.front() == '{') ? parse_json_records(t) : parse_markdown(text);
   if (parsed && parsed.value().rows.empty())
@@ -407,13 +402,13 @@ Result<BenchResults> parse_llama_bench(std::string_view text) {
 }
 
 std::string arch_from_model_type(std::string_view model_type) {
-  model_type = trim(model_type);
+  model_type = trim_space(model_type);
   return std::string(model_type.substr(0, model_type.find(' ')));
 }
 
 std::string quant_name_from_model_type(std::string_view model_type) {
   // "{arch} {size label} {file type name}"; the file type's name may hold spaces.
-  model_type = trim(model_type);
+  model_type = trim_space(model_type);
   const auto first = model_type.find(' ');
   if (first == std::string_view::npos) return "";
   const auto second = model_type.find(' ', first + 1);
@@ -422,7 +417,7 @@ std::string quant_name_from_model_type(std::string_view model_type) {
 }
 
 std::string quant_name_from_file_type(std::string_view file_type) {
-  std::string_view ftype = trim(file_type);
+  std::string_view ftype = trim_space(file_type);
   if (const auto guessed = ftype.find(" (guessed)"); guessed != std::string_view::npos) ftype = ftype.substr(0, guessed);
   if (starts_with(ftype, "all F32")) return "F32";
   if (starts_with(ftype, "IQ3_S mix")) return "IQ3_M";
@@ -430,7 +425,7 @@ std::string quant_name_from_file_type(std::string_view file_type) {
   const std::string_view base = ftype.substr(0, ftype.find(' '));
   // The K-quant mixes are named by size: "Q4_K - Medium" is Q4_K_M; Q2_K's
   // own mix is "Q2_K - Medium", the file type Q2_K.
-  const std::string_view size = ftype.size() > base.size() ? trim(ftype.substr(base.size())) : std::string_view();
+  const std::string_view size = ftype.size() > base.size() ? trim_space(ftype.substr(base.size())) : std::string_view();
   const bool k_quant = base.size() >= 3 && base.substr(base.size() - 2) == "_K";
   if (k_quant && base != "Q6_K") {
     if (size == "- Small") return std::string(base) + "_S";

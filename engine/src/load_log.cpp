@@ -6,19 +6,14 @@
 #include <cstdlib>
 
 #include "file_text.hpp"
+#include "llmsizer/units.hpp"
 #include "text_lines.hpp"
 #include "llmsizer/llama_bench.hpp"
 
 namespace llmsizer {
 namespace {
 
-constexpr double kLogBytesPerMiB = 1024.0 * 1024.0;  // not units.hpp's kMiB: a double here
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // The first decimal number in s, or nullopt; *end: the rest after it.
 std::optional<double> number_in(std::string_view s, std::string_view* rest = nullptr) {
@@ -33,7 +28,7 @@ std::optional<double> number_in(std::string_view s, std::string_view* rest = nul
   return v;
 }
 
-std::int64_t mib_bytes(double mib) { return static_cast<std::int64_t>(std::llround(mib * kLogBytesPerMiB)); }
+std::int64_t mib_bytes(double mib) { return static_cast<std::int64_t>(std::llround(mib * static_cast<double>(kMiB))); }
 
 // "llama_context: n_ctx         = 32768" -> ("n_ctx", "32768"); the log's
 // prefix (up to ": ") dropped. Empty key when the line is not "key = value".
@@ -43,10 +38,10 @@ std::pair<std::string_view, std::string_view> key_value(std::string_view line) {
   std::string_view rest = line.substr(colon + 2);
   const auto eq = rest.find('=');
   if (eq == std::string_view::npos) return {};
-  const std::string_view key = trim(rest.substr(0, eq));
+  const std::string_view key = trim_space(rest.substr(0, eq));
   for (char c : key)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ' || c == '.')) return {};
-  return {key, trim(rest.substr(eq + 1))};
+  return {key, trim_space(rest.substr(eq + 1))};
 }
 
 std::optional<std::int64_t> whole(std::string_view v) {
@@ -65,10 +60,10 @@ bool read_buffer(std::string_view line, const std::string& where, LoadLog& log) 
   std::string_view head = line.substr(0, at);
   const auto colon = head.find(": ");
   const std::string_view prefix = colon == std::string_view::npos ? std::string_view() : head.substr(0, colon);
-  head = trim(colon == std::string_view::npos ? head : head.substr(colon + 2));
+  head = trim_space(colon == std::string_view::npos ? head : head.substr(colon + 2));
   const auto space = head.find(' ');
-  const std::string_view device = trim(head.substr(0, space));
-  const std::string_view what = space == std::string_view::npos ? std::string_view() : trim(head.substr(space));
+  const std::string_view device = trim_space(head.substr(0, space));
+  const std::string_view what = space == std::string_view::npos ? std::string_view() : trim_space(head.substr(space));
   std::string kind;
   if (what == "model" || (what.empty() && prefix.find("load_tensors") != std::string_view::npos)) kind = "model";
   else if (what == "KV") kind = "kv";
@@ -76,7 +71,7 @@ bool read_buffer(std::string_view line, const std::string& where, LoadLog& log) 
   else return true;  // output, RS: a buffer line, not one the estimate sizes
   std::string_view rest;
   const auto mib = number_in(line.substr(at), &rest);
-  if (!mib || trim(rest).substr(0, 3) != "MiB") return true;
+  if (!mib || trim_space(rest).substr(0, 3) != "MiB") return true;
   log.buffers.push_back(LogBuffer{printable(device, 24), kind, mib_bytes(*mib), where});
   return true;
 }
@@ -101,7 +96,7 @@ void read_breakdown(std::string_view line, const std::string& where, std::vector
   std::string_view rest = line.substr(dash + 2);
   const auto bar = rest.find('|');
   if (bar == std::string_view::npos) return;
-  const std::string_view name = trim(rest.substr(0, bar));
+  const std::string_view name = trim_space(rest.substr(0, bar));
   const std::string device = printable(name.substr(0, name.find(' ')), 24);
   std::vector<double> numbers;
   std::string_view tail = rest.substr(bar + 1);
@@ -159,7 +154,7 @@ Result<LoadLog> parse_load_log(std::string_view text) {
   TextLines lines(text);
   std::string_view raw;
   while (lines.next(raw)) {
-    const std::string_view line = trim(raw);
+    const std::string_view line = trim_space(raw);
     const std::string where = lines.where();
     if (line.find("llama_memory_breakdown_print") != std::string_view::npos) {
       read_breakdown(line, where, breakdown);
@@ -224,7 +219,7 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     } else if (key == "model params") {
       std::string_view unit;
       const auto p = number_in(value, &unit);
-      unit = trim(unit);
+      unit = trim_space(unit);
       const double scale = unit == "B" ? 1e9 : unit == "M" ? 1e6 : unit == "T" ? 1e12 : unit == "K" ? 1e3 : 0.0;
       if (p && scale > 0.0) log.model_params = std::llround(*p * scale);
     }

@@ -2,11 +2,19 @@
 // its 1-based number, for the readers of pasted measurements to name the
 // line at fault.
 #pragma once
+#include <cctype>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace llmsizer {
+
+// s without the spaces, tabs and carriage returns around it.
+inline std::string_view trim_space(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
 
 class TextLines {
  public:

@@ -461,6 +461,8 @@ json_check "estimate --calibration gives the measured decode back" "abs(j['speed
   estimate --model qwen2.5-7b --gpu rtx-4080 --ctx 64 --calibration "$calibration_file"
 json_check "serve --calibration" "j['points'][0]['tokens_per_s_per_user'] > 0" \
   serve --model qwen2.5-7b --gpu rtx-4080 --concurrency 1 --engine llama.cpp --calibration "$calibration_file"
+if "$bin" estimate --model qwen2.5-7b --gpu rtx-4080 --ctx 64 --calibration "$calibration_file" | grep -q "^speed (llama.cpp/cuda, calibrated on your 2 measurements: bandwidth x"; then ok
+else bad "estimate --calibration: the table says the speeds are calibrated"; fi
 expect_error "calibration on a device its backend does not run on" estimate --model qwen2.5-7b --gpu mac-m2-max-64gb --calibration "$calibration_file"
 json_check "calibrate: the named device and depth rows" "j['device'] == 'dgx-spark-gb10' and len([r for r in j['rows'] if r['left_out'] is None]) == 10" \
   calibrate --llama-bench "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md" --gpu dgx-spark-gb10
