@@ -297,12 +297,26 @@ TEST_CASE("MLX: the repo of those bits, on a Mac only", "[commands]") {
   mac.quant = "MLX-8bit";
   CHECK(run(mac).of("mlx").steps.empty());
   // The same scenario on an NVIDIA card: no MLX command.
+  // The same scenario on an NVIDIA card: MLX-LM has no CUDA build, so there
+  // is nothing to size or launch; one message says why and what runs there.
   SizerRequest nvidia = request("llama-3.1-8b", "MLX-4bit");
   nvidia.engine = "mlx";
-  const LaunchCommand off = run(nvidia).of("mlx");
+  nvidia.gpu_id = "rtx-4090";
+  auto model = sizer().model_for(nvidia);
+  REQUIRE(model);
+  auto s = sizer().scenario_for(nvidia);
+  REQUIRE(s);
+  auto e = sizer().estimate(model.value(), s.value());
+  REQUIRE_FALSE(e);
+  CHECK(e.error().id == "runtime.unsupported");
+  // Prose names the device as people know it, not by its catalog id.
+  CHECK_THAT(e.error().message, Contains("MLX-LM has no build for CUDA, which the NVIDIA GeForce RTX 4090 needs") && Contains("NVIDIA GeForce RTX 4090") &&
+                                    !Contains("rtx-4090"));
+  // With llama.cpp on the card, the MLX line says where MLX runs.
+  SizerRequest llama = request("llama-3.1-8b", "Q4_K_M");
+  const LaunchCommand off = run(llama).of("mlx");
   CHECK(off.steps.empty());
   CHECK_THAT(off.note, Contains("Apple"));
-  // Prose names the device as people know it, not by its catalog id.
   CHECK_THAT(off.note, Contains("not on the NVIDIA GeForce RTX 4090") || Contains("not on the RTX 4090"));
   CHECK_THAT(off.note, !Contains("rtx-4090"));
 }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/runtime_support.hpp"
 #include "test_support.hpp"
 
 using namespace llmsizer;
@@ -30,7 +31,15 @@ struct RandomScenarios {
   }
   std::size_t model_index() { return std::uniform_int_distribution<std::size_t>(0, models.size() - 1)(rng); }
 
-  Scenario scenario() {
+  // Another device while the engine cannot run these weights on the one
+  // picked (runtime_support.hpp), or none: such pairs are refused, not sized.
+  void make_runnable(Scenario& s, NativeFormat native) {
+    for (int i = 0; i < 100 && s.device && runtime_unsupported(s.engine, s.quant, native, *s.device); ++i)
+      s.device = pick(test::catalog().devices);
+    if (s.device && runtime_unsupported(s.engine, s.quant, native, *s.device)) s.device.reset();
+  }
+
+  Scenario scenario(NativeFormat native_format) {
     Scenario s;
     const std::vector<InferenceEngine> engines = {InferenceEngine::llama_cpp, InferenceEngine::ollama, InferenceEngine::vllm,
                                                   InferenceEngine::sglang, InferenceEngine::mlx, InferenceEngine::tensorrt_llm};
@@ -46,6 +55,7 @@ struct RandomScenarios {
     s.offload_mode = pick(std::vector<OffloadMode>{OffloadMode::automatic, OffloadMode::layers, OffloadMode::experts});
     s.prompt_tokens = pick(std::vector<std::int64_t>{128, 4096});
     if (std::uniform_int_distribution<int>(0, 5)(rng) > 0) s.device = pick(test::catalog().devices);
+    make_runnable(s, native_format);
     return s;
   }
 };
@@ -65,11 +75,14 @@ TEST_CASE("every figure is finite and non-negative; fit agrees with required <= 
   int estimated = 0;
   for (int i = 0; i < 1500; ++i) {
     const std::size_t m = r.model_index();
-    const Scenario s = r.scenario();
+    const Scenario s = r.scenario(r.models[m].native_format);
     auto e = estimate(r.models[m], s);
     INFO("case " << i << " " << r.model_ids[m] << " " << s.quant.name);
     if (!e) {
-      CHECK(e.error().id == "scenario.bad_value");  // only the exabyte guard may refuse these
+      // Only the exabyte guard, or an engine that does not run these weights
+      // on this device (runtime_support.hpp), may refuse these.
+      if (e.error().id == "runtime.unsupported") CHECK(runtime_unsupported(r.models[m], s));
+      else CHECK(e.error().id == "scenario.bad_value");
       continue;
     }
     ++estimated;
@@ -103,7 +116,7 @@ TEST_CASE("more context or more sequences never need less memory", "[property]")
   RandomScenarios r;
   for (int i = 0; i < 400; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario();
+    Scenario s = r.scenario(r.models[m].native_format);
     s.context_tokens = 2048;
     s.sequences = 1;
     auto small = estimate(r.models[m], s);
@@ -124,9 +137,10 @@ TEST_CASE("more GPUs never put more weight bytes on one GPU", "[property]") {
   RandomScenarios r;
   for (int i = 0; i < 200; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario();
+    Scenario s = r.scenario(r.models[m].native_format);
     s.offload_fraction = 0.0;
     if (s.engine == InferenceEngine::mlx) s.engine = InferenceEngine::llama_cpp;
+    r.make_runnable(s, r.models[m].native_format);
     std::int64_t previous = std::numeric_limits<std::int64_t>::max();
     for (int n = 1; n <= 8; n *= 2) {
       s.gpu_count = n;
@@ -143,9 +157,10 @@ TEST_CASE("offload moves bytes, it does not create or lose them", "[property]") 
   RandomScenarios r;
   for (int i = 0; i < 300; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario();
+    Scenario s = r.scenario(r.models[m].native_format);
     s.engine = InferenceEngine::llama_cpp;
     s.quant = quant_scheme_from_name("Q4_K_M").value();
+    r.make_runnable(s, r.models[m].native_format);
     auto e = estimate(r.models[m], s);
     REQUIRE(e);
     const Estimate& x = e.value();
@@ -181,7 +196,7 @@ TEST_CASE("decode never beats the bandwidth bound", "[property]") {
   int checked = 0;
   for (int i = 0; i < 800; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario();
+    Scenario s = r.scenario(r.models[m].native_format);
     if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0) continue;
     auto e = estimate(r.models[m], s);
     REQUIRE(e);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "llmsizer/runtime_support.hpp"
 #include "llmsizer/speed.hpp"
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
@@ -876,16 +877,26 @@ TEST_CASE("cost: no price known, no cost per token", "[speed][cost]") {
 TEST_CASE("every catalog device with a bandwidth gets a speed", "[speed]") {
   const Architecture arch = test::catalog_arch("llama-3.1-8b");
   for (const Device& d : test::catalog().devices) {
+    INFO(d.id);
+    // Q4_K_M under llama.cpp where it runs; else the first of F16 under
+    // llama.cpp (the Ascend 310P's CANN kernels) and the native checkpoint
+    // under vLLM (the vendor builds of the "other" backends).
     Scenario s;
-    s.quant = quant_scheme_from_name("Q4_K_M").value();
     s.device = d;
+    const std::vector<std::pair<InferenceEngine, const char*>> tries = {
+        {InferenceEngine::llama_cpp, "Q4_K_M"}, {InferenceEngine::llama_cpp, "F16"}, {InferenceEngine::vllm, "native"}};
+    for (const auto& [engine, quant] : tries) {
+      s.engine = engine;
+      s.kv_type = default_kv_type(engine);
+      s.quant = quant_scheme_from_name(quant).value();
+      if (!runtime_unsupported(arch, s)) break;
+    }
     auto e = estimate(arch, s);
     REQUIRE(e);
     if (d.bandwidth_bytes_per_s <= 0.0) {
       CHECK_FALSE(e.value().speed);
       continue;
     }
-    INFO(d.id);
     REQUIRE(e.value().speed);
     const SpeedEstimate& sp = *e.value().speed;
     CHECK(std::isfinite(sp.decode_tokens_per_s));

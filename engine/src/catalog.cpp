@@ -115,6 +115,7 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   d.fp4_flops = positive_number(entry, "fp4_tflops").value_or(0.0) * 1e12;
   d.memory_type = string_or(entry, "memory_type", "");
   d.cpu_simd = string_or(entry, "cpu_simd", "");
+  d.gpu_arch = string_or(entry, "gpu_arch", "");
   if (auto it = entry.find("estimated_fields"); it != entry.end() && it->is_array())
     for (const Json& f : *it)
       if (f.is_string()) d.estimated_fields.push_back(f.get<std::string>());

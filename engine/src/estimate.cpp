@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "llmsizer/mixed_cards.hpp"
+#include "llmsizer/runtime_support.hpp"
 #include "llmsizer/speed.hpp"
 #include "speculative_estimate.hpp"
 #include "llmsizer/units.hpp"
@@ -179,6 +180,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s) {
 
 Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const ModelWeights& weights) {
   if (auto error = validate(s)) return *error;
+  // A pair the engine cannot run has no figures to give (runtime_support.hpp).
+  if (auto why = runtime_unsupported(arch, s)) return Error{"runtime.unsupported", *why};
   if (!(kv_bytes_bound(arch, s) < 1e18))
     return Error{"scenario.bad_value", "this context and batch would need more than an exabyte of KV cache"};
   // Every per-layer figure below indexes these by layer.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "llmsizer/planner.hpp"
+#include "llmsizer/runtime_support.hpp"
 
 namespace llmsizer {
 
@@ -59,6 +60,8 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       for (std::size_t q = 0; q < schemes.size() && best < 0; ++q) {
         std::int64_t required = sweep.required_bytes[first_required + q];
         if (required >= 0 && cpu) required += cpu_extra[q];
+        // Held by the memory is not enough: the engine must run those weights there.
+        if (runtime_unsupported(request.engine, schemes[q], arch.value().native_format, catalog.devices[d])) continue;
         if (required >= 0 && required <= usable[d]) best = static_cast<int>(q);
       }
       sweep.best_quant.push_back(best);

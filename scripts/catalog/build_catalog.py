@@ -617,7 +617,7 @@ def merge_device_records(ref, cur):
 DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
-    "cpu_simd", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
+    "cpu_simd", "gpu_arch", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
     "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "launch_price_usd", "server_board_gpus",
     "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
@@ -716,6 +716,10 @@ def normalize_device(r, cur):
         x = cur["gpu_memory_limit"][did]
         d["gpu_memory_limit_mib"] = x["value"]
         notes.append(x["note"])
+    for group in cur.get("gpu_arch", {}).get("groups", []):
+        if did in group["devices"]:
+            d["gpu_arch"] = group["arch"]
+            d["sources"] = list(d.get("sources") or []) + ["gpu_arch " + group["arch"] + ": " + group["source"]]
     for group in cur.get("server_modules", {}).get("groups", []):
         if did in group["devices"]:
             d["server_board_gpus"] = group["gpus_per_board"]
@@ -1283,6 +1287,10 @@ def build_devices(ref, cur_dev, cur_apple):
             d["notes"] = join_notes([d["notes"]] + d.pop("_price_notes"))
         d.pop("_ref", None)
     ids = {d["id"] for d in devices}
+    for group in cur_dev.get("gpu_arch", {}).get("groups", []):
+        unknown = [i for i in group["devices"] if i not in ids]
+        if unknown:
+            raise BuildError(f"curated_devices.json gpu_arch: {unknown} not in the catalog")
     for group in cur_dev.get("server_modules", {}).get("groups", []):
         unknown = [i for i in group["devices"] if i not in ids]
         if unknown:

@@ -55,6 +55,12 @@ function check(answer, e) {
 
 for (const [i, s] of scenarios.entries()) {
   test(`answer (native): ${s.name}`, () => {
+    // A question whose honest answer is "this does not run": one message, no figures.
+    if (s.refused) {
+      assert.equal(answers[i].ok, false, 'refused');
+      assert.match(String(answers[i].error?.message ?? answers[i].error), new RegExp(s.refused));
+      return;
+    }
     assert.equal(answers[i].ok, true, JSON.stringify(answers[i].error));
     for (const e of s.expect) check(answers[i], e);
   });
@@ -65,11 +71,15 @@ const session = useBrowser();
 for (const [i, s] of scenarios.entries()) {
   if (!s.hash) continue;
   test(`answer (page): ${s.name}`, async () => {
-    const { page, log } = await openPage(session.browser, session.server.url + s.hash);
+    const { page, log } = await openPage(session.browser, session.server.url + s.hash, undefined, { figures: !s.refused });
     try {
       const expected = answers[i];
-      if (s.request) assert.equal(await page.$eval('#verdict', (n) => n.dataset.value), String(expected.memory.fits));
-      if (s.request && expected.memory.fits === false && expected.suggestions.length) {
+      if (s.refused) {
+        const verdict = await page.$eval('#verdict', (n) => n.textContent);
+        assert.match(verdict, new RegExp(`^Cannot size this: .*${s.refused}`));
+      }
+      if (s.request && !s.refused) assert.equal(await page.$eval('#verdict', (n) => n.dataset.value), String(expected.memory.fits));
+      if (s.request && !s.refused && expected.memory.fits === false && expected.suggestions.length) {
         await page.waitForSelector('#suggestions li button');
         const shown = await page.$$eval('#suggestions li button', (l) => l.map((b) => JSON.parse(b.dataset.value)));
         assert.deepEqual(shown, expected.suggestions.map((x) => x.change), 'the suggestions, in order');

@@ -51,16 +51,18 @@ export function useBrowser(serverOptions = {}) {
 }
 
 // A page that records console errors, failed requests and requests to other origins.
-// options: more of newPage's (locale: the reader's language, 'de-DE').
+// options: more of newPage's (locale: the reader's language, 'de-DE'), and
+// figures: false for a scenario the engine refuses (the verdict says why).
 export async function openPage(browser, url, viewport = { width: 1280, height: 900 }, options = {}) {
-  const page = await browser.newPage({ viewport, ...options });
+  const { figures = true, ...pageOptions } = options;
+  const page = await browser.newPage({ viewport, ...pageOptions });
   const log = { errors: [], foreign: [] };
   page.on('console', (m) => { if (m.type() === 'error') log.errors.push(m.text()); });
   page.on('pageerror', (e) => log.errors.push(String(e)));
   page.on('request', (r) => { if (!r.url().startsWith(new URL(url).origin) && !r.url().startsWith('data:')) log.foreign.push(r.url()); });
   page.on('dialog', (d) => { log.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
   await page.goto(url);
-  await waitForApp(page);
+  await waitForApp(page, figures);
   return { page, log };
 }
 
@@ -68,8 +70,12 @@ export async function openPage(browser, url, viewport = { width: 1280, height: 9
 // script's own (its first figures, for the hash's scenario). A prerendered
 // page without a hash fetches its engine when the reader first reaches for
 // it: the pointer moves, as a reader's would.
-export async function waitForApp(page) {
+export async function waitForApp(page, figures = true) {
   await page.mouse.move(2, 2);
+  if (!figures) {
+    await page.waitForFunction(() => document.querySelector('#verdict')?.textContent.startsWith('Cannot size this'), null, { timeout: 20000 });
+    return;
+  }
   await page.waitForFunction(() => performance.getEntriesByName('llm-sizer:first-figures').length > 0, null, { timeout: 20000 });
   await page.waitForSelector('[data-field="memory.required_bytes"]:not([data-value=""])[data-value]', { timeout: 20000 });
 }

@@ -53,7 +53,7 @@ json_check "catalog Ultra is two dies" "j['speed']['basis']['memory_dies'] == 2"
 # The Hygon K100-AI's bandwidth (896 GB/s) and FP16 rate are doubted secondary figures (catalog
 # estimated_fields): its speeds are given, and say that they follow estimates; an RTX 4090's do not.
 json_check "estimated device figures are named" "j['speed']['decode_tokens_per_s'] > 0 and j['speed']['prefill_tokens_per_s'] > 0 and sorted(j['speed']['basis']['estimated_inputs']) == ['bandwidth_gb_per_s', 'fp16_tflops'] and any('are estimates' in w for w in j['warnings'])" \
-  estimate --model llama-3.1-8b --quant Q4_K_M --gpu hygon-dcu-k100-ai
+  estimate --model llama-3.1-8b --engine vllm --gpu hygon-dcu-k100-ai
 json_check "vendor device figures are not estimates" "j['speed']['basis']['estimated_inputs'] == [] and not any('estimate, not' in w or 'are estimates' in w for w in j['warnings'])" \
   estimate --model llama-3.1-8b --quant Q4_K_M --gpu rtx-4090
 # CPU prefill: the FP32 FMA peak from sourced cores, base clock and FLOPs per cycle
@@ -78,7 +78,7 @@ json_check "no throughput figure, no prefill" "j['speed']['decode_tokens_per_s']
   estimate --model llama-3.1-8b --quant Q4_K_M --gpu-memory-gib 96 --gpu-bandwidth-gbs 800
 # The Alibaba PPU's memory bandwidth is not stated by T-Head (catalog note): no speed at all, said so.
 json_check "no bandwidth, no speed, a warning" "j['speed']['decode_tokens_per_s'] is None and any('no sourced memory bandwidth' in w for w in j['warnings'])" \
-  estimate --model llama-3.1-8b --quant Q4_K_M --gpu alibaba-ppu-zw810e
+  estimate --model llama-3.1-8b --engine vllm --gpu alibaba-ppu-zw810e
 expect_error "gpu dies out of range" estimate --model llama-3.1-8b --gpu-memory-gib 128 --gpu-bandwidth-gbs 800 --gpu-vendor apple --gpu-dies 0
 json_check "two GPUs, per-GPU array" "len(j['memory']['per_gpu']) == 2" \
   estimate --model llama-3.1-70b --gpu rtx-4090 --gpus 2
@@ -332,7 +332,12 @@ expect_error "hours per day above 24" estimate --model llama-3.1-8b --gpu rtx-40
 mkdir -p "$work/devices"
 for id in $(python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(open(sys.argv[1])) if d['bandwidth_bytes_per_s'] > 0))" "$work/gpus.json"); do
   # Coverage of the speed model, fit or not (an 8 GB Mac cannot hold it: its figures are asked for anyway).
-  "$bin" estimate --model llama-3.1-8b --gpu "$id" --speed-even-if-no-fit --json >"$work/devices/$id.json" 2>/dev/null || echo '{}' >"$work/devices/$id.json"
+  # Q4_K_M under llama.cpp where that runs; else F16 (the Ascend 310P's CANN
+  # kernels), else vLLM (the vendor builds of accelerators llama.cpp lacks).
+  "$bin" estimate --model llama-3.1-8b --gpu "$id" --speed-even-if-no-fit --json >"$work/devices/$id.json" 2>/dev/null ||
+    "$bin" estimate --model llama-3.1-8b --quant F16 --gpu "$id" --speed-even-if-no-fit --json >"$work/devices/$id.json" 2>/dev/null ||
+    "$bin" estimate --model llama-3.1-8b --engine vllm --gpu "$id" --speed-even-if-no-fit --json >"$work/devices/$id.json" 2>/dev/null ||
+    echo '{}' >"$work/devices/$id.json"
 done
 missing=$(python3 -c "
 import json, os, sys
@@ -379,6 +384,9 @@ json_check "estimate: no attention data parallel for a dense model" "j['memory']
 # 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
 # offer's month is its hourly price x 8 h x 365.25/12 days.
 # Falcon 7B's config states no maximum context: the largest context is the one asked, marked so.
+expect_error "vLLM on a Mac is refused" estimate --model qwen3-8b --engine vllm --gpu mac-m4-max-128gb
+if grep -q "vLLM has no build for Metal" "$work/err"; then ok; else bad "vLLM on a Mac: $(cat "$work/err")"; fi
+expect_error "llama.cpp K-quants on the Ascend 310P are refused" estimate --model qwen3-8b --quant Q4_K_M --gpu atlas-300i-duo-96gb
 json_check "recommend: no invented context limit" "j['max_ctx'] == 8192 and j['max_ctx_known'] is False" \
   recommend --model falcon-7b --ctx 8192
 json_check "recommend: buy or rent for a serving target" "j['target']['users'] == 16 and j['target']['buy']['tokens_per_s_per_user'] >= 20 and j['target']['rent']['tokens_per_s_per_user'] >= 20" \

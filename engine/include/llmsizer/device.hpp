@@ -26,6 +26,10 @@ struct Device {
   double fp32_flops = 0.0;  // vector FP32 (the only GPU figure for most Apple chips), 0 when unknown
   double fp8_flops = 0.0;   // dense, 0 when the part has no FP8 path
   double fp4_flops = 0.0;   // dense, both operands FP4 (NVFP4, MXFP4 x MXFP4); 0 when the part has none
+  // The chip generation the engines' kernels are built for, from the
+  // catalog's sourced gpu_arch: NVIDIA's compute capability as "sm_89",
+  // Huawei's NPU as "ascend310p" / "ascend910b"; "" when not recorded.
+  std::string gpu_arch;
   std::string memory_type;  // as listed: "HBM3", "GDDR6X", "LPDDR unified memory", ...; "" when unknown
   double tdp_w = 0.0;
   double interconnect_bytes_per_s = 0.0;  // per-GPU link for tensor parallel (NVLink, PCIe)

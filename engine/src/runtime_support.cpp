@@ -1,0 +1,204 @@
+// Which engine runs which weights on which device. Each rule is what the
+// engine's own code or documentation states; where a source is silent the
+// pair is allowed (the estimate then stands, as before), never refused on a
+// guess.
+#include "llmsizer/runtime_support.hpp"
+
+#include <array>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace llmsizer {
+namespace {
+
+std::string display_name(InferenceEngine engine) {
+  switch (engine) {
+    case InferenceEngine::llama_cpp: return "llama.cpp";
+    case InferenceEngine::ollama: return "Ollama";
+    case InferenceEngine::vllm: return "vLLM";
+    case InferenceEngine::sglang: return "SGLang";
+    case InferenceEngine::mlx: return "MLX-LM";
+    case InferenceEngine::tensorrt_llm: return "TensorRT-LLM";
+  }
+  return "the engine";
+}
+
+std::string backend_label(Backend backend) {
+  switch (backend) {
+    case Backend::cuda: return "CUDA";
+    case Backend::rocm: return "ROCm";
+    case Backend::metal: return "Metal";
+    case Backend::sycl: return "SYCL (Intel GPUs)";
+    case Backend::cann: return "CANN (Ascend NPUs)";
+    case Backend::vulkan: return "Vulkan";
+    case Backend::musa: return "MUSA";
+    case Backend::cpu: return "the CPU";
+    case Backend::other: return "this vendor's own runtime";
+  }
+  return "this backend";
+}
+
+constexpr std::array<InferenceEngine, 6> kAllEngines = {InferenceEngine::llama_cpp, InferenceEngine::ollama,
+                                                        InferenceEngine::vllm,      InferenceEngine::sglang,
+                                                        InferenceEngine::mlx,       InferenceEngine::tensorrt_llm};
+
+// "llama.cpp, Ollama and MLX-LM run there": the engines that do.
+std::string engines_for(Backend backend) {
+  std::vector<std::string> names;
+  for (InferenceEngine e : kAllEngines)
+    if (engine_has_backend(e, backend)) names.push_back(display_name(e));
+  if (names.empty()) return "none of the engines sized here runs there";
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out + (names.size() == 1 ? " runs there" : " run there");
+}
+
+// The checkpoint format the weights are in: a named scheme, or for "native"
+// the model's own published format.
+SchemeKind weight_kind(const QuantScheme& quant, NativeFormat native) {
+  if (quant.kind != SchemeKind::native) return quant.kind;
+  switch (native) {
+    case NativeFormat::fp8_block: return SchemeKind::fp8_block;
+    case NativeFormat::mxfp4_experts: return SchemeKind::mxfp4_experts;
+    case NativeFormat::nvfp4: return SchemeKind::nvfp4;
+    default: return SchemeKind::bf16;
+  }
+}
+
+std::string on(const Device& d) { return " on the " + d.name; }
+
+// llama.cpp's CANN backend multiplies (MUL_MAT, MUL_MAT_ID) F16 and F32
+// weights, and Q8_0 and Q4_0 except on the Ascend 310P ("Q4 && Q8 per group
+// is not support on 310p device"): ggml-org/llama.cpp@fc8d13e6075a971193e0eaa529a2a2858998d8c8
+// ggml/src/ggml-cann/ggml-cann.cpp, ggml_backend_cann_supports_op. Any other
+// type's products leave the NPU for the CPU.
+std::optional<std::string> cann_gguf(const QuantScheme& quant, const Device& d) {
+  const bool p310 = d.gpu_arch == "ascend310p";
+  const LlamaFtype t = quant.ftype;
+  const bool plain = quant.kind == SchemeKind::gguf;
+  const bool runs = plain && (t == LlamaFtype::F16 || t == LlamaFtype::ALL_F32 ||
+                              (!p310 && (t == LlamaFtype::Q8_0 || t == LlamaFtype::Q4_0)));
+  if (runs) return std::nullopt;
+  return "llama.cpp's CANN backend multiplies only " + std::string(p310 ? "F16 and F32" : "F16, F32, Q8_0 and Q4_0") +
+         " weights" + (p310 ? " on the Ascend 310P" : " on Ascend NPUs") + ": a " + quant.name +
+         " file's matrix products would fall back to the CPU (choose " + (p310 ? "F16" : "Q8_0, Q4_0 or F16") + ")";
+}
+
+// vLLM's quantization support by hardware (its "Supported Hardware" table,
+// https://docs.vllm.ai/en/v0.15.1/features/quantization/ and
+// vllm-project/vllm@5ee0c1f91ca310f2c3abef3c64dbf52bb6df0ab9:docs/features/quantization/supported_hardware.md:
+// AWQ not on Volta nor AMD GPUs, GPTQ not on AMD GPUs, FP8 W8A8 not on Intel
+// GPUs or x86 CPUs, bitsandbytes on NVIDIA only) and its FP8 page (docs.vllm.ai v0.32.0,
+// features/quantization/llm_compressor/fp8: "FP8 models will run on compute
+// capability >= 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin").
+std::optional<std::string> vllm_weights(SchemeKind kind, const QuantScheme& quant, const Device& d) {
+  const int cc = cuda_compute_capability(d);
+  const Backend b = d.backend;
+  const bool fp8 = kind == SchemeKind::fp8_block;
+  if (b == Backend::cuda && cc > 0 && cc < 75 && (fp8 || kind == SchemeKind::awq_int4))
+    return "vLLM runs " + quant.name + " weights on compute capability 7.5 (Turing) and newer; the " + d.name +
+           " is " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  if (b == Backend::rocm && (kind == SchemeKind::awq_int4 || kind == SchemeKind::gptq_int4 || kind == SchemeKind::nf4))
+    return "vLLM's " + quant.name + " kernels are not built for AMD GPUs (its quantization hardware table)";
+  if ((b == Backend::cpu || b == Backend::sycl) && (fp8 || kind == SchemeKind::nf4))
+    return "vLLM's " + quant.name + " kernels are not built for " + backend_label(b);
+  return std::nullopt;
+}
+
+// Ascend (CANN) under vLLM or SGLang: the quantized formats are Huawei's own
+// (ModelSlim W8A8, W4A8, W4A16) and MXFP8/MXFP4 on the Ascend 950 only;
+// Ascend A2/A3 parts have no FP8 or FP4 path (docs.sglang.io
+// hardware-platforms/ascend-npus quantization table; vllm-ascend's
+// quantization guide, docs.vllm.ai/projects/ascend v0.13.0).
+std::optional<std::string> ascend_weights(InferenceEngine engine, SchemeKind kind, const QuantScheme& quant,
+                                          const Device& d) {
+  if (kind == SchemeKind::fp8_block || kind == SchemeKind::mxfp4_experts || kind == SchemeKind::nvfp4)
+    return display_name(engine) + " on Ascend runs BF16 or Huawei's W8A8/W4A8 conversions, not " + quant.name +
+           " weights" + on(d);
+  return std::nullopt;
+}
+
+// TensorRT-LLM's formats by GPU (NVIDIA TensorRT Model Optimizer support
+// matrix, nvidia.github.io/TensorRT-Model-Optimizer/guides/0_support_matrix:
+// FP8 "Ada and Later", FP4 "Blackwell and Later", W4A16 AWQ "Ampere and Later").
+std::optional<std::string> trtllm_weights(SchemeKind kind, const QuantScheme& quant, const Device& d) {
+  const int cc = cuda_compute_capability(d);
+  if (cc <= 0) return std::nullopt;
+  int needs = 0;
+  std::string generation;
+  if (kind == SchemeKind::fp8_block) needs = 89, generation = "Ada";
+  else if (kind == SchemeKind::nvfp4) needs = 100, generation = "Blackwell";
+  else if (kind == SchemeKind::awq_int4) needs = 80, generation = "Ampere";
+  if (needs == 0 || cc >= needs) return std::nullopt;
+  return "TensorRT-LLM runs " + quant.name + " on " + generation + " GPUs and newer; the " + d.name +
+         " is compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+}
+
+}  // namespace
+
+// The backends of data/engines.json (scripts/catalog/curated_engines.json,
+// each with its source); tests/test_runtime_support.cpp checks the two agree.
+// vLLM also runs on accelerators with vendor builds of their own (Gaudi,
+// Kunlunxin, MetaX, Hygon, Cambricon, T-Head: the "other" backend).
+bool engine_has_backend(InferenceEngine engine, Backend backend) {
+  switch (engine) {
+    case InferenceEngine::llama_cpp: return backend != Backend::other;
+    case InferenceEngine::ollama:
+      return backend == Backend::cuda || backend == Backend::rocm || backend == Backend::metal || backend == Backend::cpu;
+    case InferenceEngine::vllm: return backend != Backend::metal && backend != Backend::vulkan && backend != Backend::musa;
+    case InferenceEngine::sglang: return backend == Backend::cuda || backend == Backend::rocm || backend == Backend::cann;
+    case InferenceEngine::mlx: return backend == Backend::metal;
+    case InferenceEngine::tensorrt_llm: return backend == Backend::cuda;
+  }
+  return false;
+}
+
+int cuda_compute_capability(const Device& device) {
+  const std::string_view arch = device.gpu_arch;
+  if (arch.size() < 5 || arch.substr(0, 3) != "sm_") return 0;
+  int value = 0;
+  for (char c : arch.substr(3)) {
+    if (c < '0' || c > '9' || value > 1000) return 0;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+std::optional<std::string> runtime_unsupported(InferenceEngine engine, const QuantScheme& quant, NativeFormat native,
+                                               const Device& device) {
+  const Backend backend = device.backend;
+  if (!engine_has_backend(engine, backend))
+    return backend == Backend::other
+               ? display_name(engine) + " does not run on the " + device.name +
+                     ", which needs its vendor's own runtime; " + engines_for(backend)
+               : display_name(engine) + " has no build for " + backend_label(backend) + ", which the " + device.name +
+                     " needs; " + engines_for(backend);
+  const SchemeKind kind = weight_kind(quant, native);
+  switch (engine) {
+    case InferenceEngine::llama_cpp:
+    case InferenceEngine::ollama:
+      if (backend == Backend::cann && quant.is_gguf()) return cann_gguf(quant, device);
+      return std::nullopt;
+    case InferenceEngine::vllm:
+      if (backend == Backend::cann) return ascend_weights(engine, kind, quant, device);
+      return vllm_weights(kind, quant, device);
+    case InferenceEngine::sglang:
+      if (backend == Backend::cann) return ascend_weights(engine, kind, quant, device);
+      return std::nullopt;
+    case InferenceEngine::tensorrt_llm: return trtllm_weights(kind, quant, device);
+    case InferenceEngine::mlx: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> runtime_unsupported(const Architecture& arch, const Scenario& scenario) {
+  if (scenario.device)
+    if (auto why = runtime_unsupported(scenario.engine, scenario.quant, arch.native_format, *scenario.device)) return why;
+  for (const Device& card : scenario.cards)
+    if (auto why = runtime_unsupported(scenario.engine, scenario.quant, arch.native_format, card)) return why;
+  return std::nullopt;
+}
+
+}  // namespace llmsizer

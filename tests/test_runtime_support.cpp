@@ -1,0 +1,170 @@
+// Which engine runs which weights on which device. Each expectation is read
+// off the engine's own source or documentation (cited in
+// engine/src/runtime_support.cpp), not off the rule table itself.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "llmsizer/planner.hpp"
+#include "llmsizer/runtime_support.hpp"
+#include "test_support.hpp"
+
+using namespace llmsizer;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const Device& device(const std::string& id) {
+  for (const Device& d : test::catalog().devices)
+    if (d.id == id) return d;
+  FAIL("no device " << id);
+  throw;
+}
+
+std::optional<std::string> why(InferenceEngine engine, const char* quant, const std::string& id,
+                               NativeFormat native = NativeFormat::bf16) {
+  return runtime_unsupported(engine, quant_scheme_from_name(quant).value(), native, device(id));
+}
+
+const std::vector<CloudOffer>& offers() {
+  static const std::vector<CloudOffer> all = embedded_cloud_offers().value();
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("an engine without a build for the device's backend is refused, naming those that run there", "[runtime]") {
+  // vLLM's installation covers CUDA, ROCm, Intel XPU, Ascend and CPUs, not Metal.
+  auto mac = why(InferenceEngine::vllm, "native", "mac-m4-max-128gb");
+  REQUIRE(mac);
+  CHECK_THAT(*mac, Contains("vLLM has no build for Metal") && Contains("Apple M4 Max") &&
+                       Contains("llama.cpp, Ollama and MLX-LM run there"));
+  // MLX is Apple's framework: Metal only.
+  CHECK(why(InferenceEngine::mlx, "MLX-4bit", "rtx-4090"));
+  CHECK_FALSE(why(InferenceEngine::mlx, "MLX-4bit", "mac-m4-max-128gb"));
+  // TensorRT-LLM is CUDA only; Ollama ships CUDA, ROCm, Metal and CPU builds.
+  CHECK(why(InferenceEngine::tensorrt_llm, "FP8", "mi300x"));
+  CHECK(why(InferenceEngine::ollama, "Q4_K_M", "arc-b580"));
+  CHECK_FALSE(why(InferenceEngine::llama_cpp, "Q4_K_M", "arc-b580"));
+  // llama.cpp has no backend for the vendor runtimes; their vLLM builds run.
+  CHECK(why(InferenceEngine::llama_cpp, "Q4_K_M", "kunlunxin-p800"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "native", "kunlunxin-p800"));
+}
+
+TEST_CASE("llama.cpp's CANN backend multiplies F16, F32, Q8_0 and Q4_0, and only F16 and F32 on the 310P", "[runtime]") {
+  // ggml-cann.cpp supports_op, MUL_MAT: F16 and F32; Q8_0 and Q4_0 under
+  // #ifndef ASCEND_310P. K-quants are not among them.
+  CHECK_FALSE(why(InferenceEngine::llama_cpp, "Q4_0", "ascend-910b"));
+  CHECK_FALSE(why(InferenceEngine::llama_cpp, "Q8_0", "ascend-910b"));
+  CHECK_FALSE(why(InferenceEngine::llama_cpp, "F16", "ascend-910b"));
+  auto k = why(InferenceEngine::llama_cpp, "Q4_K_M", "ascend-910b");
+  REQUIRE(k);
+  CHECK_THAT(*k, Contains("Q8_0, Q4_0 or F16"));
+  // The Atlas 300I Duo is two Ascend 310P chips.
+  CHECK_FALSE(why(InferenceEngine::llama_cpp, "F16", "atlas-300i-duo-96gb"));
+  auto q4 = why(InferenceEngine::llama_cpp, "Q4_0", "atlas-300i-duo-96gb");
+  REQUIRE(q4);
+  CHECK_THAT(*q4, Contains("F16 and F32") && Contains("310P"));
+  // A bartowski _L mix puts Q8_0 embeddings around Q4_K_M: still K-quants.
+  CHECK(why(InferenceEngine::llama_cpp, "Q4_K_L", "ascend-910b"));
+}
+
+TEST_CASE("weight formats follow the GPU generation each engine documents", "[runtime]") {
+  // vLLM: FP8 runs from compute capability 7.5 (Turing, as W8A16 Marlin);
+  // AWQ not on Volta; AWQ and GPTQ not on AMD GPUs; FP8 not on x86 CPUs.
+  auto v100 = why(InferenceEngine::vllm, "FP8", "tesla-v100");
+  REQUIRE(v100);
+  CHECK_THAT(*v100, Contains("7.5") && Contains("is 7.0"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "tesla-t4"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "a100-80gb-sxm"));
+  CHECK(why(InferenceEngine::vllm, "AWQ", "tesla-v100"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "GPTQ-INT4", "tesla-v100"));
+  CHECK(why(InferenceEngine::vllm, "AWQ", "mi300x"));
+  CHECK(why(InferenceEngine::vllm, "GPTQ-INT4", "mi300x"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "mi300x"));
+  CHECK(why(InferenceEngine::vllm, "FP8", "epyc-9004-genoa-384gb-ddr5-4800"));
+  // A model published in FP8 (DeepSeek V3) at "native" is FP8 weights.
+  CHECK(why(InferenceEngine::vllm, "native", "tesla-v100", NativeFormat::fp8_block));
+  CHECK_FALSE(why(InferenceEngine::vllm, "native", "tesla-v100", NativeFormat::bf16));
+  // TensorRT-LLM (Model Optimizer's matrix): FP8 from Ada (8.9), FP4 from
+  // Blackwell (10.0), W4A16 AWQ from Ampere (8.0).
+  CHECK(why(InferenceEngine::tensorrt_llm, "FP8", "a100-80gb-sxm"));
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "FP8", "l40s"));
+  CHECK(why(InferenceEngine::tensorrt_llm, "NVFP4", "h100-sxm"));
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "NVFP4", "b200"));
+  CHECK(why(InferenceEngine::tensorrt_llm, "AWQ", "tesla-t4"));
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "AWQ", "a100-80gb-sxm"));
+  // Ascend A2/A3 parts have no FP8 path under vLLM or SGLang.
+  CHECK(why(InferenceEngine::vllm, "FP8", "ascend-910b"));
+  CHECK(why(InferenceEngine::sglang, "native", "ascend-910c", NativeFormat::fp8_block));
+  CHECK_FALSE(why(InferenceEngine::vllm, "BF16-native", "ascend-910b"));
+}
+
+TEST_CASE("compute capability reads the catalog's sm_ generation", "[runtime]") {
+  CHECK(cuda_compute_capability(device("tesla-v100")) == 70);
+  CHECK(cuda_compute_capability(device("rtx-4090")) == 89);
+  CHECK(cuda_compute_capability(device("b300")) == 103);
+  CHECK(cuda_compute_capability(device("dgx-spark-gb10")) == 121);
+  CHECK(cuda_compute_capability(device("mi300x")) == 0);
+  // Every NVIDIA GPU in the catalog has its generation recorded.
+  for (const Device& d : test::catalog().devices)
+    if (d.vendor == "nvidia") {
+      INFO(d.id);
+      CHECK(cuda_compute_capability(d) >= 70);
+    }
+}
+
+TEST_CASE("the engine's backend table is data/engines.json's", "[runtime]") {
+  std::ifstream in(std::string(LLMSIZER_FIXTURES_DIR) + "/../../data/engines.json");
+  REQUIRE(in);
+  const nlohmann::json engines = nlohmann::json::parse(in);
+  const std::vector<std::pair<const char*, Backend>> backends = {
+      {"cuda", Backend::cuda}, {"rocm", Backend::rocm}, {"metal", Backend::metal}, {"vulkan", Backend::vulkan},
+      {"sycl", Backend::sycl}, {"cann", Backend::cann}, {"musa", Backend::musa},   {"cpu", Backend::cpu}};
+  int checked = 0;
+  for (const auto& e : engines["engines"]) {
+    const auto engine = engine_from_name(e["id"].get<std::string>());
+    REQUIRE(engine);
+    for (const auto& [name, backend] : backends) {
+      bool listed = false;
+      for (const auto& b : e["backends"]) listed = listed || b.get<std::string>() == name;
+      INFO(e["id"].get<std::string>() << " on " << name);
+      CHECK(engine_has_backend(*engine, backend) == listed);
+      ++checked;
+    }
+  }
+  CHECK(checked == 6 * 8);
+}
+
+TEST_CASE("the planner answers with hardware the engine runs on", "[runtime][planner]") {
+  // MLX: every purchase answer is a Mac and no cloud GPU is offered.
+  SizerRequest mlx;
+  mlx.model_id = "qwen3-8b";
+  mlx.quant = "MLX-4bit";
+  mlx.engine = "mlx";
+  auto model = test::sizer().model_for(mlx);
+  REQUIRE(model);
+  auto scenario = test::sizer().scenario_for(mlx);
+  REQUIRE(scenario);
+  auto r = recommend(test::sizer(), model.value(), scenario.value(), offers(), RecommendOptions{});
+  REQUIRE(r);
+  REQUIRE(r.value().single);
+  CHECK(device(r.value().single->gpu).vendor == "apple");
+  CHECK_FALSE(r.value().cloud);
+  // DeepSeek V3 in its FP8 under vLLM: neither an Ascend part (no FP8 path)
+  // nor a V100 is the value answer.
+  SizerRequest ds;
+  ds.model_id = "deepseek-v3";
+  ds.quant = "FP8";
+  ds.engine = "vllm";
+  auto dsm = test::sizer().model_for(ds);
+  REQUIRE(dsm);
+  auto dss = test::sizer().scenario_for(ds);
+  REQUIRE(dss);
+  auto v = recommend(test::sizer(), dsm.value(), dss.value(), offers(), RecommendOptions{});
+  REQUIRE(v);
+  REQUIRE(v.value().value);
+  CHECK(device(v.value().value->gpu).backend != Backend::cann);
+  CHECK(cuda_compute_capability(device(v.value().value->gpu)) != 70);
+}
