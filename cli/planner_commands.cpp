@@ -167,6 +167,7 @@ std::string price_label(const std::optional<PriceInfo>& p) {
   out += ")";
   if (!p->machine.empty()) out += " for " + p->machine;
   // Modules priced alone: the buyer also needs the server they plug into.
+  if (p->board_gpus > 0) out += ", for the " + std::to_string(p->board_gpus) + "-GPU boards they are sold on";
   if (p->server_board && p->kind != "server_share") out += ", GPU modules only (the server is extra)";
   if (p->low_confidence) out += ", low confidence";
   return out;
@@ -225,7 +226,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
             << " (fits: the estimate's verdict, " << headroom << ")\n";
   line("best single device:      ", rec.single);
-  line("best value (2+ devices): ", rec.value);
+  if (rec.value_beaten_by_single) std::cout << "best value (2+ devices): none costs less than the single device above\n";
+  else line("best value (2+ devices): ", rec.value);
   line("unified memory:          ", rec.unified);
   for (const auto* cloud : {&rec.cloud, &rec.cloud_any}) {
     std::cout << (cloud == &rec.cloud ? "cloud (on-demand):       " : "cloud (any billing):     ");

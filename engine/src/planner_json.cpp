@@ -17,6 +17,7 @@ Json price_json(const std::optional<PriceInfo>& p) {
   j["high_usd"] = optional_json(p->high_usd);
   j["machine"] = p->machine.empty() ? Json(nullptr) : Json(p->machine);
   j["server_board"] = p->server_board;
+  j["board_gpus"] = p->board_gpus;
   j["low_confidence"] = p->low_confidence;
   j["launch_usd"] = optional_json(p->launch_usd);
   return j;
@@ -70,6 +71,7 @@ Json recommendation_to_json(const Recommendation& r) {
   Json j;
   j["single"] = hardware_json(r.single);
   j["value"] = hardware_json(r.value);
+  j["value_beaten_by_single"] = r.value_beaten_by_single;
   j["unified"] = hardware_json(r.unified);
   j["mac"] = hardware_json(r.mac);
   j["cloud"] = cloud_json(r.cloud);

@@ -30,7 +30,20 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   }
   if (!d.price_usd) return std::nullopt;
   PriceInfo p;
-  p.usd = *d.price_usd * count;
+  // Modules sold only on baseboards: the boards that hold count are what one
+  // pays for (one 8-GPU board for a single MI355X), said with the figure.
+  int paid = count;
+  if (!d.server_board_gpus.empty() &&
+      std::find(d.server_board_gpus.begin(), d.server_board_gpus.end(), count) == d.server_board_gpus.end()) {
+    const int largest = *std::max_element(d.server_board_gpus.begin(), d.server_board_gpus.end());
+    int board = largest;
+    for (int n : d.server_board_gpus)
+      if (n >= count && n < board) board = n;
+    paid = count <= largest ? board : (count + largest - 1) / largest * largest;
+    p.board_gpus = board;
+  }
+  p.usd = *d.price_usd * paid;
+  count = paid;
   p.kind = d.price_kind;
   p.as_of = d.price_as_of;
   if (d.price_low_usd) p.low_usd = *d.price_low_usd * count;
@@ -231,8 +244,10 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   r.mac = trier.first_fit(macs, by_price);
   // Several cards are the value answer only when no single device that holds
   // it costs as little: two small cards never beat one card at their price.
-  if (r.value && r.single && r.single->price && r.value->price && r.single->price->usd <= r.value->price->usd)
+  if (r.value && r.single && r.single->price && r.value->price && r.single->price->usd <= r.value->price->usd) {
     r.value.reset();
+    r.value_beaten_by_single = true;
+  }
 
   const OfferLists lists = offer_lists(offers);
   r.cloud = cheapest_offer(sizer, trier, lists.on_demand);

@@ -34,11 +34,13 @@ export function priceText(price, count = 1) {
   const range = price.low_usd != null && price.high_usd != null && price.low_usd !== price.high_usd
     ? `; ${fmt.usd(price.low_usd)}–${fmt.usd(price.high_usd)} quoted` : '';
   // A module's price buys the GPUs on their baseboard, not the server around them.
-  const board = price.server_board && price.kind !== 'server_share' ? ' · GPU modules only, the server is extra' : '';
+  // Modules come only on boards: a price for fewer than a board is a board's.
+  const boards = price.board_gpus > 0 ? ` · for the ${price.board_gpus}-GPU boards they are sold on` : '';
+  const board = `${boards}${price.server_board && price.kind !== 'server_share' ? ' · GPU modules only, the server is extra' : ''}`;
   const weak = price.low_confidence ? ' · low confidence' : '';
   // A street price with the launch price beside it: both are what people quote.
   const launch = price.launch_usd != null && price.launch_usd !== price.usd ? ` · launched at ${fmt.usd(price.launch_usd)}` : '';
-  return `~${fmt.usd(price.usd)}${count > 1 ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${launch}${weak}`;
+  return `~${fmt.usd(price.usd)}${count > 1 && !(price.board_gpus > 0) ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${launch}${weak}`;
 }
 
 function count(h) {
@@ -46,11 +48,11 @@ function count(h) {
 }
 
 // One answer: its title, the hardware, and its price, fit, decode and TTFT.
-function card(title, key, h, deviceName) {
+function card(title, key, h, deviceName, empty = 'Nothing in the catalog with a price and a bandwidth figure holds it.') {
   const box = el('div', { class: 'recommend-card', 'data-answer': key });
   box.append(el('h3', {}, title));
   if (!h) {
-    box.append(span('Nothing in the catalog with a price and a bandwidth figure holds it.', `recommend.${key}.gpu`, null, 'none'));
+    box.append(span(empty, `recommend.${key}.gpu`, null, 'none'));
     return box;
   }
   const cloud = 'instance' in h;
@@ -90,7 +92,8 @@ function card(title, key, h, deviceName) {
 export function renderRecommendation(r, deviceName, note) {
   $('recommendations').replaceChildren(
     card('Best single device', 'single', r.single, deviceName),
-    card('Best value: several devices', 'value', r.value, deviceName),
+    card('Best value: several devices', 'value', r.value, deviceName,
+      r.value_beaten_by_single ? 'No set of several devices costs less than the single device.' : undefined),
     card('Apple or unified memory', 'unified', r.unified, deviceName),
     card('Cheapest cloud offer (on demand)', 'cloud', r.cloud, deviceName),
     card('Cheapest cloud offer (any billing)', 'cloud_any', r.cloud_any, deviceName),

@@ -87,6 +87,10 @@ struct PriceInfo {
   // count modules on a baseboard (SXM, OAM) priced as modules: the server
   // that holds the board is extra (kind server_share and server_system include it).
   bool server_board = false;
+  // The modules come only on boards of this many (SXM, OAM): when count is
+  // not a board's size, usd is for the smallest whole boards that hold
+  // count, what a buyer pays (0: the price is for count itself).
+  int board_gpus = 0;
   bool low_confidence = false;  // the reference marks the figure as weak
   std::optional<double> launch_usd;  // the cards' launch price beside a street price (total)
 };
@@ -137,6 +141,9 @@ struct QuantChoice {
 struct Recommendation {
   std::optional<HardwareChoice> single;   // cheapest priced device that holds it alone
   std::optional<HardwareChoice> value;    // cheapest priced set of 2 or more identical devices
+  // A set of devices held it, but the single device costs no more: value is
+  // then empty by choice, not because nothing holds it.
+  bool value_beaten_by_single = false;
   std::optional<HardwareChoice> unified;  // cheapest priced unified-memory machine (Mac, APU)
   std::optional<HardwareChoice> mac;      // cheapest priced Mac (the question people ask by name)
   std::optional<CloudChoice> cloud;       // cheapest on-demand offer
