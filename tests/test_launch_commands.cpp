@@ -62,17 +62,26 @@ struct Run {
   }
 };
 
-Run run(SizerRequest r, const DistributionIndex* names = &index()) {
-  if (r.gpu_id.empty()) r.gpu_id = "rtx-4090";
+struct Sized {
+  SizedModel model;
+  Scenario scenario;
+  Result<Estimate> estimate;
+};
+
+Sized sized(const SizerRequest& r) {
   auto model = sizer().model_for(r);
   REQUIRE(model);
   auto s = sizer().scenario_for(r);
   REQUIRE(s);
-  auto e = sizer().estimate(model.value(), s.value());
-  REQUIRE(e);
-  Run out{r, names ? launch_commands(model.value(), s.value(), e.value(), *names)
-                   : launch_commands(model.value(), s.value(), e.value()),
-          e.value()};
+  return {model.value(), s.value(), sizer().estimate(model.value(), s.value())};
+}
+
+Run run(SizerRequest r, const DistributionIndex* names = &index()) {
+  if (r.gpu_id.empty()) r.gpu_id = "rtx-4090";
+  const Sized x = sized(r);
+  REQUIRE(x.estimate);
+  const Estimate& e = x.estimate.value();
+  Run out{r, names ? launch_commands(x.model, x.scenario, e, *names) : launch_commands(x.model, x.scenario, e), e};
   return out;
 }
 
@@ -302,11 +311,7 @@ TEST_CASE("MLX: the repo of those bits, on a Mac only", "[commands]") {
   SizerRequest nvidia = request("llama-3.1-8b", "MLX-4bit");
   nvidia.engine = "mlx";
   nvidia.gpu_id = "rtx-4090";
-  auto model = sizer().model_for(nvidia);
-  REQUIRE(model);
-  auto s = sizer().scenario_for(nvidia);
-  REQUIRE(s);
-  auto e = sizer().estimate(model.value(), s.value());
+  const Result<Estimate> e = sized(nvidia).estimate;
   REQUIRE_FALSE(e);
   CHECK(e.error().id == "runtime.unsupported");
   // Prose names the device as people know it, not by its catalog id.

@@ -32,6 +32,20 @@ const std::vector<CloudOffer>& offers() {
   return all;
 }
 
+Recommendation recommend_for(const char* model_id, const char* quant, const char* engine) {
+  SizerRequest request;
+  request.model_id = model_id;
+  request.quant = quant;
+  request.engine = engine;
+  auto model = test::sizer().model_for(request);
+  REQUIRE(model);
+  auto scenario = test::sizer().scenario_for(request);
+  REQUIRE(scenario);
+  auto r = recommend(test::sizer(), model.value(), scenario.value(), offers(), RecommendOptions{});
+  REQUIRE(r);
+  return r.value();
+}
+
 }  // namespace
 
 TEST_CASE("an engine without a build for the device's backend is refused, naming those that run there", "[runtime]") {
@@ -139,32 +153,14 @@ TEST_CASE("the engine's backend table is data/engines.json's", "[runtime]") {
 
 TEST_CASE("the planner answers with hardware the engine runs on", "[runtime][planner]") {
   // MLX: every purchase answer is a Mac and no cloud GPU is offered.
-  SizerRequest mlx;
-  mlx.model_id = "qwen3-8b";
-  mlx.quant = "MLX-4bit";
-  mlx.engine = "mlx";
-  auto model = test::sizer().model_for(mlx);
-  REQUIRE(model);
-  auto scenario = test::sizer().scenario_for(mlx);
-  REQUIRE(scenario);
-  auto r = recommend(test::sizer(), model.value(), scenario.value(), offers(), RecommendOptions{});
-  REQUIRE(r);
-  REQUIRE(r.value().single);
-  CHECK(device(r.value().single->gpu).vendor == "apple");
-  CHECK_FALSE(r.value().cloud);
+  const Recommendation mlx = recommend_for("qwen3-8b", "MLX-4bit", "mlx");
+  REQUIRE(mlx.single);
+  CHECK(device(mlx.single->gpu).vendor == "apple");
+  CHECK_FALSE(mlx.cloud);
   // DeepSeek V3 in its FP8 under vLLM: neither an Ascend part (no FP8 path)
   // nor a V100 is the value answer.
-  SizerRequest ds;
-  ds.model_id = "deepseek-v3";
-  ds.quant = "FP8";
-  ds.engine = "vllm";
-  auto dsm = test::sizer().model_for(ds);
-  REQUIRE(dsm);
-  auto dss = test::sizer().scenario_for(ds);
-  REQUIRE(dss);
-  auto v = recommend(test::sizer(), dsm.value(), dss.value(), offers(), RecommendOptions{});
-  REQUIRE(v);
-  REQUIRE(v.value().value);
-  CHECK(device(v.value().value->gpu).backend != Backend::cann);
-  CHECK(cuda_compute_capability(device(v.value().value->gpu)) != 70);
+  const Recommendation ds = recommend_for("deepseek-v3", "FP8", "vllm");
+  REQUIRE(ds.value);
+  CHECK(device(ds.value->gpu).backend != Backend::cann);
+  CHECK(cuda_compute_capability(device(ds.value->gpu)) != 70);
 }
