@@ -71,36 +71,55 @@ Result<std::string> read_json_file(const std::string& path) {
   return buffer.str();
 }
 
-// Reads the first bytes of a file, more each time the reader asks, until it is
-// satisfied: Read(bytes, file_size) -> Result<R> with .complete and .bytes_needed.
-template <typename R, typename Read>
-Result<R> read_header(const std::string& path, Read read) {
+}  // namespace
+
+Result<ByteSource> local_file(const std::string& path) {
   auto size = regular_file_size(path);
   if (!size) return size.error();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return file_error(path, "cannot be opened");
+  ByteSource source;
+  source.name = shown(base_name(path));
+  source.size = size.value();
+  source.read = [path](std::int64_t offset, std::int64_t length) -> Result<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return file_error(path, "cannot be opened");
+    in.seekg(offset);
+    std::string bytes(static_cast<std::size_t>(length), '\0');
+    in.read(&bytes[0], length);
+    bytes.resize(static_cast<std::size_t>(in.gcount()));
+    return bytes;
+  };
+  return source;
+}
+
+namespace {
+
+// Reads the first bytes of a source, more each time the reader asks, until it
+// is satisfied: Read(bytes, size) -> Result<R> with .complete and .bytes_needed.
+// Each round fetches only the bytes it lacks (a range request for a remote file).
+template <typename R, typename Read>
+Result<R> read_header(const ByteSource& source, Read read) {
   std::string bytes;
-  std::int64_t want = std::min(kFirstChunkBytes, size.value());
+  std::int64_t want = std::min(kFirstChunkBytes, source.size);
   for (;;) {
     const auto have = static_cast<std::int64_t>(bytes.size());
     if (want > have) {
-      bytes.resize(static_cast<std::size_t>(want));
-      in.read(&bytes[static_cast<std::size_t>(have)], want - have);
-      bytes.resize(static_cast<std::size_t>(have + in.gcount()));
+      auto more = source.read(have, want - have);
+      if (!more) return more.error();
+      bytes += more.value();
     }
-    auto r = read(bytes, size.value());
-    if (!r) return Error{r.error().id, shown(path) + ": " + r.error().message};
+    auto r = read(bytes, source.size);
+    if (!r) return Error{r.error().id, source.name + ": " + r.error().message};
     if (r.value().complete) return r;
     const std::int64_t next = std::min(std::max(r.value().bytes_needed, 2 * static_cast<std::int64_t>(bytes.size())),
-                                       std::min(size.value(), kMaxHeaderBytes));
+                                       std::min(source.size, kMaxHeaderBytes));
     if (next <= static_cast<std::int64_t>(bytes.size()))  // the reader's limits stop this first
-      return file_error(path, "has a header the reader could not finish");
+      return Error{"cli.file", "'" + source.name + "' has a header the reader could not finish"};
     want = next;
   }
 }
 
-Result<GgufFile> read_gguf_file(const std::string& path) {
-  auto r = read_header<GgufHeaderRead>(path, [](const std::string& bytes, std::int64_t file_bytes) {
+Result<GgufFile> read_gguf_file(const ByteSource& source) {
+  auto r = read_header<GgufHeaderRead>(source, [](const std::string& bytes, std::int64_t file_bytes) {
     GgufReadOptions options;
     options.max_header_bytes = kMaxHeaderBytes;
     options.file_bytes = file_bytes;
@@ -110,8 +129,8 @@ Result<GgufFile> read_gguf_file(const std::string& path) {
   return std::move(r).value().file;
 }
 
-Result<SafetensorsFile> read_safetensors_file(const std::string& path) {
-  auto r = read_header<SafetensorsHeaderRead>(path, [](const std::string& bytes, std::int64_t file_bytes) {
+Result<SafetensorsFile> read_safetensors_file(const ByteSource& source) {
+  auto r = read_header<SafetensorsHeaderRead>(source, [](const std::string& bytes, std::int64_t file_bytes) {
     SafetensorsReadOptions options;
     options.file_bytes = file_bytes;
     return read_safetensors_header(bytes, options);
@@ -148,20 +167,13 @@ Result<FileModel> load_gguf(const Command& c) {
   std::vector<std::string> paths = {*c.gguf_path};
   paths.insert(paths.end(), c.gguf_more_paths.begin(), c.gguf_more_paths.end());
   if (paths.size() == 1) paths = split_siblings(paths.front());
-  std::vector<GgufFile> files;
+  std::vector<ByteSource> parts;
   for (const std::string& path : paths) {
-    auto file = read_gguf_file(path);
-    if (!file) return file.error();
-    files.push_back(std::move(file).value());
+    auto part = local_file(path);
+    if (!part) return part.error();
+    parts.push_back(std::move(part).value());
   }
-  auto model = gguf_model(files);
-  if (!model) return Error{model.error().id, shown(base_name(*c.gguf_path)) + ": " + model.error().message};
-  FileModel out;
-  out.arch = std::move(model.value().arch);
-  out.weights = std::move(model.value().weights);
-  out.quant = model.value().quant;
-  out.label = shown(base_name(*c.gguf_path));
-  return out;
+  return gguf_model_from(parts, shown(base_name(*c.gguf_path)));
 }
 
 Result<FileModel> load_safetensors(const Command& c) {
@@ -172,47 +184,80 @@ Result<FileModel> load_safetensors(const Command& c) {
     return file_error(path, "has no config.json beside it; give the checkpoint's config with --config");
   auto config = read_json_file(config_path);
   if (!config) return config.error();
-  auto arch = read_hf_config_text(config.value());
-  if (!arch) return Error{arch.error().id, shown(config_path) + ": " + arch.error().message};
-  FileModel out;
-  out.arch = std::move(arch).value();
-  out.quant = quant_scheme_from_name("native").value();
-  out.label = shown(base_name(path));
-
-  std::vector<SafetensorsFile> shards;
+  CheckpointFiles files;
+  files.config_text = config.value();
+  files.config_name = shown(config_path);
+  files.label = shown(base_name(path));
   const bool is_index = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (!is_index) {
-    auto file = read_safetensors_file(path);
-    if (!file) return file.error();
-    shards.push_back(std::move(file).value());
-  } else {
-    auto text = read_json_file(path);
-    if (!text) return text.error();
-    auto index = read_safetensors_index(text.value());
-    if (!index) return Error{index.error().id, shown(path) + ": " + index.error().message};
-    bool all_present = !index.value().shards.empty();
-    for (const std::string& shard : index.value().shards)
-      all_present = all_present && stat((directory_of(path) + shard).c_str(), &info) == 0;
-    if (!all_present) {
-      // Only the index is at hand: its exact total, spread over the layers.
-      auto weights = safetensors_index_weights(out.arch, index.value(), out.arch.warnings);
-      if (!weights) return Error{weights.error().id, shown(path) + ": " + weights.error().message};
-      out.weights = std::move(weights).value();
-      return out;
-    }
-    for (const std::string& shard : index.value().shards) {
-      auto file = read_safetensors_file(directory_of(path) + shard);
-      if (!file) return file.error();
-      shards.push_back(std::move(file).value());
-    }
+    auto shard = local_file(path);
+    if (!shard) return shard.error();
+    files.shards.push_back(std::move(shard).value());
+    return safetensors_model_from(files);
   }
-  auto weights = safetensors_weights(out.arch, shards, out.arch.warnings);
-  if (!weights) return Error{weights.error().id, shown(path) + ": " + weights.error().message};
-  out.weights = std::move(weights).value();
-  return out;
+  auto text = read_json_file(path);
+  if (!text) return text.error();
+  files.index_text = text.value();
+  files.index_name = shown(path);
+  auto index = read_safetensors_index(text.value());
+  if (!index) return Error{index.error().id, shown(path) + ": " + index.error().message};
+  // Only the index at hand (a shard missing): its exact total, spread over the layers.
+  for (const std::string& shard : index.value().shards)
+    if (stat((directory_of(path) + shard).c_str(), &info) != 0) return safetensors_model_from(files);
+  for (const std::string& shard : index.value().shards) {
+    auto source = local_file(directory_of(path) + shard);
+    if (!source) return source.error();
+    files.shards.push_back(std::move(source).value());
+  }
+  return safetensors_model_from(files);
 }
 
 }  // namespace
+
+Result<FileModel> gguf_model_from(const std::vector<ByteSource>& parts, const std::string& label) {
+  std::vector<GgufFile> files;
+  for (const ByteSource& part : parts) {
+    auto file = read_gguf_file(part);
+    if (!file) return file.error();
+    files.push_back(std::move(file).value());
+  }
+  auto model = gguf_model(files);
+  if (!model) return Error{model.error().id, label + ": " + model.error().message};
+  FileModel out;
+  out.arch = std::move(model.value().arch);
+  out.weights = std::move(model.value().weights);
+  out.quant = model.value().quant;
+  out.label = label;
+  return out;
+}
+
+Result<FileModel> safetensors_model_from(const CheckpointFiles& files) {
+  auto arch = read_hf_config_text(files.config_text);
+  if (!arch) return Error{arch.error().id, files.config_name + ": " + arch.error().message};
+  FileModel out;
+  out.arch = std::move(arch).value();
+  out.quant = quant_scheme_from_name("native").value();
+  out.label = files.label;
+  if (files.shards.empty()) {
+    if (!files.index_text) return Error{"cli.file", files.label + ": no safetensors shard or index to read"};
+    auto index = read_safetensors_index(*files.index_text);
+    if (!index) return Error{index.error().id, files.index_name + ": " + index.error().message};
+    auto weights = safetensors_index_weights(out.arch, index.value(), out.arch.warnings);
+    if (!weights) return Error{weights.error().id, files.index_name + ": " + weights.error().message};
+    out.weights = std::move(weights).value();
+    return out;
+  }
+  std::vector<SafetensorsFile> shards;
+  for (const ByteSource& shard : files.shards) {
+    auto file = read_safetensors_file(shard);
+    if (!file) return file.error();
+    shards.push_back(std::move(file).value());
+  }
+  auto weights = safetensors_weights(out.arch, shards, out.arch.warnings);
+  if (!weights) return Error{weights.error().id, files.label + ": " + weights.error().message};
+  out.weights = std::move(weights).value();
+  return out;
+}
 
 Result<FileModel> load_model_files(const Command& c) {
   if (c.gguf_path) return load_gguf(c);
