@@ -34,7 +34,10 @@ std::optional<double> parse_number(const std::string& text) {
 const char* usage_text() {
   return "usage:\n"
          "  llm-sizer estimate (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
-         "                      --safetensors FILE [--config config.json]) [--quant Q4_K_M] [--ctx 8192]\n"
+         "                      --safetensors FILE [--config config.json] |\n"
+         "                      --hf OWNER/REPO[:QUANT] (a Hub repo or link, read in place; HF_TOKEN for\n"
+         "                       gated repos) [--hub-url https://huggingface.co])\n"
+         "                     [--quant Q4_K_M] [--ctx 8192]\n"
          "                     [--batch 1] [--kv-type f16|bf16|fp8|q8_0|q4_0|q4_1|q5_0|q5_1]\n"
          "                     [--engine llama.cpp|ollama|vllm|sglang|mlx|tensorrt-llm]\n"
          "                     [--gpu ID | --gpu-memory-gib X --gpu-bandwidth-gbs X --gpu-tflops X\n"
@@ -50,7 +53,7 @@ const char* usage_text() {
          "                     [--hourly-price USD | --purchase-price USD]\n"
          "                     [--years 3] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
          "  llm-sizer params   (--model ID | --config config.json | --gguf FILE [PARTS...] |\n"
-         "                      --safetensors FILE [--config config.json]) [--json]\n"
+         "                      --safetensors FILE [--config config.json] | --hf OWNER/REPO[:QUANT]) [--json]\n"
          "  llm-sizer list     models|gpus|ram|quants|engines [--json]\n"
          "  llm-sizer recommend --model ID [--quant Q] [--ctx N] [--batch N] [--engine E] [--kv-type T]\n"
          "                     [--users N --tokens-per-s X] [--hours-per-day 24] [--electricity 0.15] [--json]\n"
@@ -118,6 +121,8 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--model", text(c.model_id)},
       {"--config", text(c.config_path)},
       {"--safetensors", text(c.safetensors_path)},
+      {"--hf", text(c.hf_name)},
+      {"--hub-url", text(c.hub_url)},
       {"--quant", text(c.quant)},
       {"--ctx", integer(c.ctx, "--ctx")},
       {"--batch", integer(c.batch, "--batch")},
@@ -231,13 +236,13 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   }
   if (c.verb == Verb::calibrate) {  // measurements in, the machine's factors out: each row names its model
     if (!c.llama_bench_path) return bad("calibrate needs --llama-bench FILE");
-    if (c.model_id || c.config_path || c.gguf_path || c.safetensors_path)
+    if (c.model_id || c.config_path || c.gguf_path || c.safetensors_path || c.hf_name)
       return bad("calibrate takes no model: each llama-bench row names its own");
     return c;
   }
   if (c.verb == Verb::check_log) {  // a log in; the model is what it says unless given
     if (!c.log_path) return bad("check-log needs the log's file: llm-sizer check-log FILE");
-    if (c.gguf_path || c.safetensors_path) return bad("check-log takes --model ID or --config FILE");
+    if (c.gguf_path || c.safetensors_path || c.hf_name) return bad("check-log takes --model ID or --config FILE");
     return c;
   }
   if (c.verb == Verb::fit) {  // hardware in, models out: no model source
@@ -246,9 +251,11 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
   }
   // --config may go with --safetensors: the checkpoint's architecture.
   const int sources = (c.model_id ? 1 : 0) + (c.config_path && !c.safetensors_path ? 1 : 0) + (c.gguf_path ? 1 : 0) +
-                      (c.safetensors_path ? 1 : 0);
+                      (c.safetensors_path ? 1 : 0) + (c.hf_name ? 1 : 0);
   if (sources != 1)
-    return bad("give exactly one of --model ID, --config FILE, --gguf FILE or --safetensors FILE (with --config)");
+    return bad("give exactly one of --model ID, --hf OWNER/REPO[:QUANT], --config FILE, --gguf FILE or --safetensors FILE "
+               "(with --config)");
+  if (c.hub_url && !c.hf_name) return bad("--hub-url goes with --hf");
   const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor || c.gpu_dies;
   if (custom && c.gpu_id) return bad("give either --gpu ID or the --gpu-* flags of a custom device, not both");
   if (custom && !c.gpu_memory_gib) return bad("a custom device needs --gpu-memory-gib");

@@ -19,6 +19,8 @@ struct Command {
   std::optional<std::string> gguf_path;
   std::vector<std::string> gguf_more_paths;     // further parts of a split set
   std::optional<std::string> safetensors_path;  // a .safetensors file or model.safetensors.index.json
+  std::optional<std::string> hf_name;           // a Hub repo: owner/repo[:QUANT] or a huggingface.co link
+  std::optional<std::string> hub_url;           // a Hub mirror (default https://huggingface.co)
   std::optional<std::string> list_what;  // models|gpus|ram|quants|engines
   std::optional<std::string> quant;
   std::optional<long long> ctx;

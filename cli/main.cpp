@@ -1,6 +1,7 @@
 // llm-sizer: command-line front end of the sizing engine. All I/O lives here;
 // the engine only sees parsed values.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -10,6 +11,7 @@
 
 #include "arguments.hpp"
 #include "calibrate_command.hpp"
+#include "hub_model.hpp"
 #include "model_files.hpp"
 #include "llmsizer/layer_split.hpp"
 #include "llmsizer/catalog.hpp"
@@ -44,7 +46,31 @@ struct LoadedModel {
   const CatalogModel* entry = nullptr;                 // the catalog's, for --model
 };
 
+// --hf: the repo's headers read in place (HF_TOKEN for gated repos, --hub-url for a mirror).
+Result<LoadedModel> load_hub(const cli::Command& c) {
+  auto name = cli::parse_hub_name(*c.hf_name);
+  if (!name) return name.error();
+  cli::HubOptions options;
+  if (c.hub_url) {
+    std::string url = *c.hub_url;
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0)
+      return Error{"cli.bad_argument", "--hub-url must start with https:// or http://"};
+    options.base_url = url;
+  }
+  if (const char* token = std::getenv("HF_TOKEN")) options.token = token;
+  const cli::HubClient hub(options);
+  auto model = cli::load_hub_model(hub, name.value());
+  if (!model) return model.error();
+  cli::HubModel& m = model.value();
+  if (m.files) return LoadedModel{std::move(m.files->arch), m.label, std::move(m.files->weights), m.files->quant};
+  auto arch = read_hf_config_text(m.config_text);
+  if (!arch) return Error{arch.error().id, m.label + "/config.json: " + arch.error().message};
+  return LoadedModel{std::move(arch).value(), m.label};
+}
+
 Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
+  if (c.hf_name) return load_hub(c);
   if (c.gguf_path || c.safetensors_path) {
     auto files = cli::load_model_files(c);
     if (!files) return files.error();

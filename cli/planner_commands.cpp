@@ -37,7 +37,8 @@ std::string gib(std::int64_t bytes) {
 // The flags shared with `estimate`, in the Sizer's vocabulary.
 Result<SizerRequest> sizer_request(const Command& c) {
   SizerRequest r;
-  if (c.gguf_path || c.safetensors_path) return Error{"cli.bad_argument", "the planner takes --model ID or --config FILE"};
+  if (c.gguf_path || c.safetensors_path || c.hf_name)
+    return Error{"cli.bad_argument", "the planner takes --model ID or --config FILE"};
   if (c.config_path) {
     std::ifstream in(*c.config_path, std::ios::binary);
     if (!in) return Error{"cli.file", "cannot open '" + c.config_path->substr(0, 200) + "'"};

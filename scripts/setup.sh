@@ -15,6 +15,8 @@ command -v g++ >/dev/null || need+=(g++)
 command -v python3 >/dev/null || need+=(python3)
 [[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
 [[ -f /usr/include/catch2/catch.hpp ]] || need+=(catch2)
+# The CLI reads Hub files (--hf) with libcurl.
+[[ -f /usr/include/x86_64-linux-gnu/curl/curl.h || -f /usr/include/curl/curl.h ]] || need+=(libcurl4-openssl-dev)
 # The sanitizer tree (tests and fuzzers; not needed to serve the page): clang
 # 14, Debian's libFuzzer runtime and llvm-symbolizer for readable stacks.
 if [[ $what != site ]]; then

@@ -271,6 +271,65 @@ json_check "gguf split: one part finds the others" "j['memory']['file_bytes'] ==
   estimate --gguf "$work/split/llama-00002-of-00003.gguf"
 json_check "gguf split: parts listed" "j['total'] == 8030261248" \
   params --gguf "$work/split/llama-00003-of-00003.gguf" "$work/split/llama-00001-of-00003.gguf" "$work/split/llama-00002-of-00003.gguf"
+
+# --hf (issue 31): the same files as Hub repos, read in place by range requests from a
+# stand-in Hub (tests/hub/hub_server.mjs: the Hub's URL layout, a redirect to another host
+# for large files, 401/403/429 owners). The figures must equal those of the local files.
+hub="$work/hub"
+mkdir -p "$hub/local/llama-gguf" "$hub/local/llama-split/Q8_0" "$hub/local/llama-st" "$hub/local/llama-config" \
+  "$hub/gated/llama-config" "$hub/private/llama-config" "$hub/local/readme-only" "$hub/local/not-gguf"
+ln "$work/llama.gguf" "$hub/local/llama-gguf/Llama-3.1-8B-Instruct-Q8_0.gguf"
+ln "$work/llama.gguf" "$hub/local/llama-split/Llama-3.1-8B-Instruct-Q8_0.gguf"
+for k in 1 2 3; do ln "$work/split/llama-0000$k-of-00003.gguf" "$hub/local/llama-split/Q8_0/Llama-3.1-8B-Instruct-Q8_0-0000$k-of-00003.gguf"; done
+ln "$work/split/llama-00001-of-00003.gguf" "$hub/local/llama-split/mmproj-F16.gguf"
+for f in config.json model.safetensors.index.json model-00001-of-00002.safetensors model-00002-of-00002.safetensors; do
+  ln "$work/st/$f" "$hub/local/llama-st/$f"
+done
+for d in local/llama-config gated/llama-config private/llama-config; do cp "$work/st/config.json" "$hub/$d/config.json"; done
+echo "# notes" >"$hub/local/readme-only/README.md"
+# Two labelled sets for the choice (the names only: both are the Q8_0 file).
+mkdir -p "$hub/local/two-quants"
+ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q8_0.gguf"
+ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q4_K_M.gguf"
+echo "not a model" >"$hub/local/not-gguf/model-Q4_K_M.gguf"
+node "$(dirname "$0")/../hub/hub_server.mjs" "$hub" >"$work/hub.out" &
+hub_pid=$!
+for _ in $(seq 50); do grep -q '^hub: ' "$work/hub.out" 2>/dev/null && break; sleep 0.1; done
+hub_url=$(sed -n 's|^hub: \(.*\)/$|\1|p' "$work/hub.out")
+json_check "hub: a GGUF file by repo:QUANT, its bytes as the local file's" "j['memory']['file_bytes'] == $gguf_size and j['memory']['weights_bytes'] == 8532934656 and j['scenario']['quant'] == 'Q8_0' and j['model'] == 'local/llama-gguf:Q8_0'" \
+  estimate --hf local/llama-gguf:Q8_0 --hub-url "$hub_url" --ctx 8192 --gpu rtx-4090
+json_check "hub: a split GGUF, every part read" "j['memory']['file_bytes'] == $split_size and j['memory']['weights_bytes'] == 8532934656" \
+  estimate --hf "https://huggingface.co/local/llama-split/tree/main/Q8_0" --hub-url "$hub_url"
+json_check "hub: one GGUF set of a repo, no quant to choose" "j['total'] == 8030261248" \
+  params --hf local/llama-gguf --hub-url "$hub_url"
+json_check "hub: sharded safetensors, their headers" "j['memory']['weights_bytes'] == 16060522496 and j['model'] == 'local/llama-st'" \
+  estimate --hf local/llama-st --hub-url "$hub_url" --engine vllm
+json_check "hub: a config alone" "j['total'] == 8030261248" \
+  params --hf local/llama-config --hub-url "$hub_url"
+if HF_TOKEN=test-token "$bin" params --hf gated/llama-config --hub-url "$hub_url" --json 2>"$work/err" | grep -q '"total": 8030261248'; then ok
+else bad "hub: a gated repo with HF_TOKEN: $(cat "$work/err")"; fi
+# The token goes to the Hub's host, not to the host a large file redirects to (the stand-in answers 400 there).
+if HF_TOKEN=test-token "$bin" params --hf local/llama-gguf:Q8_0 --hub-url "$hub_url" --json 2>"$work/err" | grep -q '"total": 8030261248'; then ok
+else bad "hub: token kept from the CDN host: $(cat "$work/err")"; fi
+expect_error "hub: two GGUF sets, no quant given" estimate --hf local/two-quants --hub-url "$hub_url"
+if grep -q "Q4_K_M, Q8_0: choose one" "$work/err"; then ok; else bad "hub choose: $(cat "$work/err")"; fi
+expect_error "hub: a quant the repo lacks" estimate --hf local/llama-gguf:Q4_K_M --hub-url "$hub_url"
+if grep -q "holds Q8_0" "$work/err"; then ok; else bad "hub no quant: $(cat "$work/err")"; fi
+expect_error "hub: unknown repo" estimate --hf local/nothing --hub-url "$hub_url"
+if grep -q "404" "$work/err"; then ok; else bad "hub 404: $(cat "$work/err")"; fi
+expect_error "hub: gated repo" params --hf gated/llama-config --hub-url "$hub_url"
+if grep -q "HF_TOKEN" "$work/err"; then ok; else bad "hub 401: $(cat "$work/err")"; fi
+expect_error "hub: private repo" params --hf private/llama-config --hub-url "$hub_url"
+expect_error "hub: rate limited" params --hf busy/anything --hub-url "$hub_url"
+if grep -q "429" "$work/err"; then ok; else bad "hub 429: $(cat "$work/err")"; fi
+expect_error "hub: no weights, no config" params --hf local/readme-only --hub-url "$hub_url"
+expect_error "hub: a .gguf that is not GGUF" params --hf local/not-gguf:Q4_K_M --hub-url "$hub_url"
+expect_error "hub: network down" params --hf local/llama-config --hub-url http://127.0.0.1:9
+if grep -q "cannot reach" "$work/err"; then ok; else bad "hub down: $(cat "$work/err")"; fi
+expect_error "hub: a name that is not one" params --hf '../../etc/passwd'
+expect_error "hub: hostile characters" params --hf 'a/b<script>'
+expect_error "hub: a mirror that is not http" params --hf local/llama-config --hub-url file:///etc
+kill "$hub_pid" 2>/dev/null
 json_check "safetensors shards via the index" "j['memory']['weights_bytes'] == 16060522496 and j['scenario']['engine'] == 'vllm'" \
   estimate --safetensors "$work/st/model.safetensors.index.json"
 json_check "safetensors index alone: its total_size" "j['memory']['weights_bytes'] == 16060522496" \
