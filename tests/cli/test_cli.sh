@@ -292,6 +292,43 @@ mkdir -p "$hub/local/two-quants"
 ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q8_0.gguf"
 ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q4_K_M.gguf"
 echo "not a model" >"$hub/local/not-gguf/model-Q4_K_M.gguf"
+# An MLX 4-bit checkpoint as mlx-lm writes it: each linear weight packed 8 per uint32 with BF16
+# scales and biases per 64 inputs; a 2-layer Llama of width 512. Per layer: q,o (512x512) and k,v
+# (128x512): (2x262144 + 2x65536) x (4/8 + 2x2/64) bytes = 655360 x 0.5625 = 368640; gate, up, down
+# (3 x 512x1536): 2359296 x 0.5625 = 1327104; 2 norms x 512 x 2 = 2048: 1697792 a layer. The
+# embedding (1024 x 512) is packed too: 524288 x 0.5625 = 294912; the final norm 1024 bytes.
+mkdir -p "$hub/mlx-community/tiny-llama-4bit"
+python3 - "$hub/mlx-community/tiny-llama-4bit" <<'PY'
+import json, struct, sys
+out = sys.argv[1]
+h, ff, kv, v, layers = 512, 1536, 128, 1024, 2
+tensors = []
+def linear(name, rows, cols):
+    tensors.extend([(name + '.weight', 'U32', [rows, cols // 8]), (name + '.scales', 'BF16', [rows, cols // 64]),
+                    (name + '.biases', 'BF16', [rows, cols // 64])])
+linear('model.embed_tokens', v, h)
+for i in range(layers):
+    p = 'model.layers.%d.' % i
+    tensors.append((p + 'input_layernorm.weight', 'BF16', [h]))
+    tensors.append((p + 'post_attention_layernorm.weight', 'BF16', [h]))
+    for n, r, c in (('self_attn.q_proj', h, h), ('self_attn.k_proj', kv, h), ('self_attn.v_proj', kv, h),
+                    ('self_attn.o_proj', h, h), ('mlp.gate_proj', ff, h), ('mlp.up_proj', ff, h), ('mlp.down_proj', h, ff)):
+        linear(p + n, r, c)
+tensors.append(('model.norm.weight', 'BF16', [h]))
+header, off = {}, 0
+for name, dtype, shape in tensors:
+    n = 4 if dtype == 'U32' else 2
+    for d in shape: n *= d
+    header[name] = {'dtype': dtype, 'shape': shape, 'data_offsets': [off, off + n]}
+    off += n
+text = json.dumps(header).encode()
+with open(out + '/model.safetensors', 'wb') as f:
+    f.write(struct.pack('<Q', len(text)) + text)
+    f.truncate(8 + len(text) + off)
+json.dump({'model_type': 'llama', 'hidden_size': h, 'intermediate_size': ff, 'num_attention_heads': 8,
+           'num_hidden_layers': layers, 'num_key_value_heads': 2, 'vocab_size': v, 'tie_word_embeddings': True,
+           'quantization': {'group_size': 64, 'bits': 4}}, open(out + '/config.json', 'w'))
+PY
 node "$(dirname "$0")/../hub/hub_server.mjs" "$hub" >"$work/hub.out" &
 hub_pid=$!
 for _ in $(seq 50); do grep -q '^hub: ' "$work/hub.out" 2>/dev/null && break; sleep 0.1; done
@@ -304,6 +341,10 @@ json_check "hub: one GGUF set of a repo, no quant to choose" "j['total'] == 8030
   params --hf local/llama-gguf --hub-url "$hub_url"
 json_check "hub: sharded safetensors, their headers" "j['memory']['weights_bytes'] == 16060522496 and j['model'] == 'local/llama-st'" \
   estimate --hf local/llama-st --hub-url "$hub_url" --engine vllm
+json_check "hub: an MLX 4-bit checkpoint, packed weights and their scales" "j['memory']['weights_bytes'] == 2 * 1697792 + 294912 + 1024" \
+  estimate --hf mlx-community/tiny-llama-4bit --hub-url "$hub_url" --engine mlx
+json_check "hub: the MLX figures are the local files'" "j['memory']['weights_bytes'] == 2 * 1697792 + 294912 + 1024" \
+  estimate --safetensors "$hub/mlx-community/tiny-llama-4bit/model.safetensors" --engine mlx
 json_check "hub: a config alone" "j['total'] == 8030261248" \
   params --hf local/llama-config --hub-url "$hub_url"
 if HF_TOKEN=test-token "$bin" params --hf gated/llama-config --hub-url "$hub_url" --json 2>"$work/err" | grep -q '"total": 8030261248'; then ok
