@@ -1,134 +1,18 @@
 #include "hub_model.hpp"
 
-#include <algorithm>
-#include <cctype>
-#include <map>
-#include <nlohmann/json.hpp>
-
 #include "llmsizer/units.hpp"
 
 namespace llmsizer::cli {
 namespace {
 
-using Json = nlohmann::json;
-
 constexpr std::int64_t kMaxTreeBytes = 16 * static_cast<std::int64_t>(kMiB);
 constexpr std::int64_t kMaxJsonBytes = 16 * static_cast<std::int64_t>(kMiB);
 
-struct RepoFile {
-  std::string path;
-  std::int64_t size = 0;
-};
-
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
-
-bool valid_part(const std::string& s) {
-  return !s.empty() && s.size() <= 96 && s != "." && s != ".." && std::all_of(s.begin(), s.end(), name_char);
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string base_name(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// A file path in a URL: each segment the Hub allows, escaped where needed.
-std::string url_path(const std::string& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (char c : path) {
-    if (name_char(c) || c == '/') out += c;
-    else {
-      out += '%';
-      out += hex[(static_cast<unsigned char>(c) >> 4) & 15];
-      out += hex[static_cast<unsigned char>(c) & 15];
-    }
-  }
-  return out;
-}
-
-// gguf-split's "-00001-of-00003.gguf" tail: the set's name without it, or "".
-std::string split_set(const std::string& path) {
-  const std::string shape = "-00000-of-00000.gguf";
-  if (path.size() < shape.size()) return "";
-  const std::size_t at = path.size() - shape.size();
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    const char want = shape[i];
-    const char got = path[at + i];
-    if (want == '0' ? !std::isdigit(static_cast<unsigned char>(got)) : got != want) return "";
-  }
-  return path.substr(0, at);
-}
-
-// The quantization a GGUF path names (Q4_K_M, UD-Q4_K_XL, IQ2_XXS, F16,
-// BF16, MXFP4...): the last token of the file name (else its folder) that
-// reads as one, upper-cased; "" when none does.
-std::string quant_in(const std::string& path) {
-  auto is_quant = [](const std::string& t) {
-    const std::string u = upper(t);
-    const std::string core = u.rfind("UD-", 0) == 0 ? u.substr(3) : u;
-    if (core == "F16" || core == "BF16" || core == "F32" || core.rfind("MXFP4", 0) == 0) return true;
-    std::size_t i = 0;
-    if (core.rfind("IQ", 0) == 0) i = 2;
-    else if (core.rfind("Q", 0) == 0 || core.rfind("TQ", 0) == 0) i = core[0] == 'T' ? 2 : 1;
-    else return false;
-    return i < core.size() && std::isdigit(static_cast<unsigned char>(core[i])) && (i + 1 == core.size() || core[i + 1] == '_');
-  };
-  auto last_in = [&](const std::string& text) {
-    std::string found;
-    std::size_t start = 0;
-    // Tokens are separated by '.', '-' and '/' but keep "UD-" with what follows.
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (i < text.size() && text[i] != '.' && text[i] != '/' && text[i] != '-') continue;
-      if (i < text.size() && text[i] == '-' && upper(text.substr(start, i - start)) == "UD") continue;
-      const std::string token = text.substr(start, i - start);
-      if (is_quant(token)) found = upper(token);
-      start = i + 1;
-    }
-    return found;
-  };
-  std::string file = base_name(path);
-  if (ends_with(file, ".gguf")) file.resize(file.size() - 5);
-  const std::string in_file = last_in(file);
-  if (!in_file.empty()) return in_file;
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : last_in(path.substr(0, slash));
-}
-
-Result<std::vector<RepoFile>> list_files(const HubClient& hub, const std::string& repo) {
-  const std::string what = "the repo " + repo;
-  auto text = hub.get("/api/models/" + repo + "/tree/main?recursive=true", kMaxTreeBytes, what);
-  if (!text) return text.error();
-  const Json tree = Json::parse(text.value(), nullptr, false);
-  if (!tree.is_array()) return Error{"hub.bad_answer", "the Hub's file list for " + repo + " is not a JSON list"};
-  std::vector<RepoFile> files;
-  for (const Json& e : tree) {
-    if (!e.is_object() || e.value("type", "") != "file" || !e.contains("path") || !e["path"].is_string()) continue;
-    RepoFile f;
-    f.path = e["path"].get<std::string>();
-    // LFS files list their real size under lfs.size (size is the pointer's).
-    const Json* size = &e["size"];
-    if (e.contains("lfs") && e["lfs"].is_object() && e["lfs"].contains("size")) size = &e["lfs"]["size"];
-    if (!size->is_number_integer() || size->get<std::int64_t>() < 0) continue;
-    f.size = size->get<std::int64_t>();
-    files.push_back(f);
-  }
-  return files;
-}
-
-ByteSource remote_file(const HubClient& hub, const std::string& repo, const RepoFile& f) {
+ByteSource remote_file(const HubClient& hub, const std::string& repo, const HubRepoFile& f) {
   ByteSource source;
   source.name = repo + "/" + f.path;
   source.size = f.size;
-  const std::string path = "/" + repo + "/resolve/main/" + url_path(f.path);
+  const std::string path = hub_file_path(repo, f.path);
   const std::string what = source.name;
   source.read = [&hub, path, what](std::int64_t offset, std::int64_t length) {
     return hub.get_range(path, offset, length, what);
@@ -137,172 +21,49 @@ ByteSource remote_file(const HubClient& hub, const std::string& repo, const Repo
 }
 
 Result<std::string> text_file(const HubClient& hub, const std::string& repo, const std::string& path) {
-  return hub.get("/" + repo + "/resolve/main/" + url_path(path), kMaxJsonBytes, repo + "/" + path);
-}
-
-// The GGUF sets of a repo by quantization: a single file or a split set's
-// parts in order; mmproj (vision projector) files are not the model.
-std::map<std::string, std::vector<RepoFile>> gguf_sets(const std::vector<RepoFile>& files) {
-  std::map<std::string, std::vector<RepoFile>> sets;
-  for (const RepoFile& f : files) {
-    if (!ends_with(f.path, ".gguf") || base_name(f.path).rfind("mmproj", 0) == 0) continue;
-    const std::string quant = quant_in(f.path);
-    if (quant.empty()) continue;
-    sets[quant].push_back(f);
-  }
-  for (auto& [quant, parts] : sets) std::sort(parts.begin(), parts.end(), [](const RepoFile& a, const RepoFile& b) { return a.path < b.path; });
-  return sets;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-Result<HubModel> gguf_model(const HubClient& hub, const HubName& name, const std::vector<RepoFile>& files) {
-  const auto sets = gguf_sets(files);
-  HubModel out;
-  for (const auto& [quant, parts] : sets) out.quants_available.push_back(quant);
-  std::string quant = upper(name.quant);
-  if (quant.empty() && !name.file.empty()) quant = quant_in(name.file);
-  if (quant.empty()) {
-    if (sets.size() != 1)
-      return Error{"hub.choose_quant", name.repo + " holds GGUF files at " + joined(out.quants_available) +
-                                           ": choose one, as " + name.repo + ":" + out.quants_available.front()};
-    quant = sets.begin()->first;
-  }
-  const auto chosen = sets.find(quant);
-  if (chosen == sets.end())
-    return Error{"hub.no_such_quant", name.repo + " has no " + name.quant + " GGUF; it holds " + joined(out.quants_available)};
-  std::vector<RepoFile> parts = chosen->second;
-  // A linked file or folder: the files it names.
-  if (!name.file.empty()) {
-    std::vector<RepoFile> linked;
-    for (const RepoFile& p : parts)
-      if (p.path == name.file || p.path.rfind(name.file + "/", 0) == 0) linked.push_back(p);
-    if (!linked.empty()) parts = linked;
-  }
-  // Two sets under one label (a file and a split copy): the split set's parts, else the first file.
-  if (parts.size() > 1) {
-    const std::string set = split_set(parts.front().path);
-    std::vector<RepoFile> same;
-    for (const RepoFile& p : parts)
-      if (!set.empty() && split_set(p.path) == set) same.push_back(p);
-    parts = same.empty() ? std::vector<RepoFile>{parts.front()} : same;
-  }
-  std::vector<ByteSource> sources;
-  for (const RepoFile& p : parts) sources.push_back(remote_file(hub, name.repo, p));
-  out.label = name.repo + ":" + quant;
-  auto model = gguf_model_from(sources, out.label);
-  if (!model) return model.error();
-  out.files = std::move(model).value();
-  return out;
-}
-
-Result<HubModel> safetensors_model(const HubClient& hub, const HubName& name, const std::vector<RepoFile>& files,
-                                   std::string config_text) {
-  HubModel out;
-  out.label = name.repo;
-  CheckpointFiles checkpoint;
-  checkpoint.config_text = std::move(config_text);
-  checkpoint.config_name = name.repo + "/config.json";
-  checkpoint.label = name.repo;
-  const auto index = std::find_if(files.begin(), files.end(),
-                                  [](const RepoFile& f) { return f.path == "model.safetensors.index.json"; });
-  if (index != files.end()) {
-    auto text = text_file(hub, name.repo, index->path);
-    if (!text) return text.error();
-    checkpoint.index_text = text.value();
-    checkpoint.index_name = name.repo + "/" + index->path;
-  }
-  // The shards the index names, else every top-level .safetensors file.
-  for (const RepoFile& f : files) {
-    const bool top = f.path.find('/') == std::string::npos;
-    if (top && ends_with(f.path, ".safetensors")) checkpoint.shards.push_back(remote_file(hub, name.repo, f));
-  }
-  auto model = safetensors_model_from(checkpoint);
-  if (!model) return model.error();
-  out.files = std::move(model).value();
-  out.files->label = name.repo;
-  return out;
+  return hub.get(hub_file_path(repo, path), kMaxJsonBytes, repo + "/" + path);
 }
 
 }  // namespace
 
-Result<HubName> parse_hub_name(const std::string& text) {
-  auto bad = [&] {
-    return Error{"hub.bad_name", "'" + text.substr(0, 120) +
-                                     "' is not a Hub name: give owner/repo, owner/repo:QUANT or a huggingface.co link"};
-  };
-  if (text.empty() || text.size() > 400) return bad();
-  HubName name;
-  std::string rest = text;
-  for (const char* prefix : {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/", "hf.co/",
-                             "https://hf.co/"})
-    if (rest.rfind(prefix, 0) == 0) {
-      rest = rest.substr(std::string(prefix).size());
-      break;
-    }
-  const std::size_t hash = rest.find_first_of("?#");
-  if (hash != std::string::npos) rest = rest.substr(0, hash);
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t slash = rest.find('/', start);
-    parts.push_back(rest.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
-  while (!parts.empty() && parts.back().empty()) parts.pop_back();
-  if (parts.size() < 2) return bad();
-  std::string repo_name = parts[1];
-  const std::size_t colon = repo_name.find(':');
-  if (colon != std::string::npos) {
-    if (parts.size() != 2) return bad();
-    name.quant = repo_name.substr(colon + 1);
-    repo_name = repo_name.substr(0, colon);
-    if (!valid_part(name.quant)) return bad();
-  }
-  if (!valid_part(parts[0]) || !valid_part(repo_name)) return bad();
-  name.repo = parts[0] + "/" + repo_name;
-  if (parts.size() > 2) {
-    // blob/main/FILE, resolve/main/FILE or tree/main[/DIR]
-    if (parts.size() < 4 || (parts[2] != "blob" && parts[2] != "resolve" && parts[2] != "tree") || parts[3] != "main")
-      return bad();
-    for (std::size_t i = 4; i < parts.size(); ++i) {
-      if (!valid_part(parts[i])) return bad();
-      name.file += (name.file.empty() ? "" : "/") + parts[i];
-    }
-  }
-  return name;
-}
-
 Result<HubModel> load_hub_model(const HubClient& hub, const HubName& name) {
-  auto files = list_files(hub, name.repo);
-  if (!files) return files.error();
-  const bool has_gguf = std::any_of(files.value().begin(), files.value().end(),
-                                    [](const RepoFile& f) { return ends_with(f.path, ".gguf"); });
-  const bool wants_gguf = !name.quant.empty() || ends_with(name.file, ".gguf") || !name.file.empty();
-  if (has_gguf && (wants_gguf || std::none_of(files.value().begin(), files.value().end(), [](const RepoFile& f) {
-                     return f.path == "config.json";
-                   })))
-    return gguf_model(hub, name, files.value());
-  const bool has_config = std::any_of(files.value().begin(), files.value().end(),
-                                      [](const RepoFile& f) { return f.path == "config.json"; });
-  if (!has_config)
-    return Error{"hub.no_weights", name.repo + " holds no config.json and no GGUF file: nothing here to size"};
-  if (!name.quant.empty())
-    return Error{"hub.no_such_quant", name.repo + " holds no GGUF files; drop :" + name.quant + " to size its checkpoint"};
+  auto tree = hub.get(hub_tree_path(name.repo), kMaxTreeBytes, "the repo " + name.repo);
+  if (!tree) return tree.error();
+  auto files = read_hub_tree(tree.value());
+  if (!files) return Error{files.error().id, name.repo + ": " + files.error().message};
+  auto plan = plan_hub_files(name, files.value());
+  if (!plan) return plan.error();
+  const HubPlan& p = plan.value();
+  HubModel out;
+  out.label = p.label;
+  if (p.kind == HubKind::gguf) {
+    std::vector<ByteSource> parts;
+    for (const HubRepoFile& f : p.headers) parts.push_back(remote_file(hub, name.repo, f));
+    auto model = gguf_model_from(parts, p.label);
+    if (!model) return model.error();
+    out.files = std::move(model).value();
+    return out;
+  }
   auto config = text_file(hub, name.repo, "config.json");
   if (!config) return config.error();
-  const bool has_weights = std::any_of(files.value().begin(), files.value().end(), [](const RepoFile& f) {
-    return f.path == "model.safetensors.index.json" ||
-           (f.path.find('/') == std::string::npos && ends_with(f.path, ".safetensors"));
-  });
-  if (has_weights) return safetensors_model(hub, name, files.value(), config.value());
-  HubModel out;
-  out.config_text = config.value();
-  out.label = name.repo;
+  if (p.kind == HubKind::config) {
+    out.config_text = config.value();
+    return out;
+  }
+  CheckpointFiles checkpoint;
+  checkpoint.config_text = config.value();
+  checkpoint.config_name = name.repo + "/config.json";
+  checkpoint.label = p.label;
+  if (!p.index_path.empty()) {
+    auto index = text_file(hub, name.repo, p.index_path);
+    if (!index) return index.error();
+    checkpoint.index_text = index.value();
+    checkpoint.index_name = name.repo + "/" + p.index_path;
+  }
+  for (const HubRepoFile& f : p.headers) checkpoint.shards.push_back(remote_file(hub, name.repo, f));
+  auto model = safetensors_model_from(checkpoint);
+  if (!model) return model.error();
+  out.files = std::move(model).value();
   return out;
 }
 

@@ -48,7 +48,7 @@ struct LoadedModel {
 
 // --hf: the repo's headers read in place (HF_TOKEN for gated repos, --hub-url for a mirror).
 Result<LoadedModel> load_hub(const cli::Command& c) {
-  auto name = cli::parse_hub_name(*c.hf_name);
+  auto name = parse_hub_name(*c.hf_name);
   if (!name) return name.error();
   cli::HubOptions options;
   if (c.hub_url) {

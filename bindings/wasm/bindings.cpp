@@ -15,6 +15,7 @@
 #include <emscripten/bind.h>
 
 #include "llmsizer/catalog.hpp"
+#include "llmsizer/hub_files.hpp"
 #include "llmsizer/json.hpp"  // llmsizer::Json is nlohmann::ordered_json: every JSON text below
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/planner_responses.hpp"
@@ -127,6 +128,8 @@ class WasmSizer {
   std::string finetune(const std::string& request_json) const {
     return llmsizer::finetune_response(sizer_, request_json);
   }
+  // Which files of a Hub repo to read (the page fetches them).
+  std::string hub_plan(const std::string& request_json) const { return llmsizer::hub_plan_response(request_json); }
   // Every catalog model x device x standard quantization at one context.
   std::string sweep(const std::string& request_json) const {
     return llmsizer::sweep_response(sizer_, request_json);
@@ -175,6 +178,7 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("command", &WasmSizer::command)
       .function("sweep", &WasmSizer::sweep)
       .function("calibrate", &WasmSizer::calibrate)
-      .function("checkLog", &WasmSizer::check_log);
+      .function("checkLog", &WasmSizer::check_log)
+      .function("hubPlan", &WasmSizer::hub_plan);
 #endif
 }
