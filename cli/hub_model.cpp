@@ -36,7 +36,10 @@ Result<HubModel> load_hub_model(const HubClient& hub, const HubName& name) {
   const HubPlan& p = plan.value();
   HubModel out;
   out.label = p.label;
+  out.source.repo = name.repo;
   if (p.kind == HubKind::gguf) {
+    out.source.gguf_tag = p.label.substr(name.repo.size() + 1);
+    out.source.gguf_parts = static_cast<int>(p.headers.size());
     std::vector<ByteSource> parts;
     for (const HubRepoFile& f : p.headers) parts.push_back(remote_file(hub, name.repo, f));
     auto model = gguf_model_from(parts, p.label);

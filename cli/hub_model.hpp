@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hub_client.hpp"
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/hub_files.hpp"
 #include "model_files.hpp"
 
@@ -18,6 +19,7 @@ struct HubModel {
   std::optional<FileModel> files;  // measured
   std::string config_text;         // config-only repos
   std::string label;               // repo[:QUANT]
+  HubModelSource source;           // what the launch commands name
 };
 
 Result<HubModel> load_hub_model(const HubClient& hub, const HubName& name);

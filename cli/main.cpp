@@ -44,7 +44,9 @@ struct LoadedModel {
   std::optional<ModelWeights> weights = std::nullopt;  // measured from --gguf / --safetensors files
   std::optional<QuantScheme> quant = std::nullopt;     // the files' format
   const CatalogModel* entry = nullptr;                 // the catalog's, for --model
+  std::optional<HubModelSource> hub = std::nullopt;  // --hf: the repo the commands name
 };
+
 
 // --hf: the repo's headers read in place (HF_TOKEN for gated repos, --hub-url for a mirror).
 Result<LoadedModel> load_hub(const cli::Command& c) {
@@ -63,10 +65,17 @@ Result<LoadedModel> load_hub(const cli::Command& c) {
   auto model = cli::load_hub_model(hub, name.value());
   if (!model) return model.error();
   cli::HubModel& m = model.value();
-  if (m.files) return LoadedModel{std::move(m.files->arch), m.label, std::move(m.files->weights), m.files->quant};
-  auto arch = read_hf_config_text(m.config_text);
-  if (!arch) return Error{arch.error().id, m.label + "/config.json: " + arch.error().message};
-  return LoadedModel{std::move(arch).value(), m.label};
+  LoadedModel out;
+  if (m.files) {
+    out = LoadedModel{std::move(m.files->arch), m.label, std::move(m.files->weights), m.files->quant};
+  } else {
+    auto arch = read_hf_config_text(m.config_text);
+    if (!arch) return Error{arch.error().id, m.label + "/config.json: " + arch.error().message};
+    out = LoadedModel{std::move(arch).value(), m.label};
+  }
+  out.hub = m.source;
+  out.hub->native_dtype = native_dtype_name(out.arch.native_format);
+  return out;
 }
 
 Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
@@ -274,6 +283,27 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
 
 }  // namespace
 
+// command --hf: the estimate of the repo as read, and commands that name it
+// (llama-server -hf REPO:TAG, vllm serve REPO).
+int run_hub_command(const cli::Command& c) {
+  auto catalog = embedded_catalog();
+  if (!catalog) return fail(catalog.error());
+  auto model = load_model(c, catalog.value());
+  if (!model) return fail(model.error());
+  auto scenario = build_scenario(c, catalog.value());
+  if (!scenario) return fail(scenario.error());
+  const LoadedModel& loaded = model.value();
+  const bool measured = loaded.weights && !c.quant;
+  if (measured) scenario.value().quant = *loaded.quant;
+  auto result = measured ? estimate(loaded.arch, scenario.value(), *loaded.weights) : estimate(loaded.arch, scenario.value());
+  if (!result) return fail(result.error());
+  SizedModel sized;
+  sized.architecture = &loaded.arch;
+  sized.label = loaded.label;
+  cli::print_commands(hub_launch_commands(*loaded.hub, sized, scenario.value(), result.value()), c.json);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = cli::parse_arguments(args);
@@ -284,6 +314,8 @@ int main(int argc, char** argv) {
     std::cout << cli::usage_text();
     return 0;
   }
+  // command --hf: the Hub repo's own names in the commands (the planner takes catalog models).
+  if (c.verb == cli::Verb::command && c.hf_name) return run_hub_command(c);
   if (cli::is_planner_verb(c.verb)) return cli::run_planner_command(c);
   // The catalog is parsed only by commands that need it (list, --model, --gpu).
   const bool needs_catalog = c.verb == cli::Verb::list || c.model_id || c.gpu_id || (c.draft && *c.draft != "mtp");

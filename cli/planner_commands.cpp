@@ -428,10 +428,16 @@ int run_command(const Command& c, const Sizer& sizer) {
   const Scenario& scenario = resolved.value().scenario;
   auto e = sizer.estimate(model, scenario);
   if (!e) return fail(e.error());
-  const auto commands = launch_commands(model, scenario, e.value());
-  if (c.json) {
+  print_commands(launch_commands(model, scenario, e.value()), c.json);
+  return 0;
+}
+
+}  // namespace
+
+void print_commands(const std::vector<LaunchCommand>& commands, bool json) {
+  if (json) {
     std::cout << dump_json(launch_commands_to_json(commands), 1) << "\n";
-    return 0;
+    return;
   }
   // Each step on its own (Ollama's server, then its client); notes as comments.
   for (const LaunchCommand& lc : commands) {
@@ -440,10 +446,7 @@ int run_command(const Command& c, const Sizer& sizer) {
     for (const std::string& step : lc.steps) std::cout << step << "\n";
     std::cout << "\n";
   }
-  return 0;
 }
-
-}  // namespace
 
 // "1,2,4,8" -> {1, 2, 4, 8}; an error names the bad item.
 Result<std::vector<std::int64_t>> concurrency_list(const std::string& text) {

@@ -30,7 +30,12 @@ const server = createServer(async (req, res) => {
     // Any origin may load the widget and its module (the README's embed snippet).
     const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': cache,
       'Access-Control-Allow-Origin': '*' };
-    if (csp) headers['Content-Security-Policy'] = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+    // The page fetches from nowhere but itself and, when the reader asks for a
+    // Hub repo (web/js/hub.js), the Hub's hosts: its API and its file CDNs.
+    if (csp) {
+      headers['Content-Security-Policy'] = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+        "connect-src 'self' https://huggingface.co https://*.huggingface.co https://*.hf.co";
+    }
     res.writeHead(200, headers);
     res.end(body);
   } catch {

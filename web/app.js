@@ -11,6 +11,7 @@ import { tokens, gib } from './js/format.js';
 import { PlannerPanels } from './js/planner.js';
 import { SERVING_ENGINES } from './js/serving.js';
 import { labelColumns } from './js/dom.js';
+import { looksLikeHubName, readHub } from './js/hub.js';
 
 performance.mark('llm-sizer:app-start');
 const $ = (id) => document.getElementById(id);
@@ -69,6 +70,7 @@ class App {
     $('workbench').hidden = false;
     performance.mark('llm-sizer:first-figures');
     this.planner.start();
+    if (this.state.hf) this.loadHub(this.state.hf, { fromLink: true });
   }
 
   // Every control from the state; the draft list and the card rows depend on
@@ -115,7 +117,15 @@ class App {
     $('model-search').addEventListener('input', (e) => {
       const count = controls.fillModels(this.catalog, e.target.value, this.state.model);
       if (count > 0 && $('model').value !== this.state.model) this.onControl({ target: $('model') });
+      // A Hub name or link: offered, read only when asked.
+      const name = e.target.value.trim();
+      $('hub-load').hidden = !looksLikeHubName(name);
+      if (!$('hub-load').hidden) $('hub-load').textContent = `Read ${name} from the Hugging Face Hub`;
     });
+    $('model-search').addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && looksLikeHubName(e.target.value)) this.loadHub(e.target.value.trim());
+    });
+    $('hub-load').addEventListener('click', () => this.loadHub($('model-search').value.trim()));
     $('gpu-search').addEventListener('input', (e) => {
       const count = controls.fillDevices(this.catalog, e.target.value, this.state.gpu);
       if (count > 0 && $('gpu').value !== this.state.gpu) this.onControl({ target: $('gpu') });
@@ -128,6 +138,8 @@ class App {
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
       this.writeControls();
+      if (state.hf && state.hf !== this.custom?.hub) this.loadHub(state.hf, { fromLink: true });
+      else if (!state.hf && this.custom?.hub) this.forgetCustom();
       this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
@@ -160,18 +172,72 @@ class App {
       this.useConfig(text, file.name);
     });
     $('custom-clear').addEventListener('click', () => {
-      this.custom = null;
+      this.forgetCustom();
       $('config-text').value = '';
       $('gguf-file').value = '';
       $('safetensors-file').value = '';
-      $('custom-facts').textContent = '';
-      $('custom-clear').hidden = true;
       this.update({});
     });
   }
 
+  // Back to the catalog model: a file, pasted config or Hub repo goes.
+  forgetCustom() {
+    this.custom = null;
+    this.state = { ...this.state, hf: '' };
+    $('custom-facts').textContent = '';
+    $('hub-status').textContent = '';
+    $('custom-clear').hidden = true;
+  }
+
+  // A Hub repo (owner/repo[:QUANT] or a link), read in place: the page's own
+  // model from then on, and in the link (hf=). A repo of several GGUF
+  // quantizations offers them; a failure says why and changes nothing.
+  async loadHub(name, { fromLink = false } = {}) {
+    const status = $('hub-status');
+    const ticket = (this.hubTicket = (this.hubTicket ?? 0) + 1);
+    status.textContent = `Reading ${name} from the Hugging Face Hub…`;
+    try {
+      const got = await readHub(this.engine, name, this.request({}, true), (text) => {
+        if (ticket === this.hubTicket) status.textContent = text;
+      });
+      if (ticket !== this.hubTicket) return;
+      if (got.kind === 'choose') {
+        status.replaceChildren(`${got.repo} holds these GGUF quantizations; choose one: `);
+        for (const quant of got.quants) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.className = 'hub-quant';
+          button.textContent = quant;
+          button.addEventListener('click', () => this.loadHub(`${got.repo}:${quant}`));
+          status.append(button, ' ');
+        }
+        return;
+      }
+      const shared = { name: got.label, hub: got.label, readBytes: got.readBytes };
+      if (got.kind === 'gguf') this.custom = { kind: 'gguf', parts: got.parts, bytes: got.bytes, info: got.answer.gguf, ...shared };
+      else if (got.kind === 'safetensors') this.custom = { kind: 'safetensors', parts: got.parts, bytes: got.bytes, config: got.config, info: got.answer.safetensors, ...shared };
+      else this.custom = { kind: 'config', text: got.config, ...shared, name: `${got.label} config.json` };
+      this.state = { ...this.state, hf: got.label };
+      status.textContent = `Sizing ${got.label} from the Hub: ${got.requests} request${got.requests === 1 ? '' : 's'}` +
+        `${got.readBytes ? `, ${(got.readBytes / 1048576).toFixed(1)} MiB of headers` : ''}; nothing was downloaded beyond them. `;
+      const back = document.createElement('button');
+      back.type = 'button';
+      back.className = 'hub-quant';
+      back.textContent = 'Back to the catalog model';
+      back.addEventListener('click', () => $('custom-clear').click());
+      status.append(back);
+      $('custom-clear').hidden = false;
+      this.update({ replaceHash: fromLink });
+    } catch (error) {
+      if (ticket !== this.hubTicket) return;
+      status.textContent = `Cannot read ${name}: ${error.message}`;
+      if (fromLink) this.state = { ...this.state, hf: '' };
+    }
+  }
+
   useConfig(text, name) {
     this.custom = text.trim() ? { kind: 'config', text, name } : null;
+    this.state = { ...this.state, hf: '' };
     $('custom-clear').hidden = !this.custom;
     // Cleared text: the catalog model is sized again, and the pasted one's facts go.
     if (!this.custom) $('custom-facts').textContent = '';
@@ -187,6 +253,7 @@ class App {
       if (pasted) request.config = pasted;
       const { parts, bytes, answer, readBytes, config } = await readSafetensorsHeaders(this.engine, files, request);
       this.custom = { kind: 'safetensors', parts, bytes, config, name: files.map((f) => f.name).join(', '), info: answer.safetensors, readBytes };
+      this.state = { ...this.state, hf: '' };
       $('custom-clear').hidden = false;
       this.update({});
     } catch (error) {
@@ -201,6 +268,7 @@ class App {
     try {
       const { parts, bytes, answer, readBytes } = await readGgufHeaders(this.engine, files, this.request({}, true));
       this.custom = { kind: 'gguf', parts, bytes, name: answer.gguf.name || files[0].name, info: answer.gguf, readBytes };
+      this.state = { ...this.state, hf: '' };
       $('config-text').value = '';
       $('custom-clear').hidden = false;
       this.update({});
@@ -240,9 +308,8 @@ class App {
     const model = this.models.get(this.state.model);
     const next = controls.readControl(name, this.state, model);
     if (name === 'model' && this.custom) {
-      this.custom = null;
-      $('custom-clear').hidden = true;
-      $('custom-facts').textContent = '';
+      this.forgetCustom();
+      next.hf = '';
     }
     if (name === 'model') {
       const chosen = this.models.get(next.model);
@@ -322,8 +389,10 @@ class App {
   estimateCurrent(overrides = {}) {
     if (this.custom?.kind === 'gguf' || this.custom?.kind === 'safetensors') {
       try {
-        if (this.custom.kind === 'gguf') return this.engine.estimateGguf(this.request(overrides), this.custom.parts, this.custom.bytes);
-        return this.engine.estimateSafetensors({ ...this.request(overrides), config: this.custom.config }, this.custom.parts, this.custom.bytes);
+        // A Hub repo's files: the commands name the repo.
+        const hub = this.custom.hub ? { hub: this.custom.hub } : {};
+        if (this.custom.kind === 'gguf') return this.engine.estimateGguf({ ...this.request(overrides), ...hub }, this.custom.parts, this.custom.bytes);
+        return this.engine.estimateSafetensors({ ...this.request(overrides), config: this.custom.config, ...hub }, this.custom.parts, this.custom.bytes);
       } catch (error) {
         return { error: { id: error.id, message: error.message } };
       }
@@ -359,9 +428,13 @@ class App {
     const model = this.custom ? { name: this.custom.kind === 'gguf' ? this.custom.name : this.custom.name, max_context_tokens: catalogModel?.max_context_tokens }
       : catalogModel;
     const device = this.machine();
-    if (this.factsFor !== catalogModel) {
-      this.factsFor = catalogModel;
-      $('model-facts').textContent = catalogModel ? this.facts(catalogModel) : '';
+    // Under the catalog's list: its model, or what is sized in its place.
+    const factsKey = this.custom ?? catalogModel;
+    if (this.factsFor !== factsKey) {
+      this.factsFor = factsKey;
+      $('model-facts').textContent = this.custom
+        ? `Sized in place of this list's choice: ${this.custom.name}.`
+        : catalogModel ? this.facts(catalogModel) : '';
     }
     const chosenDevice = this.devices.get(this.state.gpu);
     if (this.deviceFactsFor !== chosenDevice) {

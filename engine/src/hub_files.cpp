@@ -233,6 +233,12 @@ std::string hub_file_path(const std::string& repo, const std::string& path) {
 
 std::string gguf_quant_in_path(const std::string& path) { return quant_in_path(path); }
 
+std::vector<std::string> hub_gguf_quants(const std::vector<HubRepoFile>& files) {
+  std::vector<std::string> quants;
+  for (const auto& [quant, parts] : hub_gguf_sets(files)) quants.push_back(quant);
+  return quants;
+}
+
 Result<HubPlan> plan_hub_files(const HubName& name, const std::vector<HubRepoFile>& files) {
   const bool has_gguf = std::any_of(files.begin(), files.end(), [](const RepoFile& f) { return hub_ends_with(f.path, ".gguf"); });
   const bool has_config = hub_has_file(files, "config.json");

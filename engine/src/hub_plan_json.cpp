@@ -22,6 +22,15 @@ std::string hub_plan_response(std::string_view request_json) {
   auto files = read_hub_tree(request["tree"].get<std::string>());
   if (!files) return error_response(Error{files.error().id, name.value().repo + ": " + files.error().message});
   auto plan = plan_hub_files(name.value(), files.value());
+  // Several quantizations and none named: the list to choose from, not a failure.
+  if (!plan && plan.error().id == "hub.choose_quant") {
+    out["kind"] = "choose";
+    out["label"] = name.value().repo;
+    out["message"] = plan.error().message;
+    out["quants"] = Json::array();
+    for (const std::string& q : hub_gguf_quants(files.value())) out["quants"].push_back(q);
+    return dump_json(out);
+  }
   if (!plan) return error_response(plan.error());
   const HubPlan& p = plan.value();
   const std::string& repo = name.value().repo;

@@ -1,12 +1,17 @@
 #include "llmsizer/layer_split.hpp"
 #include "llmsizer/json_contract.hpp"
 
+#include "llmsizer/hub_files.hpp"
+#include "llmsizer/launch_commands.hpp"
+
 #include <cmath>
 
 #include "config_view.hpp"
 #include "request_json.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/gguf.hpp"
+#include "llmsizer/hub_files.hpp"
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/safetensors.hpp"
 #include "llmsizer/params.hpp"
 #include "llmsizer/planner.hpp"
@@ -611,11 +616,28 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   return dump_json(j);
 }
 
+namespace {
+
+// "hub": the Hub repo the files were read from (owner/repo[:TAG]), whose
+// name the launch commands use; absent for local files (no commands then).
+Result<std::optional<HubName>> hub_of(Json& parsed) {
+  if (!parsed.contains("hub")) return std::optional<HubName>{};
+  if (!parsed["hub"].is_string()) return Error{"request.bad_value", "hub must be a Hub repo's name, owner/repo[:QUANT]"};
+  auto name = parse_hub_name(parsed["hub"].get<std::string>());
+  parsed.erase("hub");
+  if (!name) return name.error();
+  return std::optional<HubName>{name.value()};
+}
+
+}  // namespace
+
 std::string estimate_safetensors_response(const Sizer& sizer, std::string_view request_json, std::string_view bytes) {
   Json parsed = parse_json(request_json);
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 1024);
   if (!file_list) return error_response(file_list.error());
+  auto hub = hub_of(parsed);
+  if (!hub) return error_response(hub.error());
   parsed.erase("parts");
   parsed.erase("model");
   auto request = request_from_json(parsed);  // needs "config": the checkpoint's config.json
@@ -668,6 +690,12 @@ std::string estimate_safetensors_response(const Sizer& sizer, std::string_view r
   j["safetensors"] = {{"shards", shards.size()}, {"from_index", shards.empty()}};
   Json body = estimate_to_json(result.value(), s, "safetensors checkpoint");
   move_entries(j, body);
+  if (hub.value() && runs(result.value())) {
+    HubModelSource source;
+    source.repo = hub.value()->repo;
+    source.native_dtype = native_dtype_name(model.value().arch().native_format);
+    j["commands"] = launch_commands_to_json(hub_launch_commands(source, model.value(), s, result.value()));
+  }
   return dump_json(j);
 }
 
@@ -676,6 +704,8 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
   if (parsed.is_discarded() || !parsed.is_object()) return error_response(Error{"request.not_json", "the request is not a JSON object"});
   auto file_list = file_parts(parsed, bytes, 256);
   if (!file_list) return error_response(file_list.error());
+  auto hub = hub_of(parsed);
+  if (!hub) return error_response(hub.error());
   std::vector<GgufPart> parts;
   for (const FilePart& p : file_list.value()) parts.push_back(GgufPart{p.name, p.bytes, p.file_bytes});
   auto read = read_gguf_model(parts);
@@ -709,6 +739,16 @@ std::string estimate_gguf_response(const Sizer& sizer, std::string_view request_
                {"split_count", model.split_count}, {"layers", model.arch.decoder_layer_count()}};
   Json body = estimate_to_json(result.value(), s, model.name.empty() ? std::string("GGUF file") : model.name);
   move_entries(j, body);
+  if (hub.value() && runs(result.value())) {
+    HubModelSource source;
+    source.repo = hub.value()->repo;
+    source.gguf_tag = hub.value()->quant.empty() ? model.quant.name : hub.value()->quant;
+    source.gguf_parts = static_cast<int>(parts.size());
+    SizedModel sized;
+    sized.architecture = &model.arch;
+    sized.label = source.repo;
+    j["commands"] = launch_commands_to_json(hub_launch_commands(source, sized, s, result.value()));
+  }
   return dump_json(j);
 }
 

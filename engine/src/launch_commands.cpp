@@ -656,16 +656,10 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
   return launch_commands(model, s, e, embedded_names());
 }
 
-std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& s, const Estimate& e,
-                                           const DistributionIndex& names) {
-  Names n;
-  if (model.entry) {
-    n.id = model.entry->id;
-    n.hf_repo = shell_safe(model.entry->hf_repo);
-    for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    n.llama_cpp_unsupported = model.entry->llama_cpp_unsupported;
-    n.dist = names.find(model.entry->id);
-  }
+namespace {
+
+std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
+                                        const DistributionIndex& names) {
   Names draft;  // the draft model's names, for its GGUF repo
   if (s.draft && !s.draft->use_mtp) {
     draft.id = shell_safe(s.draft->label);
@@ -697,6 +691,57 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
                        std::to_string(s.draft->drafted_tokens) + " speculative tokens).";
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& s, const Estimate& e,
+                                           const DistributionIndex& names) {
+  Names n;
+  if (model.entry) {
+    n.id = model.entry->id;
+    n.hf_repo = shell_safe(model.entry->hf_repo);
+    for (char c : model.entry->native_dtype) n.native_dtype += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    n.llama_cpp_unsupported = model.entry->llama_cpp_unsupported;
+    n.dist = names.find(model.entry->id);
+  }
+  return commands_for(n, model, s, e, names);
+}
+
+std::string native_dtype_name(NativeFormat f) {
+  switch (f) {
+    case NativeFormat::bf16: return "bf16";
+    case NativeFormat::fp16: return "fp16";
+    case NativeFormat::fp32: return "fp32";
+    case NativeFormat::fp8_block: return "fp8";
+    case NativeFormat::mxfp4_experts: return "mxfp4";
+    case NativeFormat::nvfp4: return "nvfp4";
+    case NativeFormat::fp4_experts_fp8: return "fp4";
+  }
+  return "";
+}
+
+std::vector<LaunchCommand> hub_launch_commands(const HubModelSource& source, const SizedModel& model, const Scenario& s,
+                                               const Estimate& e) {
+  // The repo as its own distribution record: the GGUF set that was read, or
+  // the checkpoint itself (hub_files.hpp checked the name's characters).
+  ModelDistribution dist;
+  dist.id = source.repo;
+  if (!source.gguf_tag.empty()) {
+    GgufRepo g;
+    g.repo = source.repo;
+    g.quants = {source.gguf_tag};
+    g.parts = {{source.gguf_tag, std::max(source.gguf_parts, 1)}};
+    dist.gguf.push_back(g);
+  }
+  Names n;
+  n.hf_repo = shell_safe(source.repo);
+  n.native_dtype = source.native_dtype;
+  n.dist = &dist;
+  // The set is named by its tag in the repo (UD-Q4_K_XL), whatever file type its header states.
+  Scenario tagged = s;
+  if (!source.gguf_tag.empty()) tagged.quant.name = source.gguf_tag;
+  return commands_for(n, model, tagged, e, embedded_names());
 }
 
 }  // namespace llmsizer

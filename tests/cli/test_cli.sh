@@ -178,86 +178,7 @@ expect_error "list unknown" list widgets
 
 # --gguf and --safetensors (issue 7): full-size sparse files whose headers a
 # second, independent writer (Python) makes; only the headers are read.
-python3 - "$work" <<'PY'
-import json, os, struct, sys
-work = sys.argv[1]
-def s(x):
-    b = x.encode()
-    return struct.pack('<Q', len(b)) + b
-def u32(k, v): return s(k) + struct.pack('<II', 4, v)
-def u16(k, v): return s(k) + struct.pack('<IH', 2, v)
-def string(k, v): return s(k) + struct.pack('<I', 8) + s(v)
-def strings(k, items): return s(k) + struct.pack('<IIQ', 9, 8, len(items)) + b''.join(s(i) for i in items)
-BLOCK = {0: (1, 4), 8: (32, 34)}  # F32, Q8_0
-def nbytes(t, dims):
-    e, b = BLOCK[t]
-    n = dims[0] // e * b
-    for d in dims[1:]: n *= d
-    return n
-def gguf(path, kvs, tensors):
-    head = b'GGUF' + struct.pack('<IQQ', 3, len(tensors), len(kvs)) + b''.join(kvs)
-    off = 0
-    for name, t, dims in tensors:
-        head += s(name) + struct.pack('<I', len(dims)) + b''.join(struct.pack('<Q', d) for d in dims) + struct.pack('<IQ', t, off)
-        off += (nbytes(t, dims) + 31) // 32 * 32
-    head += b'\0' * (-len(head) % 32)
-    with open(path, 'wb') as f:
-        f.write(head)
-        f.truncate(len(head) + off)
-# Llama-3.1-8B at Q8_0 (norms F32).
-h, ff, v = 4096, 14336, 128256
-kvs = [string('general.architecture', 'llama'), u32('general.file_type', 7), u32('llama.block_count', 32),
-       u32('llama.embedding_length', h), u32('llama.attention.head_count', 32), u32('llama.attention.head_count_kv', 8),
-       u32('llama.context_length', 131072), strings('tokenizer.ggml.tokens', ['t%d' % i for i in range(v)])]
-tensors = [('token_embd.weight', 8, [h, v])]
-for i in range(32):
-    p = 'blk.%d.' % i
-    tensors += [(p + 'attn_norm.weight', 0, [h]), (p + 'attn_q.weight', 8, [h, h]), (p + 'attn_k.weight', 8, [h, 1024]),
-                (p + 'attn_v.weight', 8, [h, 1024]), (p + 'attn_output.weight', 8, [h, h]), (p + 'ffn_norm.weight', 0, [h]),
-                (p + 'ffn_gate.weight', 8, [h, ff]), (p + 'ffn_up.weight', 8, [h, ff]), (p + 'ffn_down.weight', 8, [ff, h])]
-tensors += [('output_norm.weight', 0, [h]), ('output.weight', 8, [h, v])]
-gguf(work + '/llama.gguf', kvs, tensors)
-os.makedirs(work + '/split', exist_ok=True)
-for k in range(3):
-    part = tensors[len(tensors) * k // 3: len(tensors) * (k + 1) // 3]
-    keys = (kvs if k == 0 else []) + [u16('split.no', k), u16('split.count', 3)]
-    gguf(work + '/split/llama-%05d-of-00003.gguf' % (k + 1), keys, part)
-with open(work + '/bad-magic.gguf', 'wb') as f: f.write(b'GGML' + b'\0' * 60)
-head = open(work + '/llama.gguf', 'rb').read(4096)
-with open(work + '/cut.gguf', 'wb') as f: f.write(head)  # ends inside the token list
-# The same model as a BF16 safetensors checkpoint of two shards, its index and config.
-os.makedirs(work + '/st', exist_ok=True)
-names = [('model.embed_tokens.weight', [v, h])]
-for i in range(32):
-    p = 'model.layers.%d.' % i
-    names += [(p + 'input_layernorm.weight', [h]), (p + 'self_attn.q_proj.weight', [h, h]), (p + 'self_attn.k_proj.weight', [1024, h]),
-              (p + 'self_attn.v_proj.weight', [1024, h]), (p + 'self_attn.o_proj.weight', [h, h]),
-              (p + 'post_attention_layernorm.weight', [h]), (p + 'mlp.gate_proj.weight', [ff, h]),
-              (p + 'mlp.up_proj.weight', [ff, h]), (p + 'mlp.down_proj.weight', [h, ff])]
-names += [('model.norm.weight', [h]), ('lm_head.weight', [v, h])]
-weight_map = {}
-for k, chunk in enumerate([names[:150], names[150:]]):
-    header, off = {}, 0
-    shard = 'model-%05d-of-00002.safetensors' % (k + 1)
-    for name, shape in chunk:
-        n = 2
-        for d in shape: n *= d
-        header[name] = {'dtype': 'BF16', 'shape': shape, 'data_offsets': [off, off + n]}
-        off += n
-        weight_map[name] = shard
-    text = json.dumps(header).encode()
-    with open(work + '/st/' + shard, 'wb') as f:
-        f.write(struct.pack('<Q', len(text)) + text)
-        f.truncate(8 + len(text) + off)
-json.dump({'metadata': {'total_size': 16060522496}, 'weight_map': weight_map}, open(work + '/st/model.safetensors.index.json', 'w'))
-json.dump({'model_type': 'llama', 'hidden_size': h, 'intermediate_size': ff, 'num_attention_heads': 32,
-           'num_hidden_layers': 32, 'num_key_value_heads': 8, 'vocab_size': v}, open(work + '/st/config.json', 'w'))
-os.makedirs(work + '/index-only', exist_ok=True)
-os.link(work + '/st/model.safetensors.index.json', work + '/index-only/model.safetensors.index.json')
-os.link(work + '/st/config.json', work + '/index-only/config.json')
-os.makedirs(work + '/no-config', exist_ok=True)
-os.link(work + '/st/model-00001-of-00002.safetensors', work + '/no-config/model.safetensors')
-PY
+python3 "$(dirname "$0")/../fixtures/model_files.py" "$work"
 gguf_size=$(stat -c %s "$work/llama.gguf")
 # Q8_0 Llama-3.1-8B: 8,029,995,008 weights x 34/32 + 266,240 F32 norm weights x 4 = 8,532,934,656 bytes.
 json_check "gguf params" "j['total'] == 8030261248 and j['active'] == 8030261248 and j['embedding'] == 525336576" \
@@ -276,59 +197,6 @@ json_check "gguf split: parts listed" "j['total'] == 8030261248" \
 # stand-in Hub (tests/hub/hub_server.mjs: the Hub's URL layout, a redirect to another host
 # for large files, 401/403/429 owners). The figures must equal those of the local files.
 hub="$work/hub"
-mkdir -p "$hub/local/llama-gguf" "$hub/local/llama-split/Q8_0" "$hub/local/llama-st" "$hub/local/llama-config" \
-  "$hub/gated/llama-config" "$hub/private/llama-config" "$hub/local/readme-only" "$hub/local/not-gguf"
-ln "$work/llama.gguf" "$hub/local/llama-gguf/Llama-3.1-8B-Instruct-Q8_0.gguf"
-ln "$work/llama.gguf" "$hub/local/llama-split/Llama-3.1-8B-Instruct-Q8_0.gguf"
-for k in 1 2 3; do ln "$work/split/llama-0000$k-of-00003.gguf" "$hub/local/llama-split/Q8_0/Llama-3.1-8B-Instruct-Q8_0-0000$k-of-00003.gguf"; done
-ln "$work/split/llama-00001-of-00003.gguf" "$hub/local/llama-split/mmproj-F16.gguf"
-for f in config.json model.safetensors.index.json model-00001-of-00002.safetensors model-00002-of-00002.safetensors; do
-  ln "$work/st/$f" "$hub/local/llama-st/$f"
-done
-for d in local/llama-config gated/llama-config private/llama-config; do cp "$work/st/config.json" "$hub/$d/config.json"; done
-echo "# notes" >"$hub/local/readme-only/README.md"
-# Two labelled sets for the choice (the names only: both are the Q8_0 file).
-mkdir -p "$hub/local/two-quants"
-ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q8_0.gguf"
-ln "$work/llama.gguf" "$hub/local/two-quants/Llama-Q4_K_M.gguf"
-echo "not a model" >"$hub/local/not-gguf/model-Q4_K_M.gguf"
-# An MLX 4-bit checkpoint as mlx-lm writes it: each linear weight packed 8 per uint32 with BF16
-# scales and biases per 64 inputs; a 2-layer Llama of width 512. Per layer: q,o (512x512) and k,v
-# (128x512): (2x262144 + 2x65536) x (4/8 + 2x2/64) bytes = 655360 x 0.5625 = 368640; gate, up, down
-# (3 x 512x1536): 2359296 x 0.5625 = 1327104; 2 norms x 512 x 2 = 2048: 1697792 a layer. The
-# embedding (1024 x 512) is packed too: 524288 x 0.5625 = 294912; the final norm 1024 bytes.
-mkdir -p "$hub/mlx-community/tiny-llama-4bit"
-python3 - "$hub/mlx-community/tiny-llama-4bit" <<'PY'
-import json, struct, sys
-out = sys.argv[1]
-h, ff, kv, v, layers = 512, 1536, 128, 1024, 2
-tensors = []
-def linear(name, rows, cols):
-    tensors.extend([(name + '.weight', 'U32', [rows, cols // 8]), (name + '.scales', 'BF16', [rows, cols // 64]),
-                    (name + '.biases', 'BF16', [rows, cols // 64])])
-linear('model.embed_tokens', v, h)
-for i in range(layers):
-    p = 'model.layers.%d.' % i
-    tensors.append((p + 'input_layernorm.weight', 'BF16', [h]))
-    tensors.append((p + 'post_attention_layernorm.weight', 'BF16', [h]))
-    for n, r, c in (('self_attn.q_proj', h, h), ('self_attn.k_proj', kv, h), ('self_attn.v_proj', kv, h),
-                    ('self_attn.o_proj', h, h), ('mlp.gate_proj', ff, h), ('mlp.up_proj', ff, h), ('mlp.down_proj', h, ff)):
-        linear(p + n, r, c)
-tensors.append(('model.norm.weight', 'BF16', [h]))
-header, off = {}, 0
-for name, dtype, shape in tensors:
-    n = 4 if dtype == 'U32' else 2
-    for d in shape: n *= d
-    header[name] = {'dtype': dtype, 'shape': shape, 'data_offsets': [off, off + n]}
-    off += n
-text = json.dumps(header).encode()
-with open(out + '/model.safetensors', 'wb') as f:
-    f.write(struct.pack('<Q', len(text)) + text)
-    f.truncate(8 + len(text) + off)
-json.dump({'model_type': 'llama', 'hidden_size': h, 'intermediate_size': ff, 'num_attention_heads': 8,
-           'num_hidden_layers': layers, 'num_key_value_heads': 2, 'vocab_size': v, 'tie_word_embeddings': True,
-           'quantization': {'group_size': 64, 'bits': 4}}, open(out + '/config.json', 'w'))
-PY
 node "$(dirname "$0")/../hub/hub_server.mjs" "$hub" >"$work/hub.out" &
 hub_pid=$!
 for _ in $(seq 50); do grep -q '^hub: ' "$work/hub.out" 2>/dev/null && break; sleep 0.1; done
@@ -352,6 +220,13 @@ else bad "hub: a gated repo with HF_TOKEN: $(cat "$work/err")"; fi
 # The token goes to the Hub's host, not to the host a large file redirects to (the stand-in answers 400 there).
 if HF_TOKEN=test-token "$bin" params --hf local/llama-gguf:Q8_0 --hub-url "$hub_url" --json 2>"$work/err" | grep -q '"total": 8030261248'; then ok
 else bad "hub: token kept from the CDN host: $(cat "$work/err")"; fi
+if "$bin" command --hf local/llama-gguf:Q8_0 --hub-url "$hub_url" --gpu rtx-4090 | grep -q '^llama-server -hf local/llama-gguf:Q8_0'; then ok
+else bad "hub: command names the repo and tag"; fi
+# A split set (a linked folder of three parts): Ollama cannot pull parts, the steps merge them.
+if "$bin" command --hf "https://huggingface.co/local/llama-split/tree/main/Q8_0" --hub-url "$hub_url" --gpu rtx-4090 | grep -q '^llama-gguf-split --merge'; then ok
+else bad "hub: split set commands"; fi
+if "$bin" command --hf local/llama-st --hub-url "$hub_url" --gpu h100-sxm --engine vllm | grep -q '^vllm serve local/llama-st'; then ok
+else bad "hub: checkpoint command"; fi
 expect_error "hub: two GGUF sets, no quant given" estimate --hf local/two-quants --hub-url "$hub_url"
 if grep -q "Q4_K_M, Q8_0: choose one" "$work/err"; then ok; else bad "hub choose: $(cat "$work/err")"; fi
 expect_error "hub: a quant the repo lacks" estimate --hf local/llama-gguf:Q4_K_M --hub-url "$hub_url"

@@ -32,8 +32,15 @@ function files(dir, prefix = '') {
   });
 }
 
+// The Hub answers pages of any origin (CORS), as huggingface.co does.
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'range, authorization',
+  'access-control-expose-headers': 'content-range, content-length',
+};
+
 function send(res, status, body, headers = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.writeHead(status, { 'content-type': 'application/json', ...CORS, ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
@@ -48,13 +55,13 @@ function serveFile(req, res, path) {
   }
   const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
   if (!range) {
-    res.writeHead(200, { 'content-length': size, 'accept-ranges': 'bytes' });
+    res.writeHead(200, { 'content-length': size, 'accept-ranges': 'bytes', ...CORS });
     return createReadStream(path).pipe(res);
   }
   const start = Number(range[1]);
   const end = Math.min(range[2] === '' ? size - 1 : Number(range[2]), size - 1);
   if (start >= size || end < start) return send(res, 416, '', { 'content-range': `bytes */${size}` });
-  res.writeHead(206, { 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}` });
+  res.writeHead(206, { 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}`, ...CORS });
   createReadStream(path, { start, end }).pipe(res);
 }
 
@@ -67,6 +74,7 @@ function refused(owner, req) {
 }
 
 const server = createServer((req, res) => {
+  if (req.method === 'OPTIONS') return send(res, 204, '');
   const url = new URL(req.url, 'http://hub');
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'api' && parts[1] === 'models' && parts[4] === 'tree' && parts[5] === 'main' && parts.length === 6) {

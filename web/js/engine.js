@@ -76,7 +76,8 @@ function ask(sizer, method, request) {
 // engine.estimateGguf or engine.estimateSafetensors; `whole` files (an index
 // json) are read entirely. Returns {parts, bytes, answer}. Nothing leaves the machine.
 async function readHeaders(call, files, request, kindOf = () => undefined) {
-  const sizes = files.map((f) => (kindOf(f) === 'index' ? f.size : 1 << 20));
+  // A remote file (web/js/hub.js) starts smaller: each round is a range request.
+  const sizes = files.map((f) => (kindOf(f) === 'index' ? f.size : f.firstRead ?? 1 << 20));
   for (let round = 0; round < 12; round += 1) {
     const buffers = await Promise.all(files.map((f, i) => f.slice(0, Math.min(f.size, sizes[i])).arrayBuffer()));
     const parts = files.map((f, i) => ({ name: f.name, file_bytes: f.size, length: buffers[i].byteLength, kind: kindOf(f) }));
@@ -268,6 +269,11 @@ export function loadEngine({ full: startFull = false } = {}) {
           const answer = JSON.parse(needFull().checkLog(JSON.stringify(request), String(text)));
           if (!answer.ok) throw new SizerError(answer.error.id, answer.error.message);
           return answer;
+        },
+        // Which files of a Hub repo to read: {name} gives {repo, tree_path};
+        // {name, tree} (the file list's text) the plan (hub_files.hpp).
+        hubPlan(request) {
+          return ask(needFull(), 'hubPlan', request);
         },
         // Same as estimate, but returns {error} instead of throwing.
         tryEstimate(request) {

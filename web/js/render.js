@@ -277,7 +277,7 @@ function summarySentences(r, state, model, device) {
   const m = r.memory;
   const where = whereText(state, device);
   return [
-    `${model.name} at ${state.quant} holds ${fmt.gib(m.weights_bytes)} of weights; ` +
+    `${model.name} at ${r.scenario.quant} holds ${fmt.gib(m.weights_bytes)} of weights; ` +
       `${fmt.tokens(state.ctx)} tokens of context${state.batch > 1 ? ` for each of ${state.batch} sequences` : ''} ` +
       `take ${fmt.gib(m.kv_cache_bytes)} of KV cache (${state.kv}).`,
     m.usable_bytes == null ? '' : m.fits

@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal', 'hf'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -37,9 +37,12 @@ export const DEFAULTS = {
   stps: 20,     // ... and the speed each user needs (0: no target)
   adp: 0,       // 1: attention data parallel over the devices (serving engines, MoE models)
   cal: '',      // this machine's speed factors from its llama-bench rows (CALIBRATION), '' for none
+  hf: '',       // a Hugging Face Hub repo read in place (owner/repo[:QUANT]), '' for the catalog model
 };
 // Keys written to a link only when they differ from the defaults.
-const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal'];
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal', 'hf'];
+// A Hub repo as the link holds it: owner/repo, and the GGUF quantization chosen.
+export const HUB_REPO = /^[A-Za-z0-9._-]{1,96}\/[A-Za-z0-9._-]{1,96}(?::[A-Za-z0-9._-]{1,40})?$/;
 // A calibration as the link holds it: the device it was measured on, its
 // bandwidth, compute, fixed-cost, attention and KV-read factors, the rows
 // behind them and the llama.cpp backend: cal=rtx-4080,1.087,1.509,1,1,1,2,cuda.
@@ -119,6 +122,11 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
       const c = parseCalibration(raw);
       if (c && ids.gpu.has(c.device)) state.cal = raw;
       else problems.push(`calibration “${raw.slice(0, 60)}” is not device,bandwidth,compute,overhead,attention,kv,rows,backend`);
+      continue;
+    }
+    if (key === 'hf') {
+      if (HUB_REPO.test(raw) && !raw.split(/[/:]/).some((part) => part === '.' || part === '..')) state.hf = raw;
+      else problems.push(`Hub repo “${raw.slice(0, 60)}” is not owner/repo or owner/repo:QUANT`);
       continue;
     }
     if (key === 'split') {

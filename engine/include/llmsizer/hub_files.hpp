@@ -49,6 +49,9 @@ struct HubPlan {
   std::vector<std::string> quants;         // a GGUF repo's quantizations
 };
 
+// A GGUF repo's quantizations, as plan_hub_files labels its sets.
+std::vector<std::string> hub_gguf_quants(const std::vector<HubRepoFile>& files);
+
 // Errors: "hub.choose_quant" (several GGUF quantizations and none named: the
 // message lists them), "hub.no_such_quant", "hub.no_weights".
 Result<HubPlan> plan_hub_files(const HubName& name, const std::vector<HubRepoFile>& files);
@@ -57,7 +60,9 @@ Result<HubPlan> plan_hub_files(const HubName& name, const std::vector<HubRepoFil
 // "tree_path"}; with "tree" (the file list the Hub answered, as JSON text)
 // also {"kind": "gguf"|"safetensors"|"config", "label", "quants", "headers":
 // [{"path", "size", "file_path"}], "index_path", "config_path"} (file paths
-// below the Hub's base URL; null when none). Never throws.
+// below the Hub's base URL; null when none), or {"kind": "choose", "quants",
+// "message"} for a GGUF repo of several quantizations none of which is named.
+// Never throws.
 std::string hub_plan_response(std::string_view request_json);
 
 }  // namespace llmsizer

@@ -26,4 +26,19 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
 std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& scenario, const Estimate& estimate,
                                            const DistributionIndex& names);
 
+// A model read from a Hub repo (hub_files.hpp): the commands name that repo,
+// llama-server -hf REPO:TAG for a GGUF set of `gguf_parts` files, vllm serve
+// REPO for a checkpoint (native_dtype as its config states it, lowercase).
+// A checkpoint's published format as HubModelSource::native_dtype spells it.
+std::string native_dtype_name(NativeFormat format);
+
+struct HubModelSource {
+  std::string repo;
+  std::string gguf_tag;  // "" for a checkpoint
+  int gguf_parts = 0;
+  std::string native_dtype;
+};
+std::vector<LaunchCommand> hub_launch_commands(const HubModelSource& source, const SizedModel& model,
+                                               const Scenario& scenario, const Estimate& estimate);
+
 }  // namespace llmsizer
