@@ -41,13 +41,13 @@ function local(args) {
   return JSON.parse(out.stdout);
 }
 
-async function open(hash, viewport = { width: 1280, height: 800 }) {
+async function open(hash, viewport = { width: 1280, height: 800 }, figures = true) {
   const page = await session.browser.newPage({ viewport });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.addInitScript((url) => { globalThis.LLMSIZER_HUB_URL = url; }, hubUrl);
   await page.goto(session.server.url + hash);
-  await waitForApp(page);
+  await waitForApp(page, figures);
   return { page, errors };
 }
 
@@ -101,7 +101,7 @@ test('sharded safetensors and a split GGUF: every header read, the local figures
 
 test('failures: one message each, and the figures stay the catalog model\'s', async () => {
   for (const [name, expected] of [['gated/llama-config', /gated or private/], ['local/nothing', /HTTP 404/], ['busy/x', /HTTP 429/],
-    ['local/readme-only', /nothing here to size/], ['local/not-gguf:Q4_K_M', /GGUF/]]) {
+    ['local/readme-only', /nothing here to size/], ['local/not-gguf:Q4_K_M', /GGUF/], ['local/huge-header:Q4_K_M', /Cannot read/]]) {
     const { page, errors } = await open('#model=llama-3.1-8b&gpu=rtx-4090&ctx=8192');
     const before = await field(page, 'memory.weights_bytes');
     await page.fill('#model-search', name);
@@ -113,6 +113,29 @@ test('failures: one message each, and the figures stay the catalog model\'s', as
     assert.deepEqual(errors, []);
     await page.close();
   }
+});
+
+test('a config the engine cannot size: the verdict says which field, no figures', async () => {
+  const { page } = await open('#hf=local/unknown-arch&gpu=rtx-4090', undefined, false);
+  assert.match(await page.$eval('#verdict', (n) => n.textContent), /num_hidden_layers/);
+  await page.close();
+});
+
+test('an MLX repo, and the Hub out of reach', async () => {
+  const { page } = await open('#hf=mlx-community/tiny-llama-4bit&engine=mlx&quant=MLX-4bit&gpu=mac-m4-max-128gb&ctx=8192');
+  await sized(page, 'mlx-community/tiny-llama-4bit');
+  // 2 layers x 1,697,792 + the packed embedding 294,912 + the final norm 1,024 (model_files.py).
+  await page.waitForFunction(() => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value === String(2 * 1697792 + 294912 + 1024));
+  await page.close();
+  const down = await session.browser.newPage();
+  await down.addInitScript(() => { globalThis.LLMSIZER_HUB_URL = 'http://127.0.0.1:9'; });
+  await down.goto(`${session.server.url}#gpu=rtx-4090`);
+  await waitForApp(down);
+  await down.fill('#model-search', 'local/llama-config');
+  await down.click('#hub-load');
+  await down.waitForFunction(() => document.querySelector('#hub-status').textContent.startsWith('Cannot read'));
+  assert.match(await down.$eval('#hub-status', (n) => n.textContent), /cannot reach 127\.0\.0\.1:9/);
+  await down.close();
 });
 
 test('a hostile hf= in the link is refused and named, nothing requested', async () => {

@@ -240,6 +240,9 @@ expect_error "hub: rate limited" params --hf busy/anything --hub-url "$hub_url"
 if grep -q "429" "$work/err"; then ok; else bad "hub 429: $(cat "$work/err")"; fi
 expect_error "hub: no weights, no config" params --hf local/readme-only --hub-url "$hub_url"
 expect_error "hub: a .gguf that is not GGUF" params --hf local/not-gguf:Q4_K_M --hub-url "$hub_url"
+expect_error "hub: a header larger than the readers' bound" params --hf local/huge-header:Q4_K_M --hub-url "$hub_url"
+expect_error "hub: an architecture no reader knows" params --hf local/unknown-arch --hub-url "$hub_url"
+if grep -q "num_hidden_layers" "$work/err"; then ok; else bad "hub unknown arch: $(cat "$work/err")"; fi
 expect_error "hub: network down" params --hf local/llama-config --hub-url http://127.0.0.1:9
 if grep -q "cannot reach" "$work/err"; then ok; else bad "hub down: $(cat "$work/err")"; fi
 expect_error "hub: a name that is not one" params --hf '../../etc/passwd'
