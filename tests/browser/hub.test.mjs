@@ -97,6 +97,12 @@ test('sharded safetensors and a split GGUF: every header read, the local figures
   await sized(split.page, 'local/llama-split:Q8_0');
   await split.page.waitForFunction(() => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value === '8532934656');
   await split.page.close();
+  // A config alone: the model as the engine sizes a config.json, at the chosen quantization.
+  const want = local(['estimate', '--config', join(work, 'st/config.json'), '--quant', 'Q4_K_M', '--gpu', 'rtx-4090', '--ctx', '8192']);
+  const config = await open('#hf=local/llama-config&quant=Q4_K_M&gpu=rtx-4090&ctx=8192');
+  await sized(config.page, 'local/llama-config');
+  await config.page.waitForFunction((w) => document.querySelector('[data-field="memory.weights_bytes"]').dataset.value === String(w), want.memory.weights_bytes);
+  await config.page.close();
 });
 
 test('failures: one message each, and the figures stay the catalog model\'s', async () => {
