@@ -124,9 +124,10 @@ test('a CPU-only machine: decode from RAM bandwidth, prefill from its sourced FP
 });
 
 test('a device without a sourced memory bandwidth (Alibaba PPU): speeds read unknown and the note says why', async () => {
+  // The PPU runs vLLM (T-Head's build), not llama.cpp (runtime_support.hpp).
   const gpu = 'alibaba-ppu-zw810e';
-  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=${gpu}`);
-  const expected = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu });
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=native&engine=vllm&ctx=8192&gpu=${gpu}`);
+  const expected = native({ model: 'llama-3.1-8b', quant: 'native', engine: 'vllm', ctx: 8192, gpu });
   assert.equal(expected.memory.fits, true);
   assert.equal(expected.speed.decode_tokens_per_s, null);
   await page.waitForFunction(() => document.querySelector('#speed-note')?.textContent.includes('memory bandwidth is not sourced'));

@@ -105,9 +105,10 @@ test('the widget labels what each speed assumes, as the page does: full window, 
   await page.goto(`${session.server.url}embed-example.html`);
   await waitForWidget(page, 'first');
   await page.evaluate(() => {
-    for (const [id, gpu] of [['fast', 'rtx-4090'], ['no-bandwidth', 'alibaba-ppu-zw810e']]) {
+    // The PPU runs vLLM (T-Head's build), not llama.cpp (runtime_support.hpp).
+    for (const [id, gpu, engine, quant] of [['fast', 'rtx-4090', 'llama.cpp', 'Q4_K_M'], ['no-bandwidth', 'alibaba-ppu-zw810e', 'vllm', 'native']]) {
       const w = document.createElement('llm-sizer');
-      Object.entries({ id, model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: '32768', prompt: '4096', gpu, variant: 'full' })
+      Object.entries({ id, model: 'llama-3.1-8b', quant, engine, ctx: '32768', prompt: '4096', gpu, variant: 'full' })
         .forEach(([k, v]) => w.setAttribute(k, v));
       document.body.prepend(w);
     }
@@ -126,7 +127,7 @@ test('the widget labels what each speed assumes, as the page does: full window, 
 
   // data/devices.json has no memory bandwidth for the Alibaba PPU (T-Head states none): the
   // engine gives no speed and says why; the widget reads "unknown", not a blank.
-  const ppu = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 32768, gpu: 'alibaba-ppu-zw810e' });
+  const ppu = native({ model: 'llama-3.1-8b', quant: 'native', engine: 'vllm', ctx: 32768, gpu: 'alibaba-ppu-zw810e' });
   assert.equal(ppu.memory.fits, true);
   assert.equal(ppu.speed.decode_tokens_per_s, null);
   assert.ok(ppu.warnings.some((w) => /no sourced memory bandwidth/.test(w)));
