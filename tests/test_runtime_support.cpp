@@ -164,3 +164,17 @@ TEST_CASE("the planner answers with hardware the engine runs on", "[runtime][pla
   CHECK(device(ds.value->gpu).backend != Backend::cann);
   CHECK(cuda_compute_capability(device(ds.value->gpu)) != 70);
 }
+
+TEST_CASE("the backends each engine offers on a device: the vendor's own, then Vulkan where the engine has it", "[runtime]") {
+  using B = std::vector<Backend>;
+  // llama.cpp builds ROCm and Vulkan for an AMD card; Ollama ships ROCm (data/engines.json).
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("rx-7900-xtx")) == B{Backend::rocm, Backend::vulkan});
+  CHECK(backends_for(InferenceEngine::ollama, device("rx-7900-xtx")) == B{Backend::rocm});
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("rtx-4090")) == B{Backend::cuda, Backend::vulkan});
+  CHECK(backends_for(InferenceEngine::vllm, device("rtx-4090")) == B{Backend::cuda});
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("arc-b580")) == B{Backend::sycl, Backend::vulkan});
+  // Apple GPUs: Metal only (no Vulkan driver); a CPU machine: its CPU.
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("mac-m4-max-128gb")) == B{Backend::metal});
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("epyc-9004-genoa-384gb-ddr5-4800")) == B{Backend::cpu});
+  CHECK(backends_for(InferenceEngine::vllm, device("mac-m4-max-128gb")).empty());
+}

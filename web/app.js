@@ -363,6 +363,7 @@ class App {
     if (s.split && !('layer_split' in overrides)) request.layer_split = s.split;
     if (s.gpulimit > 0 && !('gpu_limit_mib' in overrides)) request.gpu_limit_mib = s.gpulimit;
     if (s.rambw > 0 && !('ram_bandwidth_gbs' in overrides)) request.ram_bandwidth_gbs = s.rambw;
+    if (s.backend && !s.cards && !('backend' in overrides)) request.backend = s.backend;
     if (this.price != null) request.hourly_price_usd = this.price;
     const calibration = this.calibration();
     if (calibration && !('gpu' in overrides) && !('machine_calibration' in overrides)) {
@@ -511,6 +512,7 @@ class App {
     if (notice) $('summary').textContent = `${notice} ${$('summary').textContent}`;
     render.renderMemory(result, (id) => this.devices.get(id)?.name ?? id);
     render.renderSpeedAndCost(result, this.state);
+    controls.fillBackends(result.scenario);
     if (result.memory.fits !== false) $('suggestions-box').hidden = true;
     this.calibrationBox?.showApplied();
   }

@@ -216,7 +216,7 @@ class LlmSizerElement extends HTMLElement {
     const sp = hasSpeed(result.speed) ? result.speed : null;
     const deviceChosen = Boolean(result.scenario?.gpu);
     for (const [field, [value, text]] of Object.entries(speedTexts(sp, m.fits, deviceChosen).fields)) this.setField(field, value, text);
-    p.note.textContent = sp ? speedNote(sp, result.scenario) : m.fits === false || deviceChosen ? noSpeedNote(m.fits, deviceChosen) : '';
+    p.note.textContent = sp ? speedNote(sp, result.scenario, result.scenario) : m.fits === false || deviceChosen ? noSpeedNote(m.fits, deviceChosen) : '';
     p.quant.value = result.scenario.quant;
     p.ctx.input.max = String(Math.max(9, Math.ceil(Math.log2(model?.max_context_tokens || 131072))));
     p.ctx.input.value = String(Math.round(Math.log2(request.ctx)));

@@ -3,6 +3,7 @@
 
 #include "llmsizer/hub_files.hpp"
 #include "llmsizer/launch_commands.hpp"
+#include "llmsizer/runtime_support.hpp"
 
 #include <cmath>
 
@@ -261,6 +262,13 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["engine"] = std::string(engine_name(s.engine));
   scenario["gpu"] = s.device ? Json(s.device->id) : Json(nullptr);
   scenario["gpus"] = s.gpu_count;
+  // The backend the speeds assume, and the others this engine runs on this
+  // device (a choice where there are several: CUDA or Vulkan, ROCm or Vulkan).
+  scenario["backend"] = s.device && s.cards.empty() ? Json(std::string(backend_name(s.device->backend))) : Json(nullptr);
+  Json backends = Json::array();
+  if (s.device && s.cards.empty())
+    for (Backend b : backends_for(s.engine, *s.device)) backends.push_back(std::string(backend_name(b)));
+  scenario["backends"] = std::move(backends);
   // Every card's id in order, equal cards repeated ([] without a device): the
   // request's "gpu" list form, "rtx-3090,rtx-3090,rtx-3060-12gb", split.
   Json cards = Json::array();

@@ -155,6 +155,13 @@ bool engine_has_backend(InferenceEngine engine, Backend backend) {
   return false;
 }
 
+std::vector<Backend> backends_for(InferenceEngine engine, const Device& device) {
+  std::vector<Backend> out;
+  for (Backend b : {Backend::cuda, Backend::rocm, Backend::metal, Backend::sycl, Backend::cann, Backend::musa, Backend::vulkan, Backend::cpu})
+    if (backend_runs_on(b, device) && engine_has_backend(engine, b)) out.push_back(b);
+  return out;
+}
+
 int cuda_compute_capability(const Device& device) {
   const std::string_view arch = device.gpu_arch;
   if (arch.size() < 5 || arch.substr(0, 3) != "sm_") return 0;

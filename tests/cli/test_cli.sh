@@ -285,6 +285,11 @@ json_check "decode right after the prompt: the prompt's cache" "j['speed']['afte
 json_check "FP32-only device: prefill from its FP32 rate, said so" "j['speed']['prefill_tokens_per_s'] > 0 and j['speed']['basis']['flops_basis'] == 'fp32_vector' and j['speed']['basis']['vector_fp32_flops'] == 31e12 and j['speed']['basis']['peak_flops'] > 31e12 and any('vector FP32 rate' in w for w in j['warnings'])" \
   estimate --model llama-3.1-8b --gpu dgx-spark-gb10
 if "$bin" estimate --model llama-3.1-8b --gpu dgx-spark-gb10 | grep -q 'from the FP32 rate 31.0 TFLOPS x'; then ok; else bad "table lacks the FP32 basis line"; fi
+# The backends llama.cpp has for a card: the vendor's own, then Vulkan (runtime_support.hpp); one on a Mac.
+json_check "backends on an AMD card" "j['scenario']['backend'] == 'rocm' and j['scenario']['backends'] == ['rocm', 'vulkan']" \
+  estimate --model llama-3.1-8b --gpu rx-7900-xtx
+json_check "backends on a Mac" "j['scenario']['backends'] == ['metal']" estimate --model llama-3.1-8b --gpu mac-m4-max-128gb
+json_check "vLLM on an NVIDIA card: CUDA only" "j['scenario']['backends'] == ['cuda']" estimate --model llama-3.1-8b --gpu rtx-4090 --engine vllm
 json_check "--backend vulkan on NVIDIA uses its own row" "j['speed']['basis']['runtime'] == 'llama.cpp/vulkan/nvidia'" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --backend vulkan
 json_check "--ubatch changes prefill passes" "j['speed']['breakdown']['prefill']['work']['passes'] == 2" \

@@ -3,6 +3,7 @@
 import * as fmt from './format.js';
 import { writeText, writeValue } from './render.js';
 import { SERVING_ENGINES } from './serving.js';
+import { backendLabel } from './speed-text.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -105,6 +106,22 @@ function fillDeviceSelect(select, catalog, query, selected) {
 // Mixed cards: a row per card after the first (the device list above is the
 // first), each with its own list and a remove button; rebuilt only when the
 // number of cards changes. The count slider follows the list.
+// The backends the engine answers this engine runs on the device (the
+// estimate's scenario.backends): a choice only where there are several.
+export function fillBackends(scenario) {
+  const list = scenario?.backends ?? [];
+  const select = $('backend');
+  const show = list.length > 1;
+  $('backend-box').hidden = !show;
+  if (!show) return;
+  const key = list.join(',');
+  if (select.dataset.list !== key) {
+    select.replaceChildren(...list.map((b) => option(b, backendLabel(b))));
+    select.dataset.list = key;
+  }
+  select.value = scenario.backend;
+}
+
 export function fillCards(catalog, state) {
   const box = $('cards');
   const cards = state.cards ?? [];
@@ -255,10 +272,12 @@ export function readControl(name, state, model) {
     case 'vision': next.vision = el.checked ? 1 : 0; break;
     case 'adp': next.adp = el.checked ? 1 : 0; break;
     case 'model': next.model = el.value; next.split = ''; break;  // layer counts are the model's
+    case 'engine': next.engine = el.value; next.backend = ''; break;  // each engine has its own builds
     case 'gpu':
       next.gpu = el.value;
       next.split = '';
       next.gpulimit = 0;  // a limit set on one machine is not another's
+      next.backend = '';  // nor a backend
       if (state.cards) next.cards = [el.value, ...state.cards.slice(1)];
       break;
     default: next[name] = el.value;

@@ -196,7 +196,7 @@ export function renderSpeedAndCost(r, state) {
   }
   writeText($('speed-note'), !s ? noSpeedNote(r.memory.fits, deviceChosen) +
     (r.memory.fits === false ? ' Each change listed under the verdict has its own speed.' : '')
-    : speedNote(s, state) + (spec ? ` With the draft: ${spec.basis}` : ''));
+    : speedNote(s, state, r.scenario) + (spec ? ` With the draft: ${spec.basis}` : ''));
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit; the costs appear once it does.' : '')
     : c.usd_per_million_tokens == null
       ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'

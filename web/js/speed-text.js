@@ -41,11 +41,19 @@ export function noSpeedNote(fits, deviceChosen) {
     : 'Choose a device to see speeds.';
 }
 
-// The sentence under the speeds: what each decode figure assumes, and what
-// prefill and TTFT are for (or why they are unknown).
-export function speedNote(speed, { ctx, batch, prompt }) {
+const BACKENDS = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cann: 'CANN', musa: 'MUSA', cpu: 'the CPU' };
+const ENGINES = { 'llama.cpp': 'llama.cpp', ollama: 'Ollama', vllm: 'vLLM', sglang: 'SGLang', mlx: 'MLX-LM', 'tensorrt-llm': 'TensorRT-LLM' };
+export function backendLabel(backend) {
+  return BACKENDS[backend] ?? backend;
+}
+
+// The sentence under the speeds: the engine and backend they assume, what
+// each decode figure assumes, and what prefill and TTFT are for (or why they
+// are unknown). scenario: the estimate's (engine, backend).
+export function speedNote(speed, { ctx, batch, prompt }, scenario = null) {
   const s = speed;
-  return `Decode with the full window of ${fmt.tokens(ctx)} tokens cached` +
+  const runtime = scenario?.backend ? `${ENGINES[scenario.engine] ?? scenario.engine} on ${backendLabel(scenario.backend)}: ` : '';
+  return `${runtime}Decode with the full window of ${fmt.tokens(ctx)} tokens cached` +
     (s.after_prompt_cached_tokens > 0 ? `, and right after the prompt with ${fmt.tokens(s.after_prompt_cached_tokens)}` : '') +
     `${batch > 1 ? `; per sequence while all ${batch} run together (full window), and their total` : ''}. ` +
     (!(s.prefill_tokens_per_s > 0) ? 'Prefill and TTFT need a throughput figure this device lacks.'

@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal', 'hf'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -38,9 +38,10 @@ export const DEFAULTS = {
   adp: 0,       // 1: attention data parallel over the devices (serving engines, MoE models)
   cal: '',      // this machine's speed factors from its llama-bench rows (CALIBRATION), '' for none
   hf: '',       // a Hugging Face Hub repo read in place (owner/repo[:QUANT]), '' for the catalog model
+  backend: '',  // the engine's backend where the device has several (vulkan on an NVIDIA card), '' for its own
 };
 // Keys written to a link only when they differ from the defaults.
-const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal', 'hf'];
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend'];
 // A Hub repo as the link holds it: owner/repo, and the GGUF quantization chosen.
 export const HUB_REPO = /^[A-Za-z0-9._-]{1,96}\/[A-Za-z0-9._-]{1,96}(?::[A-Za-z0-9._-]{1,40})?$/;
 // A calibration as the link holds it: the device it was measured on, its
@@ -104,6 +105,7 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
     kv: new Set(catalog.kv_types),
     engine: new Set(catalog.engines),
     offload_mode: new Set(['auto', 'layers', 'experts']),
+    backend: new Set(['cuda', 'rocm', 'metal', 'vulkan', 'sycl', 'cann', 'musa', 'cpu']),
   };
   ids.draft = new Set(['', 'mtp', ...ids.model]);
   for (const key of KEYS) {

@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llmsizer/architecture.hpp"
 #include "llmsizer/device.hpp"
@@ -18,6 +19,10 @@ namespace llmsizer {
 // Whether the engine has a build for this backend (data/engines.json
 // "backends", from each engine's installation documentation).
 bool engine_has_backend(InferenceEngine engine, Backend backend);
+
+// The backends this engine can run on this device, the vendor's own before
+// Vulkan (an AMD card under llama.cpp: ROCm, Vulkan): the choices a user has.
+std::vector<Backend> backends_for(InferenceEngine engine, const Device& device);
 
 // The CUDA compute capability of an NVIDIA device as major * 10 + minor
 // (sm_89 -> 89, sm_120 -> 120), from its catalog gpu_arch; 0 when unknown.

@@ -1,0 +1,41 @@
+// The backend is an input where the engine has several for the device (issue 32):
+// llama.cpp on an AMD card runs ROCm or Vulkan, each with its own fitted speed
+// row; the speed note names the engine and backend the speeds assume.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+
+import { nativeResponses } from '../wasm/load.mjs';
+import { artifacts, fieldValue, openPage, useBrowser } from './harness.mjs';
+
+const session = useBrowser();
+const native = (request) => JSON.parse(nativeResponses([{ quant: 'Q4_K_M', ctx: 8192, batch: 1, kv: 'f16', engine: 'llama.cpp', offload: 0, prompt: 4096, ...request }])[0]);
+
+test('an AMD card offers ROCm and Vulkan; choosing Vulkan gives its speeds, in the link and the note', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rx-7900-xtx`);
+  await page.waitForSelector('#backend-box:not([hidden])');
+  assert.deepEqual(await page.$$eval('#backend option', (l) => l.map((o) => o.value)), ['rocm', 'vulkan']);
+  assert.equal(await page.$eval('#backend', (s) => s.value), 'rocm');
+  assert.match(await page.textContent('#speed-note'), /^llama\.cpp on ROCm: /);
+  const rocm = native({ model: 'llama-3.1-8b', gpu: 'rx-7900-xtx' });
+  const vulkan = native({ model: 'llama-3.1-8b', gpu: 'rx-7900-xtx', backend: 'vulkan' });
+  assert.notEqual(rocm.speed.decode_tokens_per_s, vulkan.speed.decode_tokens_per_s);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / rocm.speed.decode_tokens_per_s - 1) < 1e-9);
+  await page.selectOption('#backend', 'vulkan');
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Vulkan'));
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / vulkan.speed.decode_tokens_per_s - 1) < 1e-9);
+  await page.waitForFunction(() => location.hash.includes('backend=vulkan'));
+  await page.screenshot({ path: join(artifacts, 'backend-1280.png') });
+  // Another device: its own backend again, and a Mac has one: no choice shown.
+  await page.selectOption('#gpu', 'mac-m4-max-128gb');
+  await page.waitForFunction(() => document.querySelector('#backend-box').hidden && document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Metal'));
+  assert.doesNotMatch(page.url(), /backend=/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test('a backend from the link that the device lacks is refused and named', async () => {
+  const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&backend=opencl`);
+  assert.match(await page.textContent('#summary'), /unknown backend/);
+  await page.close();
+});
