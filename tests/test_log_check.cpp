@@ -128,7 +128,7 @@ TEST_CASE("GLM-Z1-32B IQ4_XS on an RTX 3090 Ti at 32K: the log's KV, compute and
   CHECK(!host_compute->estimate_mib);
 }
 
-TEST_CASE("A log of another model than the one chosen is refused; a different -ub is explained") {
+TEST_CASE("A log of another model than the one chosen is refused; the estimate follows the log's -ub") {
   auto parsed = parse_load_log(fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt"));
   REQUIRE(parsed);
   SizerRequest other;
@@ -137,8 +137,14 @@ TEST_CASE("A log of another model than the one chosen is refused; a different -u
   REQUIRE(!refused);
   CHECK(refused.error().id == "log.other_model");
 
-  // The same log with -ub 2048: the compute buffer is four times the -ub 512
-  // one llama.cpp would need; the estimate is for -ub 512, and says so.
+  // The same log with -ub 2048: llama.cpp's compute buffer holds a micro-batch's
+  // activations and logits, four times the -ub 512 one (353 MiB logged, so
+  // 1412); the estimate is made at the log's -ub, four times its own -ub 512 figure.
+  auto c512 = check_load_log(sizer(), parsed.value(), SizerRequest{});
+  REQUIRE(c512);
+  const LogCheckLine* compute512 = line(c512.value(), "CUDA0 compute buffer");
+  REQUIRE(compute512);
+  REQUIRE(compute512->estimate_mib);
   std::string text = fixture("03-rtx3090ti-glm-z1-32b-iq4_xs-fa-32k.txt");
   text.replace(text.find("n_ubatch      = 512"), 19, "n_ubatch      = 2048");
   text.replace(text.find("CUDA0 compute buffer size =   353.00 MiB"), 40, "CUDA0 compute buffer size =  1412.00 MiB");
@@ -148,8 +154,9 @@ TEST_CASE("A log of another model than the one chosen is refused; a different -u
   REQUIRE(c);
   const LogCheckLine* compute = line(c.value(), "CUDA0 compute buffer");
   REQUIRE(compute);
-  CHECK(compute->differs);
-  CHECK(compute->hint.find("-ub 2048") != std::string::npos);
+  REQUIRE(compute->estimate_mib);
+  CHECK(*compute->estimate_mib == Approx(4.0 * *compute512->estimate_mib).margin(1.0));
+  CHECK(compute->differs == compute512->differs);
 }
 
 TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the model's bytes on the GPUs agree") {

@@ -170,7 +170,10 @@ KvRequest kv_request_for(const Scenario& s, std::int64_t context_tokens) {
   r.sequences = s.sequences;
   r.type = s.kv_type;
   r.engine = s.engine;
-  r.ubatch_tokens = std::min<std::int64_t>(512, s.context_tokens * s.sequences);
+  // llama.cpp's -ub (512 unless set): its compute buffer and the sliding-window
+  // cache's extra cells are per micro-batch.
+  const std::int64_t ubatch = s.prefill_ubatch_tokens > 0 ? s.prefill_ubatch_tokens : 512;
+  r.ubatch_tokens = std::min<std::int64_t>(ubatch, s.context_tokens * s.sequences);
   return r;
 }
 

@@ -45,7 +45,7 @@ bool is_host(const std::string& device) {
          (device.size() > 5 && device.compare(device.size() - 5, 5, "_Host") == 0);
 }
 
-std::string hint_for(const std::string& kind, const LoadLog& log, const LogCheck& c) {
+std::string hint_for(const std::string& kind, const LogCheck& c) {
   if (kind == "host_model")
     return "llama.cpp maps the file (mmap): the host buffer is the span of the file from the first tensor kept in RAM "
            "to the last, the GPU's tensors between them included; or another mix of types than the catalog's " + c.quant;
@@ -56,8 +56,6 @@ std::string hint_for(const std::string& kind, const LoadLog& log, const LogCheck
     return "another KV type (-ctk/-ctv), a context other than n_ctx, sliding-window layers kept at full size "
            "(--swa-full), or a variant of the model with other KV heads than the catalog's" + std::string(kind == "context" ? "; the context figure also holds the output buffer" : "");
   if (kind == "compute") {
-    if (log.n_ubatch && *log.n_ubatch != 512)
-      return "-ub " + std::to_string(*log.n_ubatch) + " sizes the compute buffer; the estimate is for llama.cpp's default -ub 512";
     if (!c.flash_attention) return "without flash attention the compute buffer grows with the context (-fa on shrinks it)";
     return "the compute graph differs by llama.cpp version and backend; a few hundred MiB either way is usual";
   }
@@ -80,7 +78,7 @@ void add_line(LogCheck& c, const LoadLog& log, const std::string& item, const st
     } else {
       line.differs = *estimate_bytes > 0;
     }
-    if (line.differs) line.hint = hint_for(kind, log, c);
+    if (line.differs) line.hint = hint_for(kind, c);
   }
   c.lines.push_back(std::move(line));
 }
@@ -175,6 +173,8 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   }
   auto scenario = sizer.scenario_for(q);
   if (!scenario) return scenario.error();
+  // The log's -ub: the compute buffer and the sliding-window cells are per micro-batch.
+  if (log.n_ubatch && *log.n_ubatch > 0) scenario.value().prefill_ubatch_tokens = *log.n_ubatch;
   auto e = sizer.estimate(model.value(), scenario.value());
   if (!e) return e.error();
   const Estimate& est = e.value();

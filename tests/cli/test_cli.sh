@@ -294,6 +294,11 @@ json_check "--backend vulkan on NVIDIA uses its own row" "j['speed']['basis']['r
   estimate --model llama-3.1-8b --gpu rtx-4090 --backend vulkan
 json_check "--ubatch changes prefill passes" "j['speed']['breakdown']['prefill']['work']['passes'] == 2" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --prompt 4096 --ubatch 2048
+# --ubatch sizes llama.cpp's compute buffer too: Llama-3.1-8B, n_ctx 131072, flash attention off,
+# -ub 2048: 2048 x (131072 x 32 KQ scores + 128256 logits + 14336 + 4096) x 4 B = 33914 MiB, four
+# times the 8478.5 MiB llama.cpp logs at -ub 512 (8480.01 MiB in the reference's log).
+json_check "--ubatch sizes the compute buffer" "j['memory']['runtime_bytes'] == 2048 * (131072 * 32 + 128256 + 14336 + 4096) * 4" \
+  estimate --model llama-3.1-8b --gpu h100-sxm --ctx 131072 --no-flash-attn --ubatch 2048
 json_check "owned hardware: cost from the device price" "j['cost']['basis'] == 'owned' and j['cost']['purchase_usd'] == 3395 and j['cost']['usd_per_million_tokens'] > 0 and j['cost']['power_usd_per_month'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090
 json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
