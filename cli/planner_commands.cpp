@@ -345,6 +345,10 @@ int run_fit(const Command& c, const Sizer& sizer) {
     std::cout << dump_json(j, 1) << "\n";
     return 0;
   }
+  if (!sweep.refused.empty()) {
+    std::printf("nothing runs here: %s\n", sweep.refused.c_str());
+    return 0;
+  }
   std::printf("%-28s %-10s %-7s %9s %10s  %-15s %s\n", "model", "quant", "format", "max_ctx", "decode t/s",
               "experts in RAM", "uses");
   for (const FitResult& r : sweep.results) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "llmsizer/planner.hpp"
+#include "llmsizer/runtime_support.hpp"
 #include "llmsizer/suggestions.hpp"
 #include "planner_edge.hpp"
 
@@ -127,6 +128,21 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   base.prompt_tokens = std::min<std::int64_t>(base.prompt_tokens, request.context_tokens);
   // The RAM given is the host's (0: no offload, the default RAM for host buffers).
   if (request.ram_bytes > 0) base.system_ram_bytes = request.ram_bytes;
+  // A quantization the engine cannot run here is skipped; when none can, the sweep says why.
+  std::vector<bool> runs(schemes.size(), true);
+  std::size_t running = 0;
+  for (std::size_t q = 0; q < schemes.size(); ++q) {
+    Scenario s = base;
+    s.quant = schemes[q];
+    Architecture plain;  // the engine and device decide here; a checkpoint's own format is per model below
+    if (auto why = runtime_unsupported(plain, s)) {
+      runs[q] = false;
+      sweep.refused = *why;
+    }
+    running += runs[q] ? 1 : 0;
+  }
+  if (running > 0) sweep.refused.clear();
+  else return sweep;
 
   const Catalog& catalog = sizer.catalog();
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {
@@ -151,6 +167,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
     for (std::size_t q = schemes.size(); q-- > 0;) {
       Scenario s = base;
       s.quant = schemes[q];
+      if (!runs[q] || runtime_unsupported(arch.value(), s)) continue;
       Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
       if (!a.estimate) break;
       FitResult r;

@@ -133,6 +133,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   j["min_tokens_per_s"] = sweep.min_tokens_per_s;
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
+  j["refused"] = sweep.refused.empty() ? Json() : Json(sweep.refused);
   return j;
 }
 

@@ -397,3 +397,13 @@ test('serving under load reads on a phone: the chart at its own width, every row
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('what can I run: hardware the engine does not run on says so, instead of an empty table', async () => {
+  // The page's engine (vLLM) has no Metal build: the sweep has nothing to list, and names why.
+  const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&engine=vllm&quant=native&gpu=rtx-4090`);
+  await page.selectOption('#fit-gpu', 'mac-m4-max-128gb');
+  await page.click('#fit');
+  await page.waitForFunction(() => document.querySelector('#fit-note').textContent.startsWith('Nothing runs here'), null, { timeout: 30000 });
+  assert.match(await page.textContent('#fit-note'), /vLLM has no build for Metal/);
+  await page.close();
+});

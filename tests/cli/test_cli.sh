@@ -381,6 +381,8 @@ json_check "recommend: a module's price is its board's" "[q for q in j['per_quan
 # answer is empty by choice, and says so, rather than "nothing holds it".
 json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['price']['usd'] == 9499" \
   recommend --model glm-4.5 --quant Q4_K_M --ctx 8192
+json_check "fit: nothing runs, and why (vLLM on a Mac)" "j['results'] == [] and 'no build for Metal' in j['refused']" fit --gpu mac-m4-max-128gb --engine vllm
+json_check "fit: an Ascend 910B runs Q8_0 GGUFs under llama.cpp, not K-quants" "j['refused'] is None and len(j['results']) > 0 and all(r['quant'] == 'Q8_0' for r in j['results'])" fit --gpu ascend-910b
 expect_error "vLLM on a Mac is refused" estimate --model qwen3-8b --engine vllm --gpu mac-m4-max-128gb
 if grep -q "vLLM has no build for Metal" "$work/err"; then ok; else bad "vLLM on a Mac: $(cat "$work/err")"; fi
 expect_error "llama.cpp K-quants on the Ascend 310P are refused" estimate --model qwen3-8b --quant Q4_K_M --gpu atlas-300i-duo-96gb

@@ -156,6 +156,11 @@ export function renderFit(p) {
     );
     return tr;
   }));
+  if (answer.refused) {
+    $('fit-note').textContent = `Nothing runs here: ${answer.refused}.`;
+    $('fit-note').dataset.value = '0';
+    return;
+  }
   const models = new Set(answer.results.map((r) => r.model)).size;
   const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${p.deviceName(request.gpu)} and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
   const order = {

@@ -307,6 +307,9 @@ struct FitSweep {
   double min_tokens_per_s = 0.0;
   std::vector<FitResult> results;  // in the request's rank
   int estimates = 0;
+  // Why none of the engine's standard quantizations runs on this hardware (the
+  // engine has no build for it, or its kernels take other weight types); "" when some do.
+  std::string refused;
 };
 
 // A use that is no use tag matches no model (the request parsers refuse it first).
