@@ -81,6 +81,7 @@ class App {
     const vision = model?.vision ? this.state.vision : 0;
     if (draft !== this.state.draft || vision !== this.state.vision) this.state = { ...this.state, draft, vision };
     controls.writeControls(this.state, model);
+    controls.markEngines(this.devices.get(this.state.gpu));
     controls.fillCards(this.catalog, this.state);
   }
 
@@ -327,6 +328,7 @@ class App {
     if (name === 'engine' || name === 'gpus') {
       $('adp-row').hidden = !controls.attentionDpOffered(next);
     }
+    if (name === 'gpu') controls.markEngines(this.devices.get(next.gpu));
     if (unchanged && !replaceHash) {
       this.settle();  // the input events of this move already recomputed everything
       return;

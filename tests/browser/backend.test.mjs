@@ -30,6 +30,11 @@ test('an AMD card offers ROCm and Vulkan; choosing Vulkan gives its speeds, in t
   await page.selectOption('#gpu', 'mac-m4-max-128gb');
   await page.waitForFunction(() => document.querySelector('#backend-box').hidden && document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Metal'));
   assert.doesNotMatch(page.url(), /backend=/);
+  // The engines without a Metal build are labelled in the list (the catalog's device.engines).
+  const engines = await page.$$eval('#engine option', (l) => Object.fromEntries(l.map((o) => [o.value, o.textContent])));
+  assert.equal(engines.vllm, 'vllm (not on this device)');
+  assert.equal(engines.mlx, 'mlx');
+  assert.equal(engines['llama.cpp'], 'llama.cpp');
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -201,6 +201,16 @@ export function attentionDpOffered(state) {
   return SERVING_ENGINES.has(state.engine) && state.gpus > 1 && !state.cards;
 }
 
+// The engines without a build for the chosen device, labelled so in the list
+// (the catalog's device.engines, from the engine): choosing one still shows why.
+export function markEngines(device) {
+  for (const o of $('engine').options) {
+    const runs = !device?.engines || device.engines.includes(o.value);
+    const text = runs ? o.value : `${o.value} (not on this device)`;
+    if (o.textContent !== text) o.textContent = text;
+  }
+}
+
 export function writeControls(state, model) {
   $('model').value = state.model;
   $('quant').value = state.quant;
