@@ -328,6 +328,7 @@ class App {
     if (name === 'engine' || name === 'gpus') {
       $('adp-row').hidden = !controls.attentionDpOffered(next);
     }
+    if (name === 'engine') $('quant').value = next.quant;  // another engine's usual format (controls.readControl)
     if (name === 'gpu') controls.markEngines(this.devices.get(next.gpu));
     if (unchanged && !replaceHash) {
       this.settle();  // the input events of this move already recomputed everything

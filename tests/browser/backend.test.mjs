@@ -39,6 +39,21 @@ test('an AMD card offers ROCm and Vulkan; choosing Vulkan gives its speeds, in t
   await page.close();
 });
 
+test('switching engine keeps the quantization it loads, else takes its usual format', async () => {
+  const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q5_K_M&gpu=rtx-4090`);
+  await page.selectOption('#engine', 'ollama');
+  assert.equal(await page.$eval('#quant', (s) => s.value), 'Q5_K_M');  // a GGUF: Ollama loads it
+  await page.selectOption('#engine', 'vllm');
+  await page.waitForFunction(() => document.querySelector('#quant').value === 'native');  // the checkpoint as published
+  await page.selectOption('#quant', 'FP8');
+  await page.selectOption('#engine', 'sglang');
+  assert.equal(await page.$eval('#quant', (s) => s.value), 'FP8');
+  await page.selectOption('#engine', 'llama.cpp');
+  await page.waitForFunction(() => document.querySelector('#quant').value === 'Q4_K_M');
+  await page.waitForFunction(() => location.hash.includes('quant=Q4_K_M'));
+  await page.close();
+});
+
 test('a backend from the link that the device lacks is refused and named', async () => {
   const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&backend=opencl`);
   assert.match(await page.textContent('#summary'), /unknown backend/);

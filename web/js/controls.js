@@ -171,6 +171,7 @@ export function fillDrafts(catalog, model, selected) {
 
 export function fillStatic(catalog) {
   $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (third-party mix, size approximate)` : q.name)));
+  ggufQuants = new Set(catalog.quants.filter((q) => q.gguf).map((q) => q.name));
   $('kv').replaceChildren(...catalog.kv_types.map((k) => option(k, k)));
   $('engine').replaceChildren(...catalog.engines.map((e) => option(e, e)));
   // The kinds of host RAM (data/system_ram.json), valued in GB/s; a figure
@@ -209,6 +210,18 @@ export function markEngines(device) {
     const text = runs ? o.value : `${o.value} (not on this device)`;
     if (o.textContent !== text) o.textContent = text;
   }
+}
+
+// The quantization kept across an engine change where the new engine loads
+// its format, else that engine's usual one (the engine's own default): GGUF
+// for llama.cpp and Ollama, MLX's for MLX-LM, the checkpoint as published for
+// the serving engines.
+let ggufQuants = new Set();  // the catalog's GGUF file types (fillStatic)
+function formatFor(engine, quant) {
+  const gguf = ggufQuants.has(quant);
+  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : 'Q4_K_M';
+  if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
+  return gguf || quant.startsWith('MLX-') ? 'native' : quant;
 }
 
 export function writeControls(state, model) {
@@ -282,7 +295,11 @@ export function readControl(name, state, model) {
     case 'vision': next.vision = el.checked ? 1 : 0; break;
     case 'adp': next.adp = el.checked ? 1 : 0; break;
     case 'model': next.model = el.value; next.split = ''; break;  // layer counts are the model's
-    case 'engine': next.engine = el.value; next.backend = ''; break;  // each engine has its own builds
+    case 'engine':
+      next.engine = el.value;
+      next.backend = '';  // each engine has its own builds
+      next.quant = formatFor(next.engine, state.quant);
+      break;
     case 'gpu':
       next.gpu = el.value;
       next.split = '';
