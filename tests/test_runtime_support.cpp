@@ -178,3 +178,11 @@ TEST_CASE("the backends each engine offers on a device: the vendor's own, then V
   CHECK(backends_for(InferenceEngine::llama_cpp, device("epyc-9004-genoa-384gb-ddr5-4800")) == B{Backend::cpu});
   CHECK(backends_for(InferenceEngine::vllm, device("mac-m4-max-128gb")).empty());
 }
+
+TEST_CASE("the engines a device runs: those with a build for one of its backends", "[runtime]") {
+  using E = std::vector<InferenceEngine>;
+  // A Mac: llama.cpp (Metal), Ollama and MLX-LM; no vLLM, SGLang or TensorRT-LLM build for Metal.
+  CHECK(engines_for(device("mac-m4-max-128gb")) == E{InferenceEngine::llama_cpp, InferenceEngine::ollama, InferenceEngine::mlx});
+  // A vendor runtime (Kunlunxin): only vLLM, through the vendor's own build.
+  CHECK(engines_for(device("kunlunxin-p800")) == E{InferenceEngine::vllm});
+}

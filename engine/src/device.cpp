@@ -56,7 +56,9 @@ bool backend_runs_on(Backend backend, const Device& d) {
   if (backend == d.backend) return true;
   if (d.kind == DeviceKind::cpu) return false;
   switch (backend) {
-    case Backend::vulkan: return d.vendor != "apple";
+    // A Vulkan driver comes with NVIDIA, AMD and Intel GPUs (not Apple's, nor
+    // NPUs and accelerators with a runtime of their own: Ascend, Gaudi, Kunlunxin...).
+    case Backend::vulkan: return d.backend == Backend::cuda || d.backend == Backend::rocm || d.backend == Backend::sycl;
     case Backend::cuda: return d.vendor == "nvidia";
     case Backend::rocm: return d.vendor == "amd";
     case Backend::sycl: return d.vendor == "intel";

@@ -500,9 +500,7 @@ Json catalog_to_json(const Sizer& sizer) {
     j["machine"] = d.price_machine.empty() ? Json(nullptr) : Json(d.price_machine);
     // The engines with a build for this device (runtime_support.hpp): the page labels the others.
     Json runs_here = Json::array();
-    for (InferenceEngine e : {InferenceEngine::llama_cpp, InferenceEngine::ollama, InferenceEngine::vllm,
-                              InferenceEngine::sglang, InferenceEngine::mlx, InferenceEngine::tensorrt_llm})
-      if (!backends_for(e, d).empty()) runs_here.push_back(std::string(engine_name(e)));
+    for (InferenceEngine e : engines_for(d)) runs_here.push_back(std::string(engine_name(e)));
     j["engines"] = std::move(runs_here);
     devices.push_back(std::move(j));
   }

@@ -157,8 +157,16 @@ bool engine_has_backend(InferenceEngine engine, Backend backend) {
 
 std::vector<Backend> backends_for(InferenceEngine engine, const Device& device) {
   std::vector<Backend> out;
-  for (Backend b : {Backend::cuda, Backend::rocm, Backend::metal, Backend::sycl, Backend::cann, Backend::musa, Backend::vulkan, Backend::cpu})
+  for (Backend b : {Backend::cuda, Backend::rocm, Backend::metal, Backend::sycl, Backend::cann, Backend::musa, Backend::vulkan, Backend::cpu,
+                    Backend::other})
     if (backend_runs_on(b, device) && engine_has_backend(engine, b)) out.push_back(b);
+  return out;
+}
+
+std::vector<InferenceEngine> engines_for(const Device& device) {
+  std::vector<InferenceEngine> out;
+  for (InferenceEngine e : kAllEngines)
+    if (!backends_for(e, device).empty()) out.push_back(e);
   return out;
 }
 

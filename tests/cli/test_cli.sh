@@ -311,6 +311,8 @@ json_check "tensor parallel reports all-reduces" "j['speed']['breakdown']['decod
   estimate --model llama-3.1-70b --engine vllm --quant FP8 --gpu h100-sxm --gpus 2
 expect_error "negative hourly price" estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price -1
 expect_error "unknown backend" estimate --model llama-3.1-8b --gpu rtx-4090 --backend opencl
+# Ascend NPUs have no Vulkan driver (NVIDIA, AMD and Intel GPUs do): the backend is refused for them.
+expect_error "vulkan on an NPU" estimate --model llama-3.1-8b --gpu ascend-910b --backend vulkan
 expect_error "backend without a device" estimate --model llama-3.1-8b --backend vulkan
 expect_error "zero micro-batch" estimate --model llama-3.1-8b --gpu rtx-4090 --ubatch 0
 expect_error "zero years" estimate --model llama-3.1-8b --gpu rtx-4090 --years 0

@@ -41,7 +41,7 @@ export function noSpeedNote(fits, deviceChosen) {
     : 'Choose a device to see speeds.';
 }
 
-const BACKENDS = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cann: 'CANN', musa: 'MUSA', cpu: 'the CPU' };
+const BACKENDS = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cann: 'CANN', musa: 'MUSA', cpu: 'the CPU', other: "the vendor's own runtime" };
 const ENGINES = { 'llama.cpp': 'llama.cpp', ollama: 'Ollama', vllm: 'vLLM', sglang: 'SGLang', mlx: 'MLX-LM', 'tensorrt-llm': 'TensorRT-LLM' };
 export function backendLabel(backend) {
   return BACKENDS[backend] ?? backend;

@@ -21,8 +21,12 @@ namespace llmsizer {
 bool engine_has_backend(InferenceEngine engine, Backend backend);
 
 // The backends this engine can run on this device, the vendor's own before
-// Vulkan (an AMD card under llama.cpp: ROCm, Vulkan): the choices a user has.
+// Vulkan (an AMD card under llama.cpp: ROCm, Vulkan), and a vendor runtime's
+// own ("other": Kunlunxin, Gaudi...) where the engine has a build for it.
 std::vector<Backend> backends_for(InferenceEngine engine, const Device& device);
+
+// The engines with a build for this device (some backend of backends_for).
+std::vector<InferenceEngine> engines_for(const Device& device);
 
 // The CUDA compute capability of an NVIDIA device as major * 10 + minor
 // (sm_89 -> 89, sm_120 -> 120), from its catalog gpu_arch; 0 when unknown.
