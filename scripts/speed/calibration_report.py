@@ -25,8 +25,11 @@ END = "<!-- end of calibration report -->"
 
 def run(binary, record):
     args = [binary, "calibrate", "--llama-bench", str(FIXTURES / record["file"]), "--json"]
-    if record.get("device"):
-        args += ["--gpu", record["device"]]
+    # The device the source names, else the one a user would choose where the
+    # text leaves it open (device_chosen, with its reason in the record).
+    device = record.get("device") or record.get("device_chosen")
+    if device:
+        args += ["--gpu", device]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode != 0:
         return None, done.stderr.strip().removeprefix("llm-sizer: ")
@@ -74,7 +77,8 @@ def section(binary):
     records = json.loads((FIXTURES / "sources.json").read_text())
     lines = [BEGIN, "", "## Calibration on public llama-bench pastes (issue 34)", "",
              "Each paste in `tests/fixtures/llama_bench` (sources in its `sources.json`) calibrated on the device",
-             "its source names: the rows' error before calibration (the fitted model alone) and after (this",
+             "its source names (or, where the text leaves it open, the one a user would choose: `device_chosen`,",
+             "with its reason): the rows' error before calibration (the fitted model alone) and after (this",
              "machine's factors, fitted on these rows). With as many rows as factors a paste is reproduced by",
              "construction; the rows beyond them are the check.", "",
              "| Paste | Device | Rows used | Factors fitted | Error before, median / max | After, max |",
@@ -82,7 +86,7 @@ def section(binary):
     for r in records:
         answer, error = run(binary, r)
         if answer is None:
-            lines.append(f"| {r['file']} | {r.get('device') or r.get('device_as_stated')} | none | — | {error} | — |")
+            lines.append(f"| {r['file']} | {r.get('device') or r.get('device_chosen') or r.get('device_as_stated')} | none | — | {error} | — |")
             continue
         used = [x for x in answer["rows"] if x["left_out"] is None]
         before = sorted(abs(x["estimated_tokens_per_s"] / x["measured_tokens_per_s"] - 1) * 100 for x in used)
