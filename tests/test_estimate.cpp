@@ -105,10 +105,14 @@ TEST_CASE("offload moves bytes to RAM without creating or losing any", "[estimat
   CHECK(w.ram_bytes == static_cast<double>(e.memory.offload_bytes));
 
   // The host's RAM leaves the OS its stated 4 GiB: what llama.cpp keeps there
-  // (offload_bytes plus the embedding, about 21.7 GiB here) fits in 26 GiB of
-  // RAM (22 left) and not in 25 (21 left), though 25 GiB is more than it needs.
+  // (offload_bytes, the embedding and the host compute buffer, about 21.7 GiB
+  // here) fits in 26 GiB of RAM (22 left) and not in 25 (21 left), though 25
+  // GiB is more than it needs.
   const std::int64_t in_ram = e.memory.ram_required_bytes;
-  REQUIRE(in_ram == e.memory.offload_bytes + e.memory.host_bytes);
+  REQUIRE(in_ram == e.memory.offload_bytes + e.memory.host_bytes + e.memory.host_compute_bytes);
+  // The host compute buffer: one ubatch of embedded rows and the KQ mask, f32:
+  // 512 x (8192 hidden + 8192 cells) x 4 B = 33,554,432 B (32 MiB).
+  CHECK(e.memory.host_compute_bytes == 512LL * (8192 + 8192) * 4);
   REQUIRE(in_ram > (std::int64_t{21} << 30));
   REQUIRE(in_ram < (std::int64_t{22} << 30));
   Scenario tight = s;

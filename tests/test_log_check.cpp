@@ -122,10 +122,14 @@ TEST_CASE("GLM-Z1-32B IQ4_XS on an RTX 3090 Ti at 32K: the log's KV, compute and
   const LogCheckLine* compute = line(c, "CUDA0 compute buffer");
   REQUIRE(compute);
   CHECK(!compute->differs);
-  // The host's compute buffer has no counterpart in the estimate: shown, not compared.
+  // The host's compute buffer holds one ubatch of embedded rows and the KQ
+  // mask, both f32: 512 x (6144 + 32768) x 4 B = 79,691,776 B = 76.00 MiB;
+  // the log prints 76.01.
   const LogCheckLine* host_compute = line(c, "CUDA_Host compute buffer");
   REQUIRE(host_compute);
-  CHECK(!host_compute->estimate_mib);
+  REQUIRE(host_compute->estimate_mib);
+  CHECK_THAT(*host_compute->estimate_mib, WithinAbs(76.0, 1e-9));
+  CHECK(!host_compute->differs);
 }
 
 TEST_CASE("A log of another model than the one chosen is refused; the estimate follows the log's -ub") {

@@ -319,6 +319,12 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;
+  // llama.cpp's host compute buffer sits in system RAM beside the embedding
+  // (on a CPU-only machine its inputs are in the one compute buffer).
+  if (llama && !cpu_only) {
+    e.memory.host_compute_bytes = compute_runtime(arch, rr).host_compute_bytes;
+    e.memory.ram_required_bytes += e.memory.host_compute_bytes;
+  }
   DraftMemory draft;
   if (s.draft) {
     if (s.draft->arch && !(kv_bytes_bound(*s.draft->arch, s) < 1e18))

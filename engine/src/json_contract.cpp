@@ -311,6 +311,7 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   mem["runtime_bytes"] = m.runtime_bytes;
   mem["offload_bytes"] = m.offload_bytes;
   mem["host_bytes"] = m.host_bytes;
+  mem["host_compute_bytes"] = m.host_compute_bytes;
   mem["required_bytes"] = m.required_bytes;
   mem["weights_on_gpus_bytes"] = m.weights_on_gpus_bytes;
   mem["kv_cache_on_gpus_bytes"] = m.kv_cache_on_gpus_bytes;

@@ -201,7 +201,10 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
         host_model[b.device] += b.bytes;
         host_where = host_where ? host_where : &b;
       } else {
-        add_line(c, log, b.device + " " + label, b.kind, &b, b.bytes, std::nullopt);
+        // The host compute buffer (embedded rows and KQ mask, runtime.cpp).
+        std::optional<std::int64_t> estimate;
+        if (b.kind == "compute" && m.host_compute_bytes > 0) estimate = m.host_compute_bytes;
+        add_line(c, log, b.device + " " + label, b.kind, &b, b.bytes, estimate);
       }
       continue;
     }

@@ -47,6 +47,14 @@ RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest&
       if (r.holds_output) per_token += arch.vocab_size * 4;
       if (!r.flash_attention) per_token += r.kv_cells * w.heads * 4;
       out.compute_bytes = r.ubatch_tokens * per_token;
+      // The host compute buffer: the graph's inputs that stay in host memory
+      // with the token embedding, one ubatch of embedded rows (f32) and the
+      // KQ mask (f32, a row of all cells per token). Every load log we keep
+      // prints it as ubatch x (hidden + n_ctx) x 4 B + 0.01 MiB: Qwen3-14B,
+      // n_ctx 2048: 512 x (5120 + 2048) x 4 = 14.0 MiB (14.01 logged, ROCm);
+      // Qwen3-Coder-30B-A3B, 65536: 512 x (2048 + 65536) x 4 = 132.0 (132.01,
+      // CUDA); GLM-Z1-32B, 32768: 76.0 (76.01); Qwen3-30B-A3B, 4096: 12.0 (12).
+      out.host_compute_bytes = r.ubatch_tokens * (hidden + r.kv_cells) * 4;
       // Flash attention on a quantized cache needs an F16 copy of one layer's K
       // view. Fitted on the one log we have: Mistral-Small-22B, 49152 ctx, q8_0:
       // 192 MiB logged; logits 64 + MLP 44 + K copy 96 gives 204 MiB.

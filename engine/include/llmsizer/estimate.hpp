@@ -143,7 +143,8 @@ struct MemoryEstimate {
   std::int64_t runtime_bytes = 0;   // buffers on the GPUs, summed
   std::int64_t offload_bytes = 0;   // weights and KV in system RAM by the offload setting
   std::int64_t host_bytes = 0;      // other weights the engine keeps in RAM (llama.cpp token embedding)
-  std::int64_t ram_required_bytes = 0;  // offload_bytes + host_bytes: what system RAM must hold
+  std::int64_t host_compute_bytes = 0;  // llama.cpp's host compute buffer (embedded rows, KQ mask)
+  std::int64_t ram_required_bytes = 0;  // offload_bytes + host_bytes + host_compute_bytes: what system RAM must hold
   std::int64_t system_ram_bytes = 0;    // the RAM it is checked against: the scenario's less the OS's
                                         // share, or on unified memory what the OS and the GPU's share
                                         // leave of the pool

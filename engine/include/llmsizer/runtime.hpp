@@ -21,6 +21,8 @@ struct RuntimeRequest {
 
 struct RuntimeBreakdown {
   std::int64_t compute_bytes = 0;     // llama.cpp compute buffer / vLLM activation peak
+  std::int64_t host_compute_bytes = 0;  // llama.cpp's host compute buffer (CUDA_Host, ROCm_Host, CPU
+                                        // beside Metal): in system RAM, not on the device
   std::int64_t non_torch_bytes = 0;   // vLLM/SGLang: NCCL and allocator overhead outside torch
   std::int64_t cuda_graph_bytes = 0;  // captured CUDA graphs
   std::int64_t total_bytes = 0;       // charged to the device: compute + non-torch
