@@ -307,6 +307,15 @@ def build_models(ref, cur):
         r["config_provenance"] = "verbatim_copy"
         r["source"] = as_list(r.get("source")) + [fix["source"]]
         r["notes"] = join_notes([r.get("notes"), "Config: the verbatim config.json replaces the reference's derived one. " + fix["why"]])
+    # Models no reference record describes, sourced here with a verbatim
+    # config.json copy (sourced_models.json): reference-like records.
+    for r in load_json(SCRIPT_DIR / "sourced_models.json")["records"]:
+        if r["id"] in by_id:
+            raise BuildError(f"sourced_models.json: {r['id']} is already a reference id")
+        if r.get("config_provenance") != "verbatim_copy" or not r.get("source"):
+            raise BuildError(f"sourced_models.json: {r['id']} needs a verbatim config copy and its source")
+        by_id[r["id"]] = r
+        records.append(r)
     for r in seed_model_records(ref, cur, by_id):
         if r["id"] in by_id:
             raise BuildError(f"seed model id {r['id']} collides with a reference id")
@@ -584,7 +593,9 @@ def apply_update(target, upd, label):
 
 def merge_device_records(ref, cur):
     base = load_json(ref / "gpus.json")
-    more = load_json(ref / "gpus_more.json")
+    # GPUs no reference record describes, sourced here (sourced_devices.json),
+    # in the reference's own record form.
+    more = load_json(ref / "gpus_more.json") + load_json(SCRIPT_DIR / "sourced_devices.json")["records"]
     recs = {}
     for r in base:
         if r["id"] in recs:
