@@ -163,15 +163,16 @@ TEST_CASE("A log of another model than the one chosen is refused; the estimate f
   CHECK(compute->differs == compute512->differs);
 }
 
-TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the model's bytes on the GPUs agree") {
-  // gpt-oss-20b MXFP4 on two Radeon Pro VII (16 GB, not in the catalog: a
-  // custom device): ROCm0 5613 MiB + ROCm1 5336 MiB = 10949 MiB of weights.
+TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the model's bytes on the GPUs agree; unstated settings follow the buffers") {
+  // gpt-oss-20b MXFP4 on two Radeon Pro VII (16 GB): ROCm0 5613 MiB + ROCm1
+  // 5336 MiB = 10949 MiB of weights. The breakdown prints neither n_ctx nor
+  // flash attention.
   auto parsed = parse_load_log(fixture("04-2xradeonprovii-gptoss20b-rocm-breakdown.txt"));
   REQUIRE(parsed);
   SizerRequest r;
   r.model_id = "gpt-oss-20b";
   r.quant = "MXFP4_MOE";
-  r.custom_gpu = CustomDevice{16.0, 1024.0, 0.0, "amd"};
+  r.gpu_id = "radeon-pro-vii";
   auto c = check_load_log(sizer(), parsed.value(), r);
   if (!c) FAIL(c.error().message);
   CHECK(c.value().gpu_count == 2);
@@ -179,6 +180,19 @@ TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the
   REQUIRE(all);
   CHECK(all->log_mib == 10949.0);
   CHECK(!all->differs);
+  // The context columns hold 56 + 54 = 110 MiB. gpt-oss-20b's KV per token is
+  // 8 KV heads x 64 x (K + V) x 2 B = 2 KiB a layer: at 4096 cells the 12
+  // full-attention layers hold 96 MiB and the 12 sliding ones (128 x 1 + 512
+  // cells, padded to 768) 18 MiB, 114 MiB; 2048 would give 66, 8192 210.
+  CHECK(c.value().context_tokens == 4096);
+  // With flash attention off the KQ scores (4096 cells x 512 x 64 heads x 4 B
+  // = 512 MiB) would be in a compute buffer; the log's are 150 and 461 MiB.
+  CHECK(c.value().flash_attention);
+  int inferred = 0;
+  for (const std::string& w : c.value().warnings)
+    inferred += (w.find("sized at 4096 tokens, the context whose KV cache is the log's") != std::string::npos) +
+                (w.find("sized with it on, as its compute buffers are") != std::string::npos);
+  CHECK(inferred == 2);
 }
 
 TEST_CASE("The first log style, GLM-Z1-Rumination on an RTX A6000: weights agree, its KV is the variant's own") {

@@ -83,6 +83,20 @@ void add_line(LogCheck& c, const LoadLog& log, const std::string& item, const st
   c.lines.push_back(std::move(line));
 }
 
+// What the log's buffers of one kind hold, all devices: the KV cache (its
+// total line, else the KV buffers, else a breakdown's context columns, which
+// add the small output buffer), or the GPUs' compute buffers.
+std::int64_t logged_bytes(const std::vector<LogBuffer>& buffers, const LoadLog& log, const std::string& kind) {
+  if (kind == "kv" && log.kv_total_bytes) return *log.kv_total_bytes;
+  std::int64_t bytes = 0;
+  for (const LogBuffer& b : buffers)
+    if (b.kind == kind && (kind == "kv" || !is_host(b.device))) bytes += b.bytes;
+  if (kind == "kv" && bytes == 0)
+    for (const LogBuffer& b : buffers)
+      if (b.kind == "context") bytes += b.bytes;
+  return bytes;
+}
+
 }  // namespace
 
 Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const SizerRequest& base) {
@@ -145,14 +159,11 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   } else if (log.command_ctx) {
     q.context_tokens = *log.command_ctx;
     c.warnings.push_back("the context is the command line's -c " + std::to_string(*log.command_ctx) + " (the log does not print n_ctx)");
-  } else {
-    c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
   }
   if (!log.type_k.empty()) q.kv_type = log.type_k;
   if (!log.type_v.empty() && log.type_v != log.type_k)
     c.warnings.push_back("K cache " + log.type_k + ", V cache " + log.type_v + ": sized with " + log.type_k + " for both");
   q.flash_attention = log.flash_attn.value_or(0) == 1;
-  if (!log.flash_attn) c.warnings.push_back("the log does not state flash attention: sized without it, as older builds ran");
   if (log.offloaded_layers && log.offloadable_layers && *log.offloadable_layers > 1 &&
       *log.offloaded_layers < *log.offloadable_layers) {
     // n_layer repeating layers and the output layer; what is not offloaded runs from RAM.
@@ -171,21 +182,71 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
       q.offload_fraction = std::min(1.0, static_cast<double>(*log.expert_layers_on_cpu) / moe_layers);
     }
   }
-  auto scenario = sizer.scenario_for(q);
-  if (!scenario) return scenario.error();
-  // The log's -ub: the compute buffer and the sliding-window cells are per micro-batch.
-  if (log.n_ubatch && *log.n_ubatch > 0) scenario.value().prefill_ubatch_tokens = *log.n_ubatch;
-  auto e = sizer.estimate(model.value(), scenario.value());
+  auto size_at = [&](const SizerRequest& at) -> Result<std::pair<Scenario, Estimate>> {
+    auto scenario = sizer.scenario_for(at);
+    if (!scenario) return scenario.error();
+    // The log's -ub: the compute buffer and the sliding-window cells are per micro-batch.
+    if (log.n_ubatch && *log.n_ubatch > 0) scenario.value().prefill_ubatch_tokens = *log.n_ubatch;
+    auto e = sizer.estimate(model.value(), scenario.value());
+    if (!e) return e.error();
+    return std::make_pair(std::move(scenario).value(), std::move(e).value());
+  };
+  // Settings the log does not print are the ones its buffers were made with:
+  // the context whose KV cache is the log's, flash attention on or off as its
+  // compute buffers are (a memory breakdown alone prints neither).
+  const std::int64_t logged_kv = logged_bytes(buffers, log, "kv");
+  const std::int64_t logged_compute = logged_bytes(buffers, log, "compute");
+  if (!log.n_ctx && !log.command_ctx && logged_kv > 0) {
+    std::int64_t best_ctx = 0;
+    double best_gap = 0.0;
+    for (std::int64_t ctx = 256; ctx <= (std::int64_t{1} << 20); ctx *= 2) {
+      SizerRequest at = q;
+      at.context_tokens = ctx;
+      auto sized = size_at(at);
+      if (!sized) break;
+      const double gap = std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, sized.value().second.memory.kv_cache_bytes)) /
+                                            static_cast<double>(logged_kv)));
+      if (best_ctx == 0 || gap < best_gap) best_ctx = ctx, best_gap = gap;
+    }
+    if (best_ctx > 0) {
+      q.context_tokens = best_ctx;
+      c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(best_ctx) +
+                           " tokens, the context whose KV cache is the log's");
+    }
+  } else if (!log.n_ctx && !log.command_ctx) {
+    c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
+  }
+  if (!log.flash_attn && logged_compute > 0) {
+    SizerRequest on = q;
+    on.flash_attention = true;
+    SizerRequest off = q;
+    off.flash_attention = false;
+    auto with = size_at(on);
+    auto without = size_at(off);
+    auto gap = [&](const Result<std::pair<Scenario, Estimate>>& r) {
+      if (!r) return 1e9;
+      std::int64_t bytes = 0;
+      for (const GpuShare& g : r.value().second.memory.per_gpu) bytes += g.runtime_bytes;
+      return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, bytes)) / static_cast<double>(logged_compute)));
+    };
+    q.flash_attention = gap(with) <= gap(without);
+    c.warnings.push_back(std::string("the log does not state flash attention: sized with it ") +
+                         (q.flash_attention ? "on" : "off") + ", as its compute buffers are");
+  } else if (!log.flash_attn) {
+    c.warnings.push_back("the log does not state flash attention: sized without it, as older builds ran");
+  }
+  auto e = size_at(q);
   if (!e) return e.error();
-  const Estimate& est = e.value();
+  const Scenario& scenario = e.value().first;
+  const Estimate& est = e.value().second;
   const MemoryEstimate& m = est.memory;
   c.model = q.model_id.empty() ? model.value().label : q.model_id;
-  c.quant = scenario.value().quant.name;
-  c.device = scenario.value().device ? scenario.value().device->id : "";
-  c.gpu_count = scenario.value().gpu_count;
+  c.quant = scenario.quant.name;
+  c.device = scenario.device ? scenario.device->id : "";
+  c.gpu_count = scenario.gpu_count;
   c.context_tokens = q.context_tokens;
   c.sequences = q.sequences;
-  c.kv_type = kv_type_name(scenario.value().kv_type);
+  c.kv_type = kv_type_name(scenario.kv_type);
   c.flash_attention = q.flash_attention;
   c.offload_fraction = q.offload_fraction;
 
