@@ -266,12 +266,30 @@ TEST_CASE("Depth rows on one machine: the factors follow prompts and decode at e
 }
 
 TEST_CASE("Rows the fit cannot take are left out with the reason; a machine's rows that disagree are refused") {
-  // 04: the 7B LLaMA (6.74B) is in no catalog entry.
+  // 04: the 7B LLaMA (6.74 B, Llama 2 7B's shape); its rows with the KV cache
+  // in host RAM (nkvo 1) are left out, the two run wholly on the GPU kept.
   auto bench = parse_llama_bench(fixture("04-rtx3090ti-llama7b-q4_0-cuda-nkvo.md"));
   REQUIRE(bench);
-  auto none = calibrate_machine(sizer(), bench.value(), SizerRequest{});
+  auto kept = calibrate_machine(sizer(), bench.value(), SizerRequest{});
+  REQUIRE(kept);
+  REQUIRE(kept.value().rows.size() == 4);
+  CHECK(kept.value().rows[0].model == "llama-2-7b");
+  CHECK(kept.value().rows[0].left_out.empty());
+  CHECK(kept.value().rows[2].left_out.find("nkvo 1") != std::string::npos);
+  CHECK(kept.value().rows[3].left_out.find("nkvo 1") != std::string::npos);
+
+  // A model in no catalog entry (9.13 B parameters, like no llama) says so.
+  const std::string unknown =
+      "| model | size | params | backend | ngl | test | t/s |\n| --- | --: | --: | --- | --: | --: | --: |\n"
+      "| llama 9B Q4_0 | 4.90 GiB | 9.13 B | CUDA | 99 | tg128 | 80.00 ± 0.1 |\n";
+  auto unknown_rows = parse_llama_bench(unknown);
+  REQUIRE(unknown_rows);
+  SizerRequest on_3090;
+  on_3090.gpu_id = "rtx-3090";
+  auto none = calibrate_machine(sizer(), unknown_rows.value(), on_3090);
   REQUIRE(!none);
   CHECK(none.error().id == "bench.no_rows");
+  CHECK(none.error().message.find("no catalog model has 9130000000 parameters like llama") != std::string::npos);
 
   // A second table (its own header) from another backend.
   const std::string two_tables =
@@ -322,7 +340,13 @@ TEST_CASE("Every public llama-bench fixture on a catalog device and model: its r
   // listed here with the reason and the residual they keep.
   const std::map<std::string, std::pair<double, const char*>> known = {
       {"01-rx7900xt-qwen25-14b-vulkan.md",
-       {2.5, "an RX 7900 XT on a Raspberry Pi 5's PCIe lane: pp4096 at a fifth of pp512, the host link's limit"}},
+       {0.75, "an RX 7900 XT on a Raspberry Pi 5's PCIe lane: pp4096 at a fifth of pp512, the host link's limit"}},
+      {"11-rx580-llama32-3b-vulkan.md",
+       {0.08, "an RX 580 on a RISC-V board, tg128 at 36 +/- 18 t/s: pp4096+tg128 at the pp4096 and tg128 rates "
+              "would be 4224 / (4096 / 255.79 + 128 / 36.23) = 216 t/s, measured 183"}},
+      {"18-mi300x-llama2-7b-q4_0-rocm.md",
+       {0.08, "the same MI300X with flash attention off and on (October 2024 build): tg128 183 and 158 t/s, "
+              "14% apart, which no machine factor separates"}},
       {"05-dgxspark-gptoss20b-cuda-depth.md", {0.07, "gpt-oss's prompts fall 20% from d0 to d4096, then 6% to d8192"}},
       {"06-dgxspark-gptoss120b-cuda-depth.md", {0.05, "gpt-oss's prompts fall 15% from d0 to d4096, then 4% to d8192"}},
   };
@@ -365,7 +389,7 @@ TEST_CASE("Every public llama-bench fixture on a catalog device and model: its r
     }
     ++checked;
   }
-  CHECK(checked == 14);
+  CHECK(checked == 18);
 }
 
 TEST_CASE("'What can I run' on a calibrated machine: every model's decode follows its bandwidth factor") {

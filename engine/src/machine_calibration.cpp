@@ -343,7 +343,9 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
     space.free[0] = space.free[0] || m.decode;
     space.free[1] = space.free[1] || m.prompt;
     if (m.decode && m.n_prompt == 0) decode_sizes.insert(std::llround(std::log(m.weight_bytes) * 4.0));  // 1.28x apart
-    if (m.prompt && m.n_gen == 0) prompt_depths.insert(m.n_depth);
+    // A prompt attends over the depth and itself: pp512 and pp4096 at d0 set
+    // the attention factor as pp2048 at d0 and d4096 do.
+    if (m.prompt && m.n_gen == 0) prompt_depths.insert(m.n_depth + m.n_prompt);
     if (m.decode && m.n_prompt == 0) decode_depths.insert(m.n_depth);
   }
   // The fixed cost per layer separates from bandwidth only across models of
