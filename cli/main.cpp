@@ -196,6 +196,12 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
     s.kv_type = KvType::bf16;  // paged engines default to the model dtype
   }
   s.context_tokens = c.ctx.value_or(8192);
+  // Unasked, the context is 8192 tokens or the model's whole window if that
+  // is shorter (Llama 2's 4096), as the page's slider does: a default the
+  // model cannot hold would only warn and print -c beyond its window.
+  if (!c.ctx && c.model_id)
+    if (const CatalogModel* m = catalog.find_model(*c.model_id); m != nullptr && m->max_context_tokens > 0)
+      s.context_tokens = std::min<std::int64_t>(s.context_tokens, m->max_context_tokens);
   s.sequences = c.batch.value_or(1);
   s.prompt_tokens = c.prompt.value_or(4096);
   if (c.output_tokens && (*c.output_tokens < 0 || *c.output_tokens > (1 << 24)))

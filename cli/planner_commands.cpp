@@ -105,6 +105,10 @@ Result<Resolved> resolve(const Command& c, const Sizer& sizer) {
   if (!request) return request.error();
   auto model = sizer.model_for(request.value());
   if (!model) return model.error();
+  // Unasked, the context is the default or the model's whole window if that
+  // is shorter (Llama 2's 4096), as estimate and the page's slider do.
+  const std::int64_t window = model.value().arch().max_context_tokens;
+  if (!c.ctx && window > 0) request.value().context_tokens = std::min(request.value().context_tokens, window);
   auto scenario = sizer.scenario_for(request.value());
   if (!scenario) return scenario.error();
   return Resolved{std::move(model).value(), std::move(scenario).value()};

@@ -360,6 +360,12 @@ json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * 
 # server and client as two steps, no vLLM command for a GGUF, MLX only on a Mac.
 json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].startswith('llama-server -hf lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M') and j['ollama']['steps'][0].endswith('ollama serve') and j['ollama']['steps'][1] == 'ollama run llama3.1:8b' and j['vllm']['steps'] == [] and 'GGUF' in j['vllm']['note'] and j['mlx']['steps'] == [] and all(set(v) == {'steps', 'note'} for v in j.values())" \
   command --model llama-3.1-8b --gpu rtx-4090
+# Unasked, the context is 8192 or the model's whole window if shorter: Llama 2
+# 7B's config says max_position_embeddings 4096, so no -c 8192 and no warning.
+json_check "default context within Llama 2's window" "j['llama.cpp']['steps'][-1].split('-c ')[1].startswith('4096') and 'OLLAMA_CONTEXT_LENGTH=4096' in j['ollama']['steps'][0]" \
+  command --model llama-2-7b --gpu rtx-3090
+json_check "estimate: default context within Llama 2's window" "not any('exceeds' in w for w in j['warnings'])" \
+  estimate --model llama-2-7b --gpu rtx-3090
 json_check "command: vLLM serves the FP8 repo" "j['vllm']['steps'][0].startswith('vllm serve zai-org/GLM-4.5-FP8') and '--tensor-parallel-size 8' in j['vllm']['steps'][0]" \
   command --model glm-4.5 --quant FP8 --engine vllm --gpu h100-sxm --gpus 8
 # Attention data parallel: vLLM's data-parallel ranks with expert parallel,
