@@ -177,6 +177,13 @@ TEST_CASE("the backends each engine offers on a device: the vendor's own, then V
   CHECK(backends_for(InferenceEngine::llama_cpp, device("mac-m4-max-128gb")) == B{Backend::metal});
   CHECK(backends_for(InferenceEngine::llama_cpp, device("epyc-9004-genoa-384gb-ddr5-4800")) == B{Backend::cpu});
   CHECK(backends_for(InferenceEngine::vllm, device("mac-m4-max-128gb")).empty());
+  // A vendor runtime only where it is the device's own: the RX 580 (Polaris,
+  // no current ROCm build) has Vulkan alone, so no Ollama; Intel's Gaudi has
+  // its own runtime, not SYCL, so no llama.cpp.
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("rx-580")) == B{Backend::vulkan});
+  CHECK(backends_for(InferenceEngine::ollama, device("rx-580")).empty());
+  CHECK(backends_for(InferenceEngine::llama_cpp, device("gaudi3")).empty());
+  CHECK(backends_for(InferenceEngine::vllm, device("gaudi3")) == B{Backend::other});
 }
 
 TEST_CASE("the engines a device runs: those with a build for one of its backends", "[runtime]") {

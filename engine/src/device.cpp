@@ -58,11 +58,10 @@ bool backend_runs_on(Backend backend, const Device& d) {
   switch (backend) {
     // A Vulkan driver comes with NVIDIA, AMD and Intel GPUs (not Apple's, nor
     // NPUs and accelerators with a runtime of their own: Ascend, Gaudi, Kunlunxin...).
+    // (An AMD card without a ROCm build, the RX 580's Polaris, has Vulkan as its own.)
     case Backend::vulkan: return d.backend == Backend::cuda || d.backend == Backend::rocm || d.backend == Backend::sycl;
-    case Backend::cuda: return d.vendor == "nvidia";
-    case Backend::rocm: return d.vendor == "amd";
-    case Backend::sycl: return d.vendor == "intel";
-    case Backend::metal: return d.vendor == "apple";
+    // A vendor's compute runtime runs where it is the device's own backend
+    // (the first test): not ROCm on a Polaris card, nor SYCL on Intel's Gaudi.
     default: return false;
   }
 }
