@@ -59,3 +59,19 @@ test('a backend from the link that the device lacks is refused and named', async
   assert.match(await page.textContent('#summary'), /unknown backend/);
   await page.close();
 });
+
+test('an RX 580 runs llama.cpp on Vulkan only; a link without ctx sizes Llama 2 7B at its 4,096-token window', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-2-7b&gpu=rx-580`);
+  // Polaris has no current ROCm build: Vulkan is the card's own backend, no choice shown, no Ollama.
+  assert.equal(await page.$eval('#backend-box', (b) => b.hidden), true);
+  assert.match(await page.textContent('#speed-note'), /^llama\.cpp on Vulkan: Decode with the full window of 4,096 tokens/);
+  const engines = await page.$$eval('#engine option', (l) => Object.fromEntries(l.map((o) => [o.value, o.textContent])));
+  assert.equal(engines.ollama, 'ollama (not on this device)');
+  // The default 8,192 tokens is beyond Llama 2's max_position_embeddings (4096).
+  await page.waitForFunction(() => location.hash.includes('ctx=4096'));
+  const expected = native({ model: 'llama-2-7b', gpu: 'rx-580', ctx: 4096 });
+  assert.equal(expected.memory.fits, true);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / expected.speed.decode_tokens_per_s - 1) < 1e-9);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -152,6 +152,10 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
       }
     }
   }
+  // Unasked, the context is the default or the model's whole window if that
+  // is shorter (Llama 2 7B's 4096), as choosing the model in the list gives.
+  const model = catalog.models.find((m) => m.id === state.model);
+  if (!params.has('ctx') && model?.max_context_tokens && state.ctx > model.max_context_tokens) state.ctx = model.max_context_tokens;
   return { state, problems };
 }
 
