@@ -348,3 +348,28 @@ TEST_CASE("the vLLM command carries the memory fraction with two decimals, cut a
   CHECK_THAT(vllm(0.05), Contains("--gpu-memory-utilization 0.05 "));
   CHECK_THAT(vllm(0.899999999), Contains("--gpu-memory-utilization 0.90 "));
 }
+
+TEST_CASE("Ollama on an MoE model: the speeds are llama.cpp's, with what older Ollama engines measured", "[estimate][ollama]") {
+  // From 0.30 Ollama runs GGUF models on llama.cpp's llama-server
+  // (ollama/ollama#16031); before, MoE models ran on its own engine, measured
+  // at 0.3 to 0.8 of llama.cpp's decode (scripts/speed/sourced_ollama_engine.json).
+  auto has_note = [](const Estimate& e) {
+    for (const std::string& w : e.warnings)
+      if (w.rfind("Ollama: these are llama.cpp's speeds", 0) == 0) return true;
+    return false;
+  };
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("rtx-5090");
+  s.engine = InferenceEngine::ollama;
+  const Estimate moe = run(catalog_arch("qwen3-30b-a3b"), s);
+  CHECK(has_note(moe));
+  Scenario on_llama = s;
+  on_llama.engine = InferenceEngine::llama_cpp;
+  const Estimate same = run(catalog_arch("qwen3-30b-a3b"), on_llama);
+  CHECK(!has_note(same));
+  REQUIRE(moe.speed);
+  REQUIRE(same.speed);
+  CHECK(moe.speed->decode_tokens_per_s == same.speed->decode_tokens_per_s);
+  // Dense models measured level with llama.cpp on the old engine (1.10 and 1.26 on an RTX 5090): no note.
+  CHECK(!has_note(run(catalog_arch("llama-3.1-8b"), s)));
+}

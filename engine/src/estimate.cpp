@@ -515,6 +515,16 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
         "FP16 rate is stated");
   if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
+  // Ollama runs GGUF models on upstream llama.cpp's llama-server from 0.30
+  // (ollama/ollama#16031, merged May 2026); before, MoE models ran on its own
+  // Go engine, measured slower on the same GPU (scripts/speed/sourced_ollama_engine.json).
+  if (e.speed && s.engine == InferenceEngine::ollama && arch.is_moe())
+    e.warnings.push_back(
+        "Ollama: these are llama.cpp's speeds, which Ollama runs from 0.30 (its llama-server runner, "
+        "ollama/ollama#16031); Ollama 0.11 to 0.29 ran MoE models on its own engine, measured at 0.3 to 0.8 of "
+        "llama.cpp's decode on the same discrete GPU (RTX 5090: qwen3.5:35b-a3b 75 against 223 tokens/s, "
+        "qwen3:30b-a3b 210 against 331, ollama/ollama#16031; L40s: Qwen3.6-35B-A3B 115.5 against 144.7, "
+        "ollama/ollama#14861): an older Ollama decodes this model that much slower");
   e.cost = estimate_cost(s, e);
   return e;
 }
