@@ -316,6 +316,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.engine = s.engine;
   rr.flash_attention = s.flash_attention;
   rr.kv_cells = e.kv.cells;
+  rr.swa_cells = e.kv.swa_cells;
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;

@@ -95,6 +95,7 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
           if (llama) {
             // llama_kv_cache_iswa: min(n_ctx, pad(n_swa * n_seq + n_ubatch, 256)).
             cells = std::min(full_cells, pad_to(a.window_tokens * seqs + request.ubatch_tokens, 256));
+            if (cells < full_cells) kv.swa_cells = std::max(kv.swa_cells, cells);
           } else {
             cells = std::min(full_cells, pad_to(std::min(ctx, a.window_tokens + 16), 16) * seqs);
           }

@@ -54,7 +54,10 @@ RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest&
       // n_ctx 2048: 512 x (5120 + 2048) x 4 = 14.0 MiB (14.01 logged, ROCm);
       // Qwen3-Coder-30B-A3B, 65536: 512 x (2048 + 65536) x 4 = 132.0 (132.01,
       // CUDA); GLM-Z1-32B, 32768: 76.0 (76.01); Qwen3-30B-A3B, 4096: 12.0 (12).
-      out.host_compute_bytes = r.ubatch_tokens * (hidden + r.kv_cells) * 4;
+      // A sliding-window cache has a mask of its own: gpt-oss-20b, n_ctx
+      // 131072, -ub 2048: 2048 x (2880 + 131072 + 2304 window cells) x 4 B =
+      // 1064.4 MiB (1064.59 logged, Metal).
+      out.host_compute_bytes = r.ubatch_tokens * (hidden + r.kv_cells + r.swa_cells) * 4;
       // Flash attention on a quantized cache needs an F16 copy of one layer's K
       // view. Fitted on the one log we have: Mistral-Small-22B, 49152 ctx, q8_0:
       // 192 MiB logged; logits 64 + MLP 44 + K copy 96 gives 204 MiB.

@@ -23,6 +23,7 @@ struct KvBreakdown {
   std::int64_t attention_bytes = 0;  // K and V (or MLA latent) of all attention layers
   std::int64_t state_bytes = 0;      // linear-attention / Mamba state, fixed per sequence
   std::int64_t cells = 0;            // token slots of a full-attention layer (padded)
+  std::int64_t swa_cells = 0;        // token slots of a sliding-window layer where fewer (llama.cpp's iSWA cache)
   std::int64_t bytes_per_token = 0;  // full-attention bytes per cached token, all layers
   std::vector<std::int64_t> layer_bytes;  // per decoder layer
   // The same total had the elements been stored in each KvType (indexed by the

@@ -12,6 +12,7 @@ struct RuntimeRequest {
   InferenceEngine engine = InferenceEngine::llama_cpp;
   bool flash_attention = true;      // llama.cpp -fa (auto picks it on supported GPUs)
   std::int64_t kv_cells = 0;        // full-attention cells held (from the KV breakdown)
+  std::int64_t swa_cells = 0;       // sliding-window cells where llama.cpp keeps a smaller cache (a mask of their own)
   std::int64_t ubatch_tokens = 512;
   KvType kv_type = KvType::f16;
   int tensor_parallel = 1;
