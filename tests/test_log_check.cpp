@@ -306,3 +306,58 @@ TEST_CASE("A command line's -ot expert overrides and -c, where the log's own lin
   CHECK(host->differs);
   CHECK(host->hint.find("mmap") != std::string::npos);
 }
+
+TEST_CASE("A current build's log (10644): the n-cpu-moe it leaves out, a cache stream per sequence, a logits row per sequence") {
+  // gpt-oss-20b MXFP4 on an RTX 3060 12 GB, -np 8 (kv_unified = false),
+  // n_ctx 16384, -ub 256, experts of 20 layers in RAM (the command line is not
+  // in the log).
+  auto parsed = parse_load_log(fixture("13-rtx3060-gptoss20b-mxfp4-cuda-ncmoe20-np8-ub256.txt"));
+  REQUIRE(parsed);
+  CHECK(parsed.value().build_number == 10644);
+  CHECK(parsed.value().kv_unified == false);
+  CHECK(!parsed.value().expert_layers_on_cpu);
+  SizerRequest r;
+  r.gpu_id = "rtx-3060-12gb";
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  // The GPU's 2859.92 MiB of weights are those left by the first 20 of 24
+  // layers' experts.
+  CHECK_THAT(c.value().offload_fraction, WithinAbs(20.0 / 24.0, 1e-12));
+  const LogCheckLine* gpu = line(c.value(), "CUDA0 model buffer");
+  REQUIRE(gpu);
+  CHECK(!gpu->differs);
+  // KV: 12 full-attention layers x 16384 cells x 8 KV heads x 64 x (K + V) x
+  // 2 B = 384 MiB, and 12 sliding layers x 8 streams of pad(128 + 256, 256) =
+  // 512 cells: 96 MiB; 480 MiB as logged ("SWA KV cache, size = 512 cells ... 8/8 seqs").
+  const LogCheckLine* kv = line(c.value(), "KV cache, all devices");
+  REQUIRE(kv);
+  CHECK_THAT(*kv->estimate_mib, WithinAbs(480.0, 1e-9));
+  // Compute: 256 x (3 x 11520 MLP rows + 2880) x 4 B = 38,338,560, 8 logits
+  // rows (one per sequence, llama.cpp#23861) 201088 x 8 x 4 = 6,434,816, and
+  // one expert tensor kept in RAM copied for the prompt's products, 2880 x
+  // 2880 x 32 MXFP4 values at 17 bytes per 32 = 141,004,800: 177.17 MiB
+  // beside 169.67 logged.
+  const LogCheckLine* compute = line(c.value(), "CUDA0 compute buffer");
+  REQUIRE(compute);
+  CHECK_THAT(*compute->estimate_mib, WithinAbs((38338560.0 + 6434816.0 + 141004800.0) / 1048576.0, 0.005));
+  CHECK(std::fabs(compute->difference_pct) < 5.0);
+}
+
+TEST_CASE("Metal with -ub 2048: the mapped model buffer and the host buffer's two masks") {
+  auto parsed = parse_load_log(fixture("11-m5-gptoss20b-mxfp4-metal-ub2048.txt"));
+  REQUIRE(parsed);
+  SizerRequest r;
+  r.gpu_id = "mac-m5-24gb";
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  // Host: 2048 x (2880 embedded + 131072 cells + 2304 window cells,
+  // pad(128 + 2048, 256)) x 4 B = 1064.5 MiB; 1064.59 logged.
+  const LogCheckLine* host = line(c.value(), "CPU compute buffer");
+  REQUIRE(host);
+  CHECK_THAT(*host->estimate_mib, WithinAbs(2048.0 * (2880 + 131072 + 2304) * 4 / 1048576.0, 1e-9));
+  CHECK(!host->differs);
+  // Metal maps the whole file: the GPU tensors and the token embedding.
+  const LogCheckLine* model = line(c.value(), "Metal model buffer");
+  REQUIRE(model);
+  CHECK(!model->differs);
+}

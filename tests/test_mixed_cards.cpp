@@ -29,8 +29,11 @@ constexpr std::int64_t kLayerKvBytes = 2 * 8 * 128 * 8192 * 2;  // 33,554,432
 constexpr std::int64_t kOutputBytes = 558'170'112 + 16'384;
 // llama.cpp compute buffer, -ub 512 f32 rows: MLP + hidden (14336 + 4096),
 // and on the card with the output the logits (128256) too.
-constexpr std::int64_t kComputeBytes = 512 * (14336 + 4096) * 4;                // 36 MiB
-constexpr std::int64_t kComputeWithLogitsBytes = 512 * (14336 + 4096 + 128256) * 4;  // 286.5 MiB
+// The compute buffer of current llama-server: the MLP's gate, up and product
+// rows and the hidden row for the 512-token micro-batch, and on the card with
+// the output one logits row per sequence (ggml-org/llama.cpp#23861).
+constexpr std::int64_t kComputeBytes = 512 * (3 * 14336 + 4096) * 4;       // 92 MiB
+constexpr std::int64_t kComputeWithLogitsBytes = kComputeBytes + 128256 * 4;  // 92.49 MiB
 // Usable: driver MiB (nvidia-smi) - 457 MiB CUDA context - 1024 MiB
 // --fit-target. The context is charged there only, not again in the buffers.
 constexpr std::int64_t kUsable3090 = (24576 - 457 - 1024) * MiB;  // 23095 MiB
@@ -84,10 +87,10 @@ TEST_CASE("2 x RTX 3090 + RTX 3060: per-card layers, weights, KV and fit", "[mix
   const auto& g = e.value().memory.per_gpu;
   REQUIRE(g.size() == 3);
   // Free per card = usable - compute buffer:
-  //   3090: 23095 - 36 = 23059 MiB (twice); 3060: 10807 - 286.5 = 10520.5 MiB.
-  // Cumulative shares 23059 / 56638.5 = 0.40713, 0.81425, 1. Over 32 + 1 layers,
-  // layer r is on card 0 while r / 33 < 0.40713 (r <= 13), on card 1 while
-  // r / 33 < 0.81425 (r <= 26), then on the 3060 with the output.
+  //   3090: 23095 - 92 = 23003 MiB (twice); 3060: 10807 - 92.49 = 10714.51 MiB.
+  // Cumulative shares 23003 / 56720.51 = 0.40555, 0.81111, 1. Over 32 + 1 layers,
+  // layer r is on card 0 while r / 33 < 0.40555 (r <= 13), on card 1 while
+  // r / 33 < 0.81111 (r <= 26), then on the 3060 with the output.
   CHECK(g[0].first_layer == 0);
   CHECK(g[0].last_layer == 14);
   CHECK(g[1].first_layer == 14);
@@ -100,8 +103,8 @@ TEST_CASE("2 x RTX 3090 + RTX 3060: per-card layers, weights, KV and fit", "[mix
   CHECK(g[0].kv_cache_bytes == 14 * kLayerKvBytes);                    // 469,762,048
   CHECK(g[1].kv_cache_bytes == 13 * kLayerKvBytes);
   CHECK(g[2].kv_cache_bytes == 5 * kLayerKvBytes);                     // 167,772,160
-  CHECK(g[0].runtime_bytes == kComputeBytes);            // 37,748,736
-  CHECK(g[2].runtime_bytes == kComputeWithLogitsBytes);  // 300,417,024
+  CHECK(g[0].runtime_bytes == kComputeBytes);            // 96,468,992
+  CHECK(g[2].runtime_bytes == kComputeWithLogitsBytes);  // 96,982,016
   CHECK(g[0].usable_bytes == kUsable3090);
   CHECK(g[2].usable_bytes == kUsable3060);
   // 3090: 3,752,263,680 of 24,216,862,720; 3060: 2,185,216,000 of 11,331,960,832.
@@ -205,10 +208,10 @@ TEST_CASE("mixed cards: cost, engines and launch command", "[mixed]") {
   model.architecture = &arch;
   model.label = "llama-3.1-8b";
   const auto commands = launch_commands(model, s, e.value());
-  // Free MiB per card as the split used them: 23095 - 36 = 23059 twice,
-  // 10807 - 286.5 = 10520.5, printed rounded to 10521.
+  // Free MiB per card as the split used them: 23095 - 92 = 23003 twice,
+  // 10807 - 92.49 = 10714.51, printed rounded to 10715.
   const std::string& llama = commands[0].steps.at(0);
-  CHECK(llama.find("--tensor-split 23059,23059,10521") != std::string::npos);
+  CHECK(llama.find("--tensor-split 23003,23003,10715") != std::string::npos);
   CHECK(llama.find("-ngl 999") != std::string::npos);
   CHECK(commands[2].steps.empty());  // vllm
   CHECK(commands[2].note.find("needs equal cards") != std::string::npos);
@@ -228,7 +231,7 @@ TEST_CASE("mixed cards through the JSON request and the planner's what-fits", "[
   CHECK(answer["memory"]["per_gpu"][2]["gpu"] == "rtx-3060-12gb");
   CHECK(answer["memory"]["per_gpu"][2]["first_layer"] == 27);
   CHECK(answer["memory"]["per_gpu"][2]["decode_s"].is_number());
-  CHECK(answer["commands"]["llama.cpp"]["steps"][0].get<std::string>().find("--tensor-split 23059,23059,10521") !=
+  CHECK(answer["commands"]["llama.cpp"]["steps"][0].get<std::string>().find("--tensor-split 23003,23003,10715") !=
         std::string::npos);
 
   const auto wrong_count = nlohmann::json::parse(

@@ -42,8 +42,10 @@ TEST_CASE("Llama-3.1-8B drafted by Llama-3.2-1B: memory and speed range", "[spec
   CHECK(m.draft_weights_bytes == 1'034'158'080 + 279'085'056 + 8'192);
   // Its KV at the same 8192 cells: 2 x 8 x 64 x 8192 x 2 bytes x 16 layers.
   CHECK(m.draft_kv_cache_bytes == 2 * 8 * 64 * 8192 * 2 * 16);  // 268,435,456
-  // Its compute buffer: 512 x (8192 + 2048 + 128256) x 4 bytes (with the logits).
-  CHECK(m.draft_runtime_bytes == 512 * (8192 + 2048 + 128256) * 4);  // 283,639,808
+  // Its compute buffer: the MLP's gate, up and product rows and the hidden
+  // row, 512 x (3 x 8192 + 2048) x 4 bytes, and one row of logits for the
+  // one sequence (llama-server since ggml-org/llama.cpp#23861): 128256 x 4.
+  CHECK(m.draft_runtime_bytes == 512 * (3 * 8192 + 2048) * 4 + 128256 * 4);  // 55,038,976
   const std::int64_t draft_total = m.draft_weights_bytes + m.draft_kv_cache_bytes + m.draft_runtime_bytes;
   CHECK(m.per_gpu.front().draft_bytes == draft_total);
   CHECK(m.required_bytes - plain.value().memory.required_bytes == draft_total);

@@ -170,6 +170,7 @@ KvRequest kv_request_for(const Scenario& s, std::int64_t context_tokens) {
   r.sequences = s.sequences;
   r.type = s.kv_type;
   r.engine = s.engine;
+  r.unified = s.kv_unified;
   // llama.cpp's -ub (512 unless set): its compute buffer and the sliding-window
   // cache's extra cells are per micro-batch.
   const std::int64_t ubatch = s.prefill_ubatch_tokens > 0 ? s.prefill_ubatch_tokens : 512;
@@ -264,6 +265,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   const OffloadPlan effective = llama ? plan : OffloadPlan{};
   std::int64_t ram_weight_bytes = 0;
   std::int64_t ram_kv_bytes = 0;
+  std::int64_t ram_expert_tensor_bytes = 0;  // the largest routed-expert tensor in RAM (op offload copies it)
   for (int i = 0; i < n_layers; ++i) {
     const auto idx = static_cast<std::size_t>(i);
     if (i < effective.cpu_layers) {
@@ -272,6 +274,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     } else if (i < effective.cpu_expert_layers) {
       ram_weight_bytes += e.weights.layer_expert_bytes[idx];
     }
+    // A layer's experts are three tensors of one size: gate, up and down.
+    if (i < std::max(effective.cpu_layers, effective.cpu_expert_layers))
+      ram_expert_tensor_bytes = std::max(ram_expert_tensor_bytes, e.weights.layer_expert_bytes[idx] / 3);
   }
   e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
   e.memory.offload_experts_only = effective.cpu_expert_layers > 0;
@@ -317,6 +322,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.flash_attention = s.flash_attention;
   rr.kv_cells = e.kv.cells;
   rr.swa_cells = e.kv.swa_cells;
+  rr.kv_streams = s.kv_unified ? 1 : std::max<std::int64_t>(1, s.sequences);
+  // llama-server reserves one logits row per sequence from build 9300 on
+  // (ggml-org/llama.cpp#23861, merged 2026-05-29, a week after the build
+  // 9272 of its issue #23527); a load log of an older build, one per token.
+  constexpr int kOutputRowsPerSequenceFromBuild = 9300;
+  if (s.llama_cpp_build == 0 || s.llama_cpp_build >= kOutputRowsPerSequenceFromBuild) rr.output_rows = s.sequences;
+  rr.ram_tensor_bytes = llama && !cpu_only ? ram_expert_tensor_bytes : 0;
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;

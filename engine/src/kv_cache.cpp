@@ -93,8 +93,12 @@ KvBreakdown compute_kv_cache(const Architecture& arch, const KvRequest& request)
         const bool windowed = a.kind != AttentionKind::full && a.window_tokens > 0;
         if (windowed && !(llama && request.swa_full)) {
           if (llama) {
-            // llama_kv_cache_iswa: min(n_ctx, pad(n_swa * n_seq + n_ubatch, 256)).
-            cells = std::min(full_cells, pad_to(a.window_tokens * seqs + request.ubatch_tokens, 256));
+            // llama_kv_cache_iswa: min(n_ctx, pad(n_swa * n_seq + n_ubatch, 256))
+            // in one unified stream, else pad(n_swa + n_ubatch, 256) for each
+            // sequence's stream (gpt-oss-20b, -np 8, -ub 256: "SWA KV cache,
+            // size = 512 cells ... 8/8 seqs", 96 MiB).
+            cells = std::min(full_cells, request.unified ? pad_to(a.window_tokens * seqs + request.ubatch_tokens, 256)
+                                                         : pad_to(a.window_tokens + request.ubatch_tokens, 256) * seqs);
             if (cells < full_cells) kv.swa_cells = std::max(kv.swa_cells, cells);
           } else {
             cells = std::min(full_cells, pad_to(std::min(ctx, a.window_tokens + 16), 16) * seqs);

@@ -116,9 +116,9 @@ void read_breakdown(std::string_view line, const std::string& where, std::vector
   out.push_back(LogBuffer{device, "compute", mib_bytes(numbers[first + 2]), where});
 }
 
-// A command line's -ot overrides of routed experts to the CPU: the distinct
-// layers named ("blk\.14\.ffn_(up|down|gate)_(ch|)exps=CPU,blk\.15..."), and
-// its -c / --ctx-size.
+// A command line's routed experts kept on the CPU: -ot overrides (the
+// distinct layers named, "blk\\.14\\.ffn_(up|down|gate)_(ch|)exps=CPU,..."),
+// --n-cpu-moe N (the first N layers') or --cpu-moe (all); and its -c / --ctx-size.
 void read_command(std::string_view line, LoadLog& log) {
   std::vector<int> layers;
   std::size_t at = 0;
@@ -133,8 +133,17 @@ void read_command(std::string_view line, LoadLog& log) {
       layers.push_back(static_cast<int>(*n));
   }
   if (!layers.empty()) log.expert_layers_on_cpu = static_cast<int>(layers.size());
+  const std::string padded = " " + std::string(line.substr(0, 4096)) + " ";
+  for (std::string_view flag : {std::string_view(" --n-cpu-moe "), std::string_view(" -ncmoe ")}) {
+    const auto f = padded.find(flag);
+    if (f == std::string::npos) continue;
+    std::string_view value = std::string_view(padded).substr(f + flag.size());
+    if (const auto n = whole(value.substr(0, value.find(' '))); n && *n >= 0 && *n < 100000)
+      log.expert_layers_on_cpu = static_cast<int>(*n);
+  }
+  if (padded.find(" --cpu-moe ") != std::string::npos || padded.find(" -cmoe ") != std::string::npos)
+    log.expert_layers_on_cpu = 100000;  // every layer's: capped at the model's MoE layers
   for (std::string_view flag : {std::string_view(" -c "), std::string_view(" --ctx-size ")}) {
-    const std::string padded = " " + std::string(line.substr(0, 4096)) + " ";
     const auto f = padded.find(flag);
     if (f == std::string::npos) continue;
     std::string_view value = std::string_view(padded).substr(f + flag.size());
@@ -162,7 +171,9 @@ Result<LoadLog> parse_load_log(std::string_view text) {
     }
     if (read_buffer(line, where, log)) continue;
     if (line.find("exps=CPU") != std::string_view::npos || line.rfind("-c ", 0) == 0 ||
-        line.find(" -c ") != std::string_view::npos || line.find("--ctx-size ") != std::string_view::npos)
+        line.find(" -c ") != std::string_view::npos || line.find("--ctx-size ") != std::string_view::npos ||
+        line.find("cpu-moe") != std::string_view::npos || line.find(" -ncmoe ") != std::string_view::npos ||
+        line.find(" -cmoe") != std::string_view::npos)
       read_command(line, log);
     if (std::string name = gpu_named_in_line(line); !name.empty()) {
       log.devices_named.push_back(std::move(name));
@@ -203,12 +214,26 @@ Result<LoadLog> parse_load_log(std::string_view text) {
       }
       continue;
     }
+    // "build: 7342 (2fbe3b7bb) with cc ..." or "common_params_print_info: build
+    // 10644 (d7a207411) with GNU ...": llama.cpp's build number.
+    for (std::string_view mark : {std::string_view("build: "), std::string_view("build ")}) {
+      const auto b = line.find(mark);
+      if (b == std::string_view::npos || log.build_number) continue;
+      const std::string_view rest = line.substr(b + mark.size());
+      if (const auto n = whole(rest.substr(0, rest.find(' ')));
+          n && *n > 0 && *n < 1000000 && rest.find(" (") != std::string_view::npos && rest.find(" (") == rest.find(' '))
+        log.build_number = static_cast<int>(*n);
+    }
     const auto [key, value] = key_value(line);
     if (key.empty()) continue;
     if (key == "n_ctx") log.n_ctx = whole(value);
     else if (key == "n_seq_max") log.n_seq_max = whole(value);
     else if (key == "n_batch") log.n_batch = whole(value);
     else if (key == "n_ubatch") log.n_ubatch = whole(value);
+    else if (key == "kv_unified") {
+      if (value == "true" || value == "1") log.kv_unified = true;
+      else if (value == "false" || value == "0") log.kv_unified = false;
+    }
     else if (key == "flash_attn") {
       if (value == "0" || value == "disabled" || value == "false") log.flash_attn = 0;
       else if (value == "1" || value == "enabled" || value == "true" || value == "auto") log.flash_attn = 1;

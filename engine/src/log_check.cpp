@@ -182,15 +182,52 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
       q.offload_fraction = std::min(1.0, static_cast<double>(*log.expert_layers_on_cpu) / moe_layers);
     }
   }
+  // The log's build sizes the buffers as that build did (llama.cpp#23861
+  // changed the logits rows); a log without its build line, as its buffers say.
+  int build = log.build_number.value_or(0);
   auto size_at = [&](const SizerRequest& at) -> Result<std::pair<Scenario, Estimate>> {
     auto scenario = sizer.scenario_for(at);
     if (!scenario) return scenario.error();
     // The log's -ub: the compute buffer and the sliding-window cells are per micro-batch.
     if (log.n_ubatch && *log.n_ubatch > 0) scenario.value().prefill_ubatch_tokens = *log.n_ubatch;
+    scenario.value().llama_cpp_build = build;
+    // One cache stream for all sequences where the log says so (-np auto).
+    scenario.value().kv_unified = log.kv_unified.value_or(false);
     auto e = sizer.estimate(model.value(), scenario.value());
     if (!e) return e.error();
     return std::make_pair(std::move(scenario).value(), std::move(e).value());
   };
+  // Routed experts kept on the CPU where the log does not say how many
+  // (--n-cpu-moe on a command line it leaves out): the first layers' whose
+  // bytes leave the GPUs' model buffers as logged (the host's mapped buffer
+  // is a span of the file, wider than the tensors it serves).
+  int moe_layer_count = 0;
+  for (const LayerSpec& l : model.value().arch().layers) moe_layer_count += l.ffn.n_experts > 0 ? 1 : 0;
+  std::int64_t logged_gpu_model = 0;
+  for (const LogBuffer& b : buffers)
+    if (b.kind == "model" && !is_host(b.device)) logged_gpu_model += b.bytes;
+  if (!log.expert_layers_on_cpu && moe_layer_count > 0 && logged_gpu_model > 0 && q.offload_fraction == 0.0) {
+    int best_layers = 0;
+    double best_gap = 0.0;
+    for (int n = 0; n <= moe_layer_count; ++n) {
+      SizerRequest at = q;
+      at.offload_mode = "experts";
+      at.offload_fraction = static_cast<double>(n) / moe_layer_count;
+      auto sized = size_at(at);
+      if (!sized) continue;
+      std::int64_t on_gpus = 0;
+      for (const GpuShare& g : sized.value().second.memory.per_gpu) on_gpus += g.weights_bytes;
+      const double gap = std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, on_gpus)) / static_cast<double>(logged_gpu_model)));
+      if (n == 0 || gap < best_gap) best_layers = n, best_gap = gap;
+    }
+    if (best_layers > 0) {
+      q.offload_mode = "experts";
+      q.offload_fraction = static_cast<double>(best_layers) / moe_layer_count;
+      c.warnings.push_back("the log does not state which experts stay on the CPU: sized with the first " +
+                           std::to_string(best_layers) + " layers' (--n-cpu-moe " + std::to_string(best_layers) +
+                           "), as its GPU model buffers hold");
+    }
+  }
   // Settings the log does not print are the ones its buffers were made with:
   // the context whose KV cache is the log's, flash attention on or off as its
   // compute buffers are (a memory breakdown alone prints neither).
@@ -216,22 +253,39 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
   } else if (!log.n_ctx && !log.command_ctx) {
     c.warnings.push_back("the log does not state n_ctx: sized at " + std::to_string(q.context_tokens) + " tokens");
   }
-  if (!log.flash_attn && logged_compute > 0) {
-    SizerRequest on = q;
-    on.flash_attention = true;
-    SizerRequest off = q;
-    off.flash_attention = false;
-    auto with = size_at(on);
-    auto without = size_at(off);
+  if ((!log.flash_attn || !log.build_number) && logged_compute > 0) {
+    // Flash attention and the build's logits rows, where the log leaves them
+    // out: the pair whose compute buffers are the log's.
     auto gap = [&](const Result<std::pair<Scenario, Estimate>>& r) {
       if (!r) return 1e9;
       std::int64_t bytes = 0;
       for (const GpuShare& g : r.value().second.memory.per_gpu) bytes += g.runtime_bytes;
       return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, bytes)) / static_cast<double>(logged_compute)));
     };
-    q.flash_attention = gap(with) <= gap(without);
-    c.warnings.push_back(std::string("the log does not state flash attention: sized with it ") +
-                         (q.flash_attention ? "on" : "off") + ", as its compute buffers are");
+    const std::vector<bool> fa_options = log.flash_attn ? std::vector<bool>{*log.flash_attn == 1} : std::vector<bool>{true, false};
+    // 0: a current build (a logits row per sequence); 1: one before llama.cpp#23861.
+    const std::vector<int> build_options = log.build_number ? std::vector<int>{*log.build_number} : std::vector<int>{0, 1};
+    double best = 2e9;
+    bool best_fa = q.flash_attention;
+    int best_build = build;
+    for (bool fa : fa_options)
+      for (int b : build_options) {
+        SizerRequest at = q;
+        at.flash_attention = fa;
+        build = b;
+        const double g = gap(size_at(at));
+        if (g < best) best = g, best_fa = fa, best_build = b;
+      }
+    q.flash_attention = best_fa;
+    build = best_build;
+    if (!log.flash_attn)
+      c.warnings.push_back(std::string("the log does not state flash attention: sized with it ") +
+                           (q.flash_attention ? "on" : "off") + ", as its compute buffers are");
+    if (!log.build_number)
+      c.warnings.push_back(std::string("the log does not state its build: sized as ") +
+                           (build == 0 ? "a current one (a logits row per sequence, llama.cpp#23861)"
+                                       : "one before llama.cpp#23861 (a logits row per token of the micro-batch)") +
+                           ", as its compute buffers are");
   } else if (!log.flash_attn) {
     c.warnings.push_back("the log does not state flash attention: sized without it, as older builds ran");
   }

@@ -44,9 +44,25 @@ RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest&
       // (ubatch x n_ctx x heads). Check: Llama-3.1-8B, n_ctx 131072, FA off:
       // 512*(131072*32 + 128256 + 14336 + 4096)*4 B = 8478.5 MiB vs 8480.01 logged.
       std::int64_t per_token = (w.ffn + hidden) * 4;
-      if (r.holds_output) per_token += arch.vocab_size * 4;
-      if (!r.flash_attention) per_token += r.kv_cells * w.heads * 4;
-      out.compute_bytes = r.ubatch_tokens * per_token;
+      std::int64_t logits = r.holds_output ? arch.vocab_size * 4 * r.ubatch_tokens : 0;
+      if (r.output_rows > 0) {
+        // One logits row per sequence (llama.cpp#23861): the MLP's gate, up
+        // and product rows then set the peak. Check: gpt-oss-20b, -ub 256,
+        // 8 sequences (build 10644): 256 x (3 x 11520 + 2880) x 4 B = 36.6 MiB
+        // + 8 logits rows 6.1 MiB, beside 35.2 MiB logged less the copied
+        // expert tensor.
+        per_token = (3 * w.ffn + hidden) * 4;
+        logits = r.holds_output ? arch.vocab_size * 4 * std::min(r.output_rows, r.ubatch_tokens) : 0;
+      }
+      // A token attends to its own stream's cells: kv_cells / streams.
+      const std::int64_t streams = std::max<std::int64_t>(1, r.kv_streams);
+      if (!r.flash_attention) per_token += r.kv_cells / streams * w.heads * 4;
+      out.compute_bytes = r.ubatch_tokens * per_token + logits;
+      // Op offload: a prompt's product with a weight kept in RAM runs on the
+      // GPU from a copy in this buffer (ggml's offload_op, batches of 32 tokens
+      // and more). gpt-oss-20b MXFP4 with --n-cpu-moe 20: one 2880 x 2880 x 32
+      // expert tensor, 134.5 MiB, of the 169.67 MiB logged.
+      if (r.ubatch_tokens >= 32) out.compute_bytes += r.ram_tensor_bytes;
       // The host compute buffer: the graph's inputs that stay in host memory
       // with the token embedding, one ubatch of embedded rows (f32) and the
       // KQ mask (f32, a row of all cells per token). Every load log we keep
@@ -57,7 +73,7 @@ RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest&
       // A sliding-window cache has a mask of its own: gpt-oss-20b, n_ctx
       // 131072, -ub 2048: 2048 x (2880 + 131072 + 2304 window cells) x 4 B =
       // 1064.4 MiB (1064.59 logged, Metal).
-      out.host_compute_bytes = r.ubatch_tokens * (hidden + r.kv_cells + r.swa_cells) * 4;
+      out.host_compute_bytes = r.ubatch_tokens * hidden * 4 + r.ubatch_tokens * (r.kv_cells + r.swa_cells) / streams * 4;
       // Flash attention on a quantized cache needs an F16 copy of one layer's K
       // view. Fitted on the one log we have: Mistral-Small-22B, 49152 ctx, q8_0:
       // 192 MiB logged; logits 64 + MLP 44 + K copy 96 gives 204 MiB.

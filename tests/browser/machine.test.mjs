@@ -25,7 +25,7 @@ test('mixed cards from the link: one row per card, its layers, and --tensor-spli
   assert.equal(await page.$eval('#gpus', (e) => e.disabled), true, 'the list says how many');
   assert.equal((await page.$$('#cards .card-row')).length, 2);
   await page.waitForSelector('#commands pre');
-  assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /--tensor-split 23059,23059,10521/);
+  assert.match(await page.textContent('#commands [data-engine="llama.cpp"] pre'), /--tensor-split 23003,23003,10715/);
   await page.screenshot({ path: join(artifacts, 'mixed-cards-1280.png') });
   assert.deepEqual(log.errors, []);
   await page.close();

@@ -295,9 +295,9 @@ json_check "--backend vulkan on NVIDIA uses its own row" "j['speed']['basis']['r
 json_check "--ubatch changes prefill passes" "j['speed']['breakdown']['prefill']['work']['passes'] == 2" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --prompt 4096 --ubatch 2048
 # --ubatch sizes llama.cpp's compute buffer too: Llama-3.1-8B, n_ctx 131072, flash attention off,
-# -ub 2048: 2048 x (131072 x 32 KQ scores + 128256 logits + 14336 + 4096) x 4 B = 33914 MiB, four
-# times the 8478.5 MiB llama.cpp logs at -ub 512 (8480.01 MiB in the reference's log).
-json_check "--ubatch sizes the compute buffer" "j['memory']['runtime_bytes'] == 2048 * (131072 * 32 + 128256 + 14336 + 4096) * 4" \
+# -ub 2048: 2048 x (131072 x 32 KQ scores + 3 x 14336 MLP rows + 4096) x 4 B, and one row of
+# logits for the one sequence (llama-server since ggml-org/llama.cpp#23861): 128256 x 4 B.
+json_check "--ubatch sizes the compute buffer" "j['memory']['runtime_bytes'] == 2048 * (131072 * 32 + 3 * 14336 + 4096) * 4 + 128256 * 4" \
   estimate --model llama-3.1-8b --gpu h100-sxm --ctx 131072 --no-flash-attn --ubatch 2048
 json_check "owned hardware: cost from the device price" "j['cost']['basis'] == 'owned' and j['cost']['purchase_usd'] == 3395 and j['cost']['usd_per_million_tokens'] > 0 and j['cost']['power_usd_per_month'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090
@@ -429,12 +429,12 @@ expect_error "estimate: malformed layer split" estimate --model llama-3.1-8b --g
 expect_error "finetune: ZeRO stage 4" finetune --model llama-3.1-8b --method full --zero 4
 
 # Issue 23: mixed cards. Llama-3.1-8B Q8_0 on 2 x RTX 3090 + RTX 3060 12GB:
-# free MiB 23059, 23059, 10520.5 (usable less buffers) split the 32 layers
+# free MiB 23003, 23003, 10714.5 (usable less buffers) split the 32 layers
 # + output 14 / 13 / 5 (tests/test_mixed_cards.cpp works it out); each card
 # is checked against its own usable bytes; the purchase is 1499 + 1499 + 329.
 json_check "mixed cards: layers, per-card fit, cost" "[(g['gpu'], g['first_layer'], g['last_layer']) for g in j['memory']['per_gpu']] == [('rtx-3090', 0, 14), ('rtx-3090', 14, 27), ('rtx-3060-12gb', 27, 32)] and j['memory']['per_gpu'][2]['usable_bytes'] == 10807 * 2**20 and all(g['fits'] for g in j['memory']['per_gpu']) and j['scenario']['cards'] == ['rtx-3090', 'rtx-3090', 'rtx-3060-12gb'] and abs(j['cost']['purchase_usd'] - 3359.4) < 1e-6 and j['speed']['decode_tokens_per_s'] > 0" \
   estimate --model llama-3.1-8b --quant Q8_0 --gpu rtx-3090 --gpu rtx-3090 --gpu rtx-3060-12gb
-json_check "mixed cards: --tensor-split, vLLM refused" "'--tensor-split 23059,23059,10521' in j['llama.cpp']['steps'][0] and j['vllm']['steps'] == [] and 'equal cards' in j['vllm']['note']" \
+json_check "mixed cards: --tensor-split, vLLM refused" "'--tensor-split 23003,23003,10715' in j['llama.cpp']['steps'][0] and j['vllm']['steps'] == [] and 'equal cards' in j['vllm']['note']" \
   command --model llama-3.1-8b --quant Q8_0 --gpu rtx-3090 --gpu rtx-3090 --gpu rtx-3060-12gb
 json_check "equal ids stay equal cards" "j['scenario']['mixed_cards'] is False and j['scenario']['gpus'] == 2" \
   estimate --model llama-3.1-8b --gpu rtx-3090 --gpu rtx-3090

@@ -59,6 +59,11 @@ struct Scenario {
   // engines' chunked-prefill budget); 0: the engine's default (512 for llama.cpp,
   // 2048 otherwise). The memory estimate keeps llama.cpp's default -ub 512.
   std::int64_t prefill_ubatch_tokens = 0;
+  // llama.cpp's build whose buffers to size (a load log's); 0: the current one.
+  int llama_cpp_build = 0;
+  // llama.cpp's cache in one stream for all sequences (-kvu, or -np auto); the
+  // commands printed here pass -np, which keeps a stream per sequence.
+  bool kv_unified = false;
   bool flash_attention = true;
   // Attention data parallel over the GPUs (SGLang --enable-dp-attention,
   // TensorRT-LLM enable_attention_dp, vLLM --data-parallel-size with

@@ -16,6 +16,9 @@ struct KvRequest {
   InferenceEngine engine = InferenceEngine::llama_cpp;
   std::int64_t ubatch_tokens = 512;  // llama.cpp -ub
   bool swa_full = false;             // llama.cpp --swa-full: sliding layers keep the whole context
+  // llama.cpp -kvu: one cache stream for all sequences. Off, as llama-server
+  // runs with an explicit -np (the commands printed here); "-np auto" turns it on.
+  bool unified = false;
 };
 
 struct KvBreakdown {

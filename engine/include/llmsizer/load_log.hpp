@@ -34,6 +34,8 @@ struct LoadLog {
   std::optional<std::int64_t> n_batch;
   std::optional<std::int64_t> n_ubatch;
   std::optional<int> flash_attn;               // 0 off, 1 on ("enabled"/"auto" read as 1)
+  std::optional<bool> kv_unified;              // "kv_unified = true": one cache stream for all sequences
+  std::optional<int> build_number;             // "build: 7342 (2fbe3b7bb)": what the buffers were sized by
   std::string type_k;                          // "f16", "q8_0", ... ("" when not stated)
   std::string type_v;
   // From a command line in the text, where the log's own lines leave them out:

@@ -13,10 +13,20 @@ struct RuntimeRequest {
   bool flash_attention = true;      // llama.cpp -fa (auto picks it on supported GPUs)
   std::int64_t kv_cells = 0;        // full-attention cells held (from the KV breakdown)
   std::int64_t swa_cells = 0;       // sliding-window cells where llama.cpp keeps a smaller cache (a mask of their own)
+  std::int64_t kv_streams = 1;      // llama.cpp's cache streams (one per sequence unless unified): each
+                                    // stream's tokens see only its own cells in the mask and KQ scores
   std::int64_t ubatch_tokens = 512;
   KvType kv_type = KvType::f16;
   int tensor_parallel = 1;
   bool holds_output = true;         // this device computes the logits (last in a layer split)
+  // llama.cpp: the logits rows its worst-case graph reserves. llama-server
+  // reserves one per sequence since ggml-org/llama.cpp#23861 (merged
+  // 2026-05-29); earlier builds, and 0 here, one per token of the micro-batch.
+  std::int64_t output_rows = 0;
+  // llama.cpp: the largest weight tensor kept in system RAM (routed experts
+  // with -ot/--n-cpu-moe), which the GPU backend copies into its compute
+  // buffer to run a prompt's matrix product there (op offload, batches of 32+).
+  std::int64_t ram_tensor_bytes = 0;
   std::int64_t max_batched_tokens = 8192;  // vLLM --max-num-batched-tokens default (V1)
 };
 
