@@ -27,10 +27,15 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
   // Per device: what one GPU offers (the runtime context already out of it).
   const Catalog& catalog = sizer.catalog();
   std::vector<std::int64_t> usable;
+  // Unified memory: what the pool leaves beside the GPU's runtime context, for
+  // the GPU's share and what llama.cpp keeps on the CPU's side together (the
+  // estimate's "unified" limit); -1 for a discrete card or a CPU machine.
+  std::vector<std::int64_t> pool_left;
   for (const Device& d : catalog.devices) {
     const UsableMemory u = usable_memory(d);
     sweep.devices.push_back(d.id);
     usable.push_back(usable_bytes_per_gpu(u, base));
+    pool_left.push_back(u.shared_pool_bytes > 0 ? u.shared_pool_bytes - u.os_reserve_bytes - u.reserved_bytes : -1);
   }
 
   const std::size_t n_devices = catalog.devices.size();
@@ -46,6 +51,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
     // On a CPU-only machine llama.cpp's embedding is not in a separate host RAM
     // but in the same memory (once, whether or not tied to the head).
     std::vector<std::int64_t> cpu_extra;
+    std::vector<std::int64_t> cpu_side;  // what llama.cpp keeps on the CPU's side (embedding, host compute buffer)
     for (const QuantScheme& quant : schemes) {
       Scenario s = base;
       s.quant = quant;
@@ -53,6 +59,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       auto e = sizer.estimate(model, s);
       sweep.required_bytes.push_back(e ? e.value().memory.required_bytes : -1);
       cpu_extra.push_back(e && !arch.value().tied_embeddings ? e.value().memory.host_bytes : 0);
+      cpu_side.push_back(e ? e.value().memory.ram_required_bytes : 0);
     }
     for (std::size_t d = 0; d < n_devices; ++d) {
       int best = -1;
@@ -62,7 +69,8 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
         if (required >= 0 && cpu) required += cpu_extra[q];
         // Held by the memory is not enough: the engine must run those weights there.
         if (runtime_unsupported(request.engine, schemes[q], arch.value().native_format, catalog.devices[d])) continue;
-        if (required >= 0 && required <= usable[d]) best = static_cast<int>(q);
+        const bool pool_holds = pool_left[d] < 0 || required + cpu_side[q] <= pool_left[d];
+        if (required >= 0 && required <= usable[d] && pool_holds) best = static_cast<int>(q);
       }
       sweep.best_quant.push_back(best);
     }
