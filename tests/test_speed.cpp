@@ -1021,3 +1021,27 @@ TEST_CASE("natively served FP4 checkpoints multiply at the FP4 rate where the pa
   CHECK(served_calibration(InferenceEngine::vllm, Backend::cuda, "fp4").weights.empty());
   CHECK(served_calibration(InferenceEngine::vllm, Backend::sycl, "float16").backend == Backend::cuda);
 }
+
+TEST_CASE("llama.cpp's MoE passes on Intel GPUs take the measured multiple of the modelled time; dense models and other vendors do not", "[speed][intel]") {
+  // The one measurement the factor comes from: Qwen3.6-35B-A3B UD-Q4_K_M on an
+  // Arc Pro B60 under SYCL (build 9159, ggml-org/llama.cpp#22413): tg128 50.29
+  // and pp512 373.5 tokens/s. The estimate at tg128's window (512-token prompt
+  // + half the 128 generated) and a 512-token prompt gives them back.
+  SizerRequest r;
+  r.model_id = "qwen3.6-35b-a3b";
+  r.quant = "Q4_K_M";
+  r.gpu_id = "arc-pro-b60";
+  r.context_tokens = 576;
+  r.prompt_tokens = 512;
+  auto moe = test::sizer().estimate(r);
+  REQUIRE(moe);
+  REQUIRE(moe.value().speed);
+  CHECK_THAT(moe.value().speed->decode_tokens_per_s, Catch::Matchers::WithinRel(50.29, 0.03));
+  CHECK_THAT(moe.value().speed->prefill_tokens_per_s, Catch::Matchers::WithinRel(373.5, 0.03));
+  // A dense model on the same card: no such factor, no such warning.
+  SizerRequest dense = r;
+  dense.model_id = "qwen3-8b";
+  auto d = test::sizer().estimate(dense);
+  REQUIRE(d);
+  for (const std::string& w : d.value().warnings) CHECK(w.find("Intel GPUs runs MoE") == std::string::npos);
+}

@@ -9,6 +9,7 @@
 #include "llmsizer/runtime_support.hpp"
 #include "llmsizer/speed.hpp"
 #include "speculative_estimate.hpp"
+#include "speed_rates.hpp"
 #include "llmsizer/units.hpp"
 #include "memory_verdict.hpp"
 
@@ -528,6 +529,12 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
         "FP16 rate is stated");
   if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
+  if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device))
+    e.warnings.push_back(
+        "llama.cpp on Intel GPUs runs MoE models far below the bandwidth its dense models reach: decode and prompt "
+        "times here are 3.1 and 3.5 times the model's, from one measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, "
+        "SYCL, build 9159: 50.3 and 374 tokens/s, ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
+        "(ggml-org/llama.cpp#19918), as far below its bandwidth");
   // Ollama runs GGUF models on upstream llama.cpp's llama-server from 0.30
   // (ollama/ollama#16031, merged May 2026); before, MoE models ran on its own
   // Go engine, measured slower on the same GPU (scripts/speed/sourced_ollama_engine.json).

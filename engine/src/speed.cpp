@@ -104,6 +104,10 @@ std::string_view calibration_vendor(const Device& d) {
   return d.vendor;
 }
 
+bool intel_gpu_moe_path(const Device& d) {
+  return d.vendor == "intel" && (d.backend == Backend::sycl || d.backend == Backend::vulkan);
+}
+
 EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
                                bool fp4) {
   const Device& d = *s.device;
@@ -147,6 +151,15 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.link_bytes_per_s = r.link_bytes_per_s;
   r.layer_overhead_s = rt.layer_overhead_s;
   r.allreduce_latency_s = k.allreduce_latency_s;
+  if (engine == EngineFamily::llama_cpp && intel_gpu_moe_path(d)) {
+    // llama.cpp's routed-expert kernels on Intel GPUs run far below what the
+    // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
+    // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
+    // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
+    // 157.1 and 1324: 3.12 and 3.54 times the time.
+    r.moe_decode_time_factor = 157.1 / 50.29;
+    r.moe_prompt_time_factor = 1324.0 / 373.5;
+  }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.
     const MachineFactors& m = *s.machine_factors;
@@ -208,6 +221,15 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   const double layers = static_cast<double>(w.layers) + (k.moe_layer_overhead_factor - 1.0) * static_cast<double>(w.moe_layers);
   t.overhead_s = static_cast<double>(w.passes) * (layers * r.layer_overhead_s + r.step_overhead_s);
   double gpu_s = std::max(t.weights_s + t.kv_s, t.compute_s) + t.overhead_s;
+  if (w.moe_layers > 0) {
+    // A measured slowdown of MoE passes (Intel GPUs): its parts in proportion.
+    const double f = w.gemm_rows > 1.0 ? r.moe_prompt_time_factor : r.moe_decode_time_factor;
+    t.weights_s *= f;
+    t.kv_s *= f;
+    t.compute_s *= f;
+    t.overhead_s *= f;
+    gpu_s *= f;
+  }
   if (w.layer_split_gpus > 1) {
     // Layer split: at each boundary the next GPU waits for the previous one's
     // activations (a fixed synchronisation cost per pass: per token in

@@ -26,6 +26,10 @@ struct EffectiveRates {
   double allreduce_latency_s = 0.0;  // one small tensor-parallel all-reduce
   double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
   double attention_scale = 1.0;      // a calibrated machine's attention_factor (MachineFactors)
+  // Passes of an MoE model take this many times the modelled time (llama.cpp
+  // on Intel GPUs: see intel_moe_slowdown in speed.cpp); 1 elsewhere.
+  double moe_decode_time_factor = 1.0;
+  double moe_prompt_time_factor = 1.0;
 };
 
 // s.device's rates under the engine and weight format (fp4: products FP4 by
@@ -36,6 +40,10 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
 // Seconds for a pass of work `w` at rates `r` (StepTime): gemm_factor scales
 // the GEMM rate for prompts, pressure slows decode's reads.
 StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor, double pressure);
+
+// An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes are slowed
+// by a measured factor (EffectiveRates::moe_*_time_factor).
+bool intel_gpu_moe_path(const Device& d);
 
 // Whether llama.cpp's quantized INT8 GEMMs (MMQ) run on this device.
 bool quantized_mma(const Device& d, EngineFamily engine);
