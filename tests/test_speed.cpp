@@ -1038,6 +1038,9 @@ TEST_CASE("llama.cpp's MoE passes on Intel GPUs take the measured multiple of th
   REQUIRE(moe.value().speed);
   CHECK_THAT(moe.value().speed->decode_tokens_per_s, Catch::Matchers::WithinRel(50.29, 0.03));
   CHECK_THAT(moe.value().speed->prefill_tokens_per_s, Catch::Matchers::WithinRel(373.5, 0.03));
+  bool labelled = false;
+  for (const std::string& w : moe.value().warnings) labelled = labelled || w.find("Intel GPUs runs MoE") != std::string::npos;
+  CHECK(labelled);  // the factor's basis is said beside the figures
   // A dense model on the same card: no such factor, no such warning.
   SizerRequest dense = r;
   dense.model_id = "qwen3-8b";

@@ -97,6 +97,16 @@ std::int64_t logged_bytes(const std::vector<LogBuffer>& buffers, const LoadLog& 
   return bytes;
 }
 
+// How far an estimate is from a logged figure, either way: |log(estimate / logged)|.
+double log_distance(std::int64_t estimate_bytes, std::int64_t logged_bytes) {
+  return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, estimate_bytes)) /
+                            static_cast<double>(std::max<std::int64_t>(1, logged_bytes))));
+}
+
+// A build number before llama.cpp#23861 (a logits row per micro-batch token),
+// for a log that does not print its own.
+constexpr int kBuildBeforeOutputRowsPerSequence = 1;
+
 }  // namespace
 
 Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const SizerRequest& base) {
@@ -217,7 +227,7 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
       if (!sized) continue;
       std::int64_t on_gpus = 0;
       for (const GpuShare& g : sized.value().second.memory.per_gpu) on_gpus += g.weights_bytes;
-      const double gap = std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, on_gpus)) / static_cast<double>(logged_gpu_model)));
+      const double gap = log_distance(on_gpus, logged_gpu_model);
       if (n == 0 || gap < best_gap) best_layers = n, best_gap = gap;
     }
     if (best_layers > 0) {
@@ -241,8 +251,7 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
       at.context_tokens = ctx;
       auto sized = size_at(at);
       if (!sized) break;
-      const double gap = std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, sized.value().second.memory.kv_cache_bytes)) /
-                                            static_cast<double>(logged_kv)));
+      const double gap = log_distance(sized.value().second.memory.kv_cache_bytes, logged_kv);
       if (best_ctx == 0 || gap < best_gap) best_ctx = ctx, best_gap = gap;
     }
     if (best_ctx > 0) {
@@ -260,11 +269,12 @@ Result<LogCheck> check_load_log(const Sizer& sizer, const LoadLog& log, const Si
       if (!r) return 1e9;
       std::int64_t bytes = 0;
       for (const GpuShare& g : r.value().second.memory.per_gpu) bytes += g.runtime_bytes;
-      return std::fabs(std::log(static_cast<double>(std::max<std::int64_t>(1, bytes)) / static_cast<double>(logged_compute)));
+      return log_distance(bytes, logged_compute);
     };
     const std::vector<bool> fa_options = log.flash_attn ? std::vector<bool>{*log.flash_attn == 1} : std::vector<bool>{true, false};
-    // 0: a current build (a logits row per sequence); 1: one before llama.cpp#23861.
-    const std::vector<int> build_options = log.build_number ? std::vector<int>{*log.build_number} : std::vector<int>{0, 1};
+    // 0: a current build (a logits row per sequence), or one before llama.cpp#23861.
+    const std::vector<int> build_options = log.build_number ? std::vector<int>{*log.build_number}
+                                                            : std::vector<int>{0, kBuildBeforeOutputRowsPerSequence};
     double best = 2e9;
     bool best_fa = q.flash_attention;
     int best_build = build;
