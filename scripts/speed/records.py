@@ -396,12 +396,16 @@ def map_record(index, r, devices):
     if isinstance(dev, str):
         return Skip(index, r, dev)
     dev_flags, device_key = dev
+    override = backend_override(r["backend"])
+    if override == "cpu" and dev_flags[0] == "--gpu" and devices[dev_flags[1]]["backend"] != "cpu":
+        # A CPU-only run on an APU (Strix Halo's cores): the catalog has no CPU
+        # machine for those cores, and the GPU device's bandwidth and compute are not theirs.
+        return Skip(index, r, "CPU-only run on an APU whose cores the catalog does not model")
     args = ["--model" if model not in HAND_CONFIGS else "--config", model, "--quant", quant, "--engine", engine]
     args += dev_flags
     n_gpu = int(r.get("n_gpu") or 1)
     if n_gpu > 1:
         args += ["--gpus", str(n_gpu)]
-    override = backend_override(r["backend"])
     if override:
         args += ["--backend", override]
     if ctx is not None:
@@ -738,6 +742,11 @@ def map_fact(index, r, devices):
     if isinstance(dev, str):
         return Skip(index, r, dev)
     dev_flags, device_key = dev
+    override = backend_override(r["backend"])
+    if override == "cpu" and dev_flags[0] == "--gpu" and devices[dev_flags[1]]["backend"] != "cpu":
+        # A CPU-only run on an APU (Strix Halo's cores): the catalog has no CPU
+        # machine for those cores, and the GPU device's bandwidth and compute are not theirs.
+        return Skip(index, r, "CPU-only run on an APU whose cores the catalog does not model")
     args = ["--model" if model not in HAND_CONFIGS else "--config", model, "--quant", quant, "--engine", engine]
     args += dev_flags
     n_gpu = r.get("n_gpu")
