@@ -92,6 +92,13 @@ SizerRequest request(const char* model, const char* quant) {
   return r;
 }
 
+// A checkpoint format llama.cpp does not load, sized for vLLM (whose commands,
+// and every other engine's, the estimate still lists).
+SizerRequest served(SizerRequest r) {
+  r.engine = "vllm";
+  return r;
+}
+
 // Text that stands for a name the user would have to fill in.
 const std::regex kPlaceholder(R"(MODEL|REPO|path/to|[<>{}]|\.\.\.)");
 
@@ -200,12 +207,24 @@ TEST_CASE("llama.cpp pulls a GGUF repo that lists the quant, else says what exis
   CHECK(ollama_made[5] == "echo \"FROM ./llama-3.1-8b-Q4_K_M.gguf\" | tee llama-3.1-8b-Q4_K_M.gguf.Modelfile");
   CHECK(ollama_made[6] == "ollama create llama-3.1-8b-q4_k_m -f llama-3.1-8b-Q4_K_M.gguf.Modelfile");
   CHECK(ollama_made[7] == "ollama run llama-3.1-8b-q4_k_m");
-  // A native checkpoint format under llama.cpp: a note, not a command.
-  for (const char* quant : {"AWQ", "FP8", "MLX-4bit", "GPTQ-INT4", "BF16-native"}) {
-    const Run native = run(request("llama-3.1-8b", quant));
+  // A native checkpoint format sized for another engine: llama.cpp's entry is a
+  // note, not a command; asked of llama.cpp itself, the estimate is refused.
+  for (const char* quant : {"AWQ", "FP8", "MLX-4bit", "GPTQ-INT4"}) {
+    const Run native = run(served(request("llama-3.1-8b", quant)));
     CHECK(native.of("llama.cpp").steps.empty());
     CHECK_THAT(native.of("llama.cpp").note, Contains("GGUF"));
+    SizerRequest asked = request("llama-3.1-8b", quant);
+    asked.engine = "llama.cpp";
+    asked.gpu_id = "rtx-4090";
+    const Sized refused = sized(asked);
+    REQUIRE_FALSE(refused.estimate);
+    CHECK(refused.estimate.error().id == "runtime.unsupported");
+    CHECK_THAT(refused.estimate.error().message, Contains("llama.cpp loads GGUF files"));
   }
+  // 16-bit weights convert to a GGUF of the same size: sized, with the steps in a note.
+  const Run bf16 = run(request("llama-3.1-8b", "BF16-native"));
+  CHECK(bf16.of("llama.cpp").steps.empty());
+  CHECK_THAT(bf16.of("llama.cpp").note, Contains("GGUF"));
 }
 
 TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split", "[commands]") {
@@ -285,7 +304,7 @@ TEST_CASE("Ollama: a local tag of that quant, its server and client as two steps
   const LaunchCommand none = run(request("qwen3-30b-a3b", "Q8_0")).of("ollama");
   CHECK_THAT(none.note, Contains("No known GGUF repo of Qwen/Qwen3-30B-A3B has Q8_0"));
   CHECK(none.steps.back() == "ollama run qwen3-30b-a3b-q8_0");
-  const LaunchCommand awq = run(request("llama-3.1-8b", "AWQ")).of("ollama");
+  const LaunchCommand awq = run(served(request("llama-3.1-8b", "AWQ"))).of("ollama");
   CHECK(awq.steps.empty());
   // A KV type Ollama lacks: no command.
   SizerRequest q5 = request("llama-3.1-8b", "Q4_K_M");
@@ -341,15 +360,15 @@ TEST_CASE("vLLM and SGLang serve the repo of the chosen checkpoint format", "[co
                                      Contains("--mem-fraction-static 0.88") && Contains("--context-length 8192"));
   CHECK(awq.of("llama.cpp").steps.empty());  // fp8 KV: llama.cpp has none
   // No AWQ repo: a note, never the BF16 weights under the AWQ label.
-  const Run none = run(request("qwen3-30b-a3b", "AWQ"));
+  const Run none = run(served(request("qwen3-30b-a3b", "AWQ")));
   CHECK(none.of("vllm").steps.empty());
   CHECK_THAT(none.of("vllm").note, Contains("AWQ"));
   // GPTQ unknown here too.
-  CHECK(run(request("llama-3.1-8b", "GPTQ-INT4")).of("vllm").steps.empty());
+  CHECK(run(served(request("llama-3.1-8b", "GPTQ-INT4"))).of("vllm").steps.empty());
   // The published checkpoint: the repo people serve (instruct), not the base.
   CHECK_THAT(run(request("llama-3.1-8b", "native")).step("vllm"), StartsWith("vllm serve org/M-Instruct \\"));
   // FP8 with no FP8 repo: the BF16 repo cast as it loads.
-  CHECK_THAT(run(request("llama-3.1-8b", "FP8")).step("vllm"),
+  CHECK_THAT(run(served(request("llama-3.1-8b", "FP8"))).step("vllm"),
              StartsWith("vllm serve org/M-Instruct \\") && Contains("--quantization fp8"));
   // A GGUF quantization: a note (vLLM's GGUF support is experimental).
   const LaunchCommand gguf = run(request("llama-3.1-8b", "Q4_K_M")).of("vllm");
@@ -410,6 +429,8 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
       for (const char* gpu : {"h100-sxm", "mac-m3-ultra-512gb"}) {
         SizerRequest r = request(model.id.c_str(), quant);
         r.gpu_id = gpu;
+        // Each format under an engine that loads it (the commands cover all five).
+        if (quant[0] != 'Q') r.engine = std::string(quant) == "MLX-4bit" ? "mlx" : "vllm";
         auto m = sizer().model_for(r);
         auto s = sizer().scenario_for(r);
         if (!m || !s) continue;

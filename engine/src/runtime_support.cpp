@@ -86,6 +86,34 @@ std::optional<std::string> cann_gguf(const QuantScheme& quant, const Device& d) 
          " file's matrix products would fall back to the CPU (choose " + (p310 ? "F16" : "Q8_0, Q4_0 or F16") + ")";
 }
 
+// llama.cpp loads GGUF files only ("llama.cpp requires the model to be stored
+// in the GGUF file format. Models in other data formats can be converted to GGUF
+// using the convert_*.py Python scripts", ggml-org/llama.cpp@fa0b8a70a8d686cd11bad1579080d546d681a53e
+// README.md); Ollama runs GGUF too and imports FP16/FP32 weights, quantizing them
+// on import (ollama/ollama docs/import.md, "Quantizing a Model"). A 16-bit
+// checkpoint converts to a GGUF of the same size; the other formats are not
+// loaded, only re-made from 16-bit weights, so the GGUF type to choose is said.
+std::optional<std::string> gguf_only(InferenceEngine engine, SchemeKind kind, const QuantScheme& quant) {
+  if (quant.is_gguf() || kind == SchemeKind::bf16 || kind == SchemeKind::fp16) return std::nullopt;
+  const std::string runs = engine == InferenceEngine::ollama ? "Ollama runs GGUF models (it imports FP16 weights)"
+                                                              : "llama.cpp loads GGUF files";
+  const std::string what = quant.kind == SchemeKind::native ? "this model's published " + quant.name + " checkpoint"
+                                                            : quant.name + " checkpoints";
+  std::string choose;
+  switch (kind) {
+    case SchemeKind::mxfp4_experts:
+      choose = "MXFP4 experts are the GGUF file type MXFP4_MOE (choose it)";
+      break;
+    case SchemeKind::fp8_block:
+      // The launch commands' note on the same fact: llama.cpp's converter does
+      // not read FP8 (ggml-org/llama.cpp#11991); GGUFs of such models come from a BF16 copy.
+      choose = "GGUF files of FP8 models are made from a BF16 copy (choose Q8_0 for 8 bits)";
+      break;
+    default: choose = "choose a GGUF type of about the same size (Q4_K_M for 4 bits, Q8_0 for 8)";
+  }
+  return runs + ", not " + what + ": " + choose;
+}
+
 // vLLM's quantization support by hardware (its "Supported Hardware" table,
 // https://docs.vllm.ai/en/v0.15.1/features/quantization/ and
 // vllm-project/vllm@5ee0c1f91ca310f2c3abef3c64dbf52bb6df0ab9:docs/features/quantization/supported_hardware.md:
@@ -194,6 +222,7 @@ std::optional<std::string> runtime_unsupported(InferenceEngine engine, const Qua
   switch (engine) {
     case InferenceEngine::llama_cpp:
     case InferenceEngine::ollama:
+      if (auto why = gguf_only(engine, kind, quant)) return why;
       if (backend == Backend::cann && quant.is_gguf()) return cann_gguf(quant, device);
       return std::nullopt;
     case InferenceEngine::vllm:

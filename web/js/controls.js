@@ -219,7 +219,8 @@ export function markEngines(device) {
 let ggufQuants = new Set();  // the catalog's GGUF file types (fillStatic)
 function formatFor(engine, quant) {
   const gguf = ggufQuants.has(quant);
-  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : 'Q4_K_M';
+  // gpt-oss's MXFP4 checkpoint is the GGUF file type MXFP4_MOE.
+  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : quant === 'MXFP4' ? 'MXFP4_MOE' : 'Q4_K_M';
   if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
   return gguf || quant.startsWith('MLX-') ? 'native' : quant;
 }
