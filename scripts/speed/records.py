@@ -62,6 +62,7 @@ MODEL_RULES = [
     (r"qwen.?qwen3-30b-a3b", "qwen3-30b-a3b"),
     (r"qwen3[- ]30b[- ]a3b", "qwen3-30b-a3b"),
     (r"qwen3-235b-a22b", "qwen3-235b-a22b"),
+    (r"qwen3-coder-next|qwen3-next-80b", "qwen3-next-80b-a3b-instruct"),  # qwen3next 80B.A3B, one architecture
     (r"qwen3\.6-35b-a3b|qwen3\.6:35b", "qwen3.6-35b-a3b"),
     (r"qwen3\.5-35b-a3b", "qwen3.5-35b-a3b"),
     (r"qwen3\.6-27b|qwen3\.6:27b", "qwen3.5-27b"),       # same qwen3_5 architecture as 3.5-27B
@@ -250,6 +251,10 @@ def quant_of(record, model, engine):
         return "BF16-native"
     if low == "awq-int4":
         return "AWQ"
+    if low == "ud-q8_k_xl":
+        # unsloth's Q8_0 with 16-bit tensors kept: 8-10% over the Q8_0 file type (75.65
+        # against 69.8 GiB for Llama 3.3 70B), which the catalog does not size.
+        return None
     if re.fullmatch(r"(ud-)?(q|iq|f|bf)[0-9a-z_]*", low):
         return q.upper().replace("UD-", "UD-")
     return None
@@ -387,6 +392,10 @@ def map_record(index, r, devices):
         return Skip(index, r, "quantization not modelled (%s)" % r["quant"])
     if "slower than expected" in (r.get("notes") or ""):
         return Skip(index, r, "reported as a performance bug")
+    if quant == "BF16-native" and backend_override(r["backend"]) == "vulkan":
+        # Qwen3-30B-A3B BF16 on a Radeon 8060S, build 6735: 9.3 tok/s decode on Vulkan
+        # against 25.8 on ROCm, the same machine; a missing BF16 path, not bandwidth.
+        return Skip(index, r, "BF16 weights on Vulkan: a path llama.cpp lacked (4x slower than ROCm on the same GPU)")
     test = parse_test(r["test"])
     if isinstance(test, str):
         return Skip(index, r, test)
@@ -446,7 +455,8 @@ FACT_INDEX_BASE = 10000  # speed_facts.json record i is case 10000 + i
 
 def map_all():
     """Cases and skips for measured_speeds.json (indices 0..), speed_facts.json
-    (indices 10000..) and system_ram.json's measured_tokens_per_second (20000..)."""
+    (indices 10000..), system_ram.json's measured_tokens_per_second (20000..) and
+    sourced_local_speeds.json (30000..)."""
     devices = load_devices()
     out = []
     for i, r in enumerate(load_records()):
@@ -466,7 +476,23 @@ def map_all():
             out.append(Skip(FACT_INDEX_BASE + i, r, "mapping error %s" % e))
     import records_cpu  # system_ram.json's CPU-only runs (cases 20000..)
     out += records_cpu.map_all()
+    with open(SOURCED_LOCAL) as f:
+        sourced = json.load(f)["records"]
+    for i, r in enumerate(sourced):
+        try:
+            c = map_record(SOURCED_INDEX_BASE + i, r, devices)
+        except KeyError as e:
+            c = Skip(SOURCED_INDEX_BASE + i, r, "mapping error %s" % e)
+        if isinstance(c, Case):
+            c.key = "sourced_local_speeds.json|%d" % i
+        out.append(c)
     return superseded_by_newer_builds(out)
+
+
+# Current-build measurements sourced here (issue 32), in measured_speeds.json's
+# form, each with its source: record i is case 30000 + i.
+SOURCED_LOCAL = os.path.join(REPO, "scripts", "speed", "sourced_local_speeds.json")
+SOURCED_INDEX_BASE = 30000
 
 
 def llama_cpp_build(r):
@@ -513,8 +539,9 @@ def superseded_by_newer_builds(mapped):
 # by the fit; fit.py never reads a held-out record.
 HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>', "
                  "'speed_facts.json|model|quant|engine|device|n_gpu|test', "
-                 "'system_ram.json|<index in measured_tokens_per_second>' or "
-                 "'sourced_cpu_compute.json|<index in prompt_measurements>'")
+                 "'system_ram.json|<index in measured_tokens_per_second>', "
+                 "'sourced_cpu_compute.json|<index in prompt_measurements>' or "
+                 "'sourced_local_speeds.json|<index>'")
 
 
 def held_out(case):
