@@ -31,9 +31,12 @@ GENERATED_CPP = os.path.join(records.REPO, "engine", "src", "speed_calibration_d
 # Rows the engine knows. Bandwidth efficiency belongs to the hardware backend
 # (shared by the engines on it); overhead and GEMM efficiency to the engine on
 # it. Vulkan on NVIDIA has rows of its own: llama.cpp uses NVIDIA's cooperative
-# matrix extension there, not on AMD or Intel.
-BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "metal", "cpu"]
-RUNTIMES = ["llama.cpp/cuda", "llama.cpp/rocm", "llama.cpp/vulkan", "llama.cpp/vulkan/nvidia", "llama.cpp/metal",
+# matrix extension there. So does Vulkan on AMD (Radeon and Strix Halo runs, none
+# of Intel's): its prompt kernels reach another share of the FP16 peak than
+# Intel's Arc cards do, which keep the generic row (SYCL borrows it).
+BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "vulkan/amd", "metal", "cpu"]
+RUNTIMES = ["llama.cpp/cuda", "llama.cpp/rocm", "llama.cpp/vulkan", "llama.cpp/vulkan/nvidia", "llama.cpp/vulkan/amd",
+            "llama.cpp/metal",
             "llama.cpp/cpu", "llama.cpp/cpu/avx2", "serving/cuda", "serving/rocm", "mlx/metal"]
 WEIGHT_FAMILIES = ["legacy", "float16", "kquant", "iquant", "mxfp4", "fp8", "fp4", "int4"]
 # Rows without enough measurements take a neighbour's values (stated in the JSON).
@@ -52,7 +55,7 @@ BORROW = {
 # FP32 figures), and so is the CPU's: a CPU machine's FP32 figure is its FMA
 # peak (cores x base clock x FLOPs per cycle), which llama.cpp's prefill
 # efficiency is fitted against directly.
-VECTOR_FP32_BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia"]
+VECTOR_FP32_BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "vulkan/amd"]
 
 # Borrowed even where records move them: the CPU-only runs (a handful, all of
 # them long decode steps) cannot tell a fixed cost per layer from a lower

@@ -136,7 +136,7 @@ def decode_gap_line(rows_held):
 
 def cpu_prefill_line(rows):
     """The CPU prompt records one by one: too few to hold any out, so each residual is shown."""
-    cpu = sorted((r for r in rows if r["index"] >= 21000 and kind_of(r) == "prefill"), key=lambda r: r["index"])
+    cpu = sorted((r for r in rows if 21000 <= r["index"] < 30000 and kind_of(r) == "prefill"), key=lambda r: r["index"])
     if not cpu:
         return "No CPU prompt record is mapped."
     return ("Its %d records, all in the fit (the hash rule holds none out; too few to split): %s. One efficiency "
