@@ -117,6 +117,7 @@ DEVICE_RULES = [
     ("ryzen ai max+ 395", "ryzen-ai-max-plus-395"),
     ("radeon rx 7900 xtx", "rx-7900-xtx"), ("radeon rx 7900 xt", "rx-7900-xt"),
     ("radeon rx 9070 xt", "rx-9070-xt"), ("radeon ai pro r9700", "radeon-ai-pro-r9700"),
+    ("radeon pro vii", "radeon-pro-vii"),
     ("instinct mi210", "mi210"), ("instinct mi300x", "mi300x"), ("instinct mi100", "mi100"),
     ("arc a770", "arc-a770"), ("arc b580", "arc-b580"),
     ("rtx pro 6000 blackwell max-q", "rtx-pro-6000-blackwell-maxq"),
