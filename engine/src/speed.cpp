@@ -104,6 +104,10 @@ std::string_view calibration_vendor(const Device& d) {
   return d.vendor;
 }
 
+bool integrated_amd_gpu(const Device& d) {
+  return d.vendor == "amd" && d.kind != DeviceKind::cpu && memory_class(d) == MemoryClass::lpddr;
+}
+
 bool intel_gpu_moe_path(const Device& d) {
   return d.vendor == "intel" && (d.backend == Backend::sycl || d.backend == Backend::vulkan);
 }
@@ -142,9 +146,14 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.kv_bytes_per_s = d.bandwidth_bytes_per_s * hw.bandwidth_efficiency * (hbm ? hbm_factor : 1.0) * dies_factor;
   r.weight_bytes_per_s = r.kv_bytes_per_s * w.bandwidth_factor;
   r.ram_bytes_per_s = ram_peak * k.ram_bandwidth_efficiency;
-  r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);
+  // AMD's integrated GPUs (Strix Halo: LPDDR shared with the CPU, one power
+  // budget for both) reach a smaller share of their listed FP16 rate in prompt
+  // kernels than discrete Radeons on the same backend: a fitted share.
+  const bool integrated = engine == EngineFamily::llama_cpp && integrated_amd_gpu(d);
+  const double matrix_share = (hbm ? k.hbm_prefill_factor : 1.0) * (integrated ? k.integrated_prefill_factor : 1.0);
+  r.matrix_flops = r.basis.peak_flops * rt.prefill_efficiency * matrix_share;
   if ((r.basis.flops_basis == "fp8" || r.basis.flops_basis == "fp4") && d.fp16_flops > 0.0)
-    r.attention_flops = d.fp16_flops * rt.prefill_efficiency * (hbm ? k.hbm_prefill_factor : 1.0);
+    r.attention_flops = d.fp16_flops * rt.prefill_efficiency * matrix_share;
   // NVLink figures are both directions together; a ring all-reduce moves data
   // one way per link. Without NVLink the GPUs talk over PCIe.
   r.link_bytes_per_s = d.interconnect_bytes_per_s > 0.0 ? d.interconnect_bytes_per_s / 2.0 : k.pcie_bytes_per_s;
@@ -156,11 +165,11 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
     // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
     // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
     // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
-    // 40.02 and 1317.9 (this fit: the generic Vulkan row, which SYCL borrows, is
-    // fitted on Intel's dense runs): 0.80 and 3.53 times the time. A refit moves
+    // 38.05 and 1568.1 (this fit: the generic Vulkan row, which SYCL borrows, is
+    // fitted on Intel's dense runs): 0.76 and 4.20 times the time. A refit moves
     // the model's figures: re-derive both (tests/test_speed.cpp "[intel]").
-    r.moe_decode_time_factor = 40.02 / 50.29;
-    r.moe_prompt_time_factor = 1317.9 / 373.5;
+    r.moe_decode_time_factor = 38.05 / 50.29;
+    r.moe_prompt_time_factor = 1568.1 / 373.5;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.

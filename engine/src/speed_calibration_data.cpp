@@ -6,39 +6,39 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8332, 2.404, 87},
-    {Backend::rocm, "", 0.8664, 4.392, 31},
-    {Backend::vulkan, "", 0.8387, 3.248, 3},
-    {Backend::vulkan, "nvidia", 1.0, 2.404, 7},
-    {Backend::vulkan, "amd", 0.8491, 7.323, 43},
-    {Backend::metal, "", 0.9169, 1.0, 146},
-    {Backend::cpu, "", 0.8276, 1.0, 9},
+    {Backend::cuda, "", 0.8154, 2.445, 87},
+    {Backend::rocm, "", 0.8663, 4.167, 32},
+    {Backend::vulkan, "", 0.8387, 3.173, 3},
+    {Backend::vulkan, "nvidia", 1.0, 2.445, 7},
+    {Backend::vulkan, "amd", 0.8619, 3.847, 49},
+    {Backend::metal, "", 0.9192, 1.0, 146},
+    {Backend::cpu, "", 0.824, 1.0, 9},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 3.265e-05, 0.5498, 86},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 6.477e-05, 0.3584, 31},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0003309, 0.2103, 3},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.582e-05, 0.437, 7},
-    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 1.334e-05, 0.2107, 43},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001388, 0.7441, 135},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 3.265e-05, 1.383, 7},
-    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.265e-05, 0.7094, 2},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 3.087e-05, 0.5361, 86},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 6.724e-05, 0.3694, 32},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0003282, 0.2103, 3},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4245, 7},
+    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.785e-05, 0.3949, 49},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001422, 0.7277, 135},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 3.087e-05, 1.28, 7},
+    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.087e-05, 0.6317, 2},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 1},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 6.436e-05, 0.6587, 11},
+    {EngineFamily::mlx, Backend::metal, "", 6.46e-05, 0.6367, 11},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 192},
-    {WeightFamily::float16, 0.9902, 1.113, 1.285, 36},
-    {WeightFamily::kquant, 0.9434, 0.9358, 0.5855, 61},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 199},
+    {WeightFamily::float16, 0.9948, 1.108, 1.285, 36},
+    {WeightFamily::kquant, 0.9476, 0.9884, 0.9401, 61},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 0},
-    {WeightFamily::mxfp4, 1.063, 1.408, 1.029, 36},
+    {WeightFamily::mxfp4, 1.09, 1.304, 0.9473, 36},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
@@ -46,7 +46,7 @@ extern const WeightCalibration kWeightCalibrations[] = {
 extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
-// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm
-extern const SpeedConstants kSpeedConstants = {0.8, 0.7074, 0.5736, 25000000000.0, 4.414e-05, 0.0005352, 0.6151, 0.204, 1.458, 68.67, 0.8621, 0.5053};
+// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor
+extern const SpeedConstants kSpeedConstants = {0.8, 0.7074, 0.545, 25000000000.0, 4.414e-05, 0.0005352, 0.604, 0.2042, 1.57, 55.42, 0.8699, 0.5053, 0.4937};
 
 }  // namespace llmsizer

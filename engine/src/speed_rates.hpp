@@ -44,6 +44,8 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
 // An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes are slowed
 // by a measured factor (EffectiveRates::moe_*_time_factor).
 bool intel_gpu_moe_path(const Device& d);
+// An AMD GPU on LPDDR it shares with the CPU (Strix Halo), not a discrete Radeon.
+bool integrated_amd_gpu(const Device& d);
 
 // Whether llama.cpp's quantized INT8 GEMMs (MMQ) run on this device.
 bool quantized_mma(const Device& d, EngineFamily engine);

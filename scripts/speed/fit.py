@@ -76,9 +76,14 @@ FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0
                     "layer_split_hop_s": (1e-6, 3e-3), "pressure_onset_fill": (0.3, 0.99),
                     "pressure_slowdown": (0.01, 20.0), "gemm_half_rows": (0.5, 2000.0),
                     "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0),
-                    "multi_die_bandwidth_factor": (0.5, 1.2), "hbm_bandwidth_factor_rocm": (0.1, 1.5)}
+                    "multi_die_bandwidth_factor": (0.5, 1.2), "hbm_bandwidth_factor_rocm": (0.1, 1.5),
+                    "integrated_prefill_factor": (0.1, 2.0)}
 # What the fitted constants stand for and which records set them (written to the JSON).
 CONSTANT_NOTES = {
+    "integrated_prefill_factor": "llama.cpp's prompt kernels on AMD's integrated GPUs (Strix Halo's Radeon "
+                                 "8060S, LPDDR shared with the CPU under one power budget): the share of the "
+                                 "rate the Vulkan/ROCm rows give discrete Radeons; fitted on the fit records' "
+                                 "Strix Halo prompt rates",
     "hbm_bandwidth_factor_rocm": "llama.cpp's HIP kernels on AMD's HBM parts (CDNA: MI100, MI210, MI300X): the "
                                  "share of what they reach on GDDR Radeons, hbm_bandwidth_factor's counterpart "
                                  "(that one is CUDA's, held by A100/H100/V100); fitted on the fit records "
@@ -115,6 +120,7 @@ def starting_calibration():
             "allreduce_latency_s": 8e-6,
             "multi_die_bandwidth_factor": 1.0,
             "hbm_bandwidth_factor_rocm": 0.7,
+            "integrated_prefill_factor": 1.0,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -454,7 +460,7 @@ def write(cal, feats, counts):
 CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefill_factor", "pcie_bytes_per_s",
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
                   "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor",
-                  "hbm_bandwidth_factor_rocm"]
+                  "hbm_bandwidth_factor_rocm", "integrated_prefill_factor"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

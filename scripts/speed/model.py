@@ -53,7 +53,8 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
     peak = basis["peak_flops"] or 0.0
     if basis.get("flops_basis") == "fp32_vector":  # speed.cpp set_dense_flops
         peak = basis["vector_fp32_flops"] * hw["vector_fp32_factor"]
-    matrix = peak * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0)
+    matrix = peak * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0) * (
+        k.get("integrated_prefill_factor", 1.0) if basis.get("integrated_amd") else 1.0)
     memory = (ratio(work["weight_bytes"], weight_rate) + ratio(work["kv_bytes"], kv_rate)) * pressure
     flops = work["flops"]
     if work.get("gemm_rows", 0) > 0:
@@ -104,7 +105,10 @@ def predict(feature, cal):
     gemm = (wcal["prefill_factor_mma"] if mma else wcal["prefill_factor"]) if prefill else 1.0
     pressure = 1.0 if prefill else pressure_of(feature, cal["constants"])
     basis = dict(feature["basis"], hbm_llama=family == "llama.cpp" and feature["basis"]["memory_class"] == "hbm",
-                 backend=backend)
+                 backend=backend,
+                 # speed.cpp integrated_amd_gpu: an AMD GPU on LPDDR (not a CPU machine)
+                 integrated_amd=family == "llama.cpp" and vendor == "amd" and backend != "cpu" and
+                 feature["basis"]["memory_class"] == "lpddr")
     t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure)
     if t <= 0:
         return None

@@ -399,6 +399,16 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "DGX Spark's batched-decode records (llama-batched-bench) need a compute bound and so are predicted "
         "now: 4 held-out, mean 23.7%, which moves the decode goal's figure (single-stream and batched together) "
         "from 10.0% over 65 to 10.8% over 69; single-stream decode is unchanged.",
+        "- Sixth pass (issue 32, current builds, 2026-12-06): 51 sourced current-build AMD rows "
+        "(scripts/speed/sourced_local_speeds.json: Strix Halo builds 6735-8577, discrete Radeons) retire 8 "
+        "mid-2025 rows (and 6 of their own older-build rows) by the superseded-build rule. Two designs evaluated on the held-out split, both kept, "
+        "each refit warm-started: Vulkan on AMD as its own row, apart from Intel's (held-out decode 5.0%/9.1% "
+        "-> 4.8%/8.9%, prefill 10.2%/16.1% -> 9.0%/14.7%); then integrated_prefill_factor, the share of the "
+        "discrete rows' prompt rate AMD's integrated GPU reaches (0.49; prefill -> 7.6%/12.0%, decode "
+        "4.6%/8.9%). Before it the Vulkan-on-AMD prompt efficiency sat at 0.21, held by Strix Halo's many rows, "
+        "and discrete Radeons' prompts were predicted 50-56% low (RX 7900 XTX, RX 9070 XT, R9700); now 0-11%. "
+        "Strix Halo's own rows disagree among themselves by up to 50% for one setup (AMDVLK/RADV, "
+        "hipBLASLt/rocWMMA, build); the MoE prompts under ROCm are the worst (gpt-oss-120b -50%, GLM-4.5-Air +73%).",
         "- What the decode goal still needs: %s" % decode_gap_line(rows_held),
         "",
         "## Checks against figures the fit does not use",

@@ -81,6 +81,8 @@ struct SpeedConstants {
                                       // two Max dies over UltraFusion): share of one die's efficiency
   double hbm_bandwidth_factor_rocm;  // llama.cpp's HIP kernels on AMD's HBM parts (MI100, MI210,
                                      // MI300X): hbm_bandwidth_factor's counterpart for ROCm
+  double integrated_prefill_factor;  // llama.cpp on AMD's integrated GPUs (Strix Halo): share of
+                                     // the prompt rate the backend rows give a discrete card
 };
 
 // A serving engine's scheduler under load (speed.served), beside the
