@@ -6,39 +6,39 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8154, 2.445, 87},
-    {Backend::rocm, "", 0.8663, 4.167, 32},
-    {Backend::vulkan, "", 0.8387, 3.173, 3},
-    {Backend::vulkan, "nvidia", 1.0, 2.445, 7},
-    {Backend::vulkan, "amd", 0.8619, 3.847, 49},
-    {Backend::metal, "", 0.9192, 1.0, 146},
-    {Backend::cpu, "", 0.824, 1.0, 9},
+    {Backend::cuda, "", 0.8101, 2.596, 145},
+    {Backend::rocm, "", 0.8839, 3.639, 42},
+    {Backend::vulkan, "", 0.8387, 3.22, 3},
+    {Backend::vulkan, "nvidia", 1.0, 2.596, 7},
+    {Backend::vulkan, "amd", 0.8719, 3.749, 49},
+    {Backend::metal, "", 0.9176, 1.0, 156},
+    {Backend::cpu, "", 0.8455, 1.0, 9},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 3.087e-05, 0.5361, 86},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 6.724e-05, 0.3694, 32},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0003282, 0.2103, 3},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4245, 7},
-    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.785e-05, 0.3949, 49},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001422, 0.7277, 135},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 3.087e-05, 1.28, 7},
-    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.087e-05, 0.6317, 2},
-    {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 1},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 3.01e-05, 0.5379, 143},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 7.687e-05, 0.4306, 42},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.000336, 0.2103, 3},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4327, 7},
+    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.629e-05, 0.411, 49},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001404, 0.7393, 144},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 3.01e-05, 1.336, 7},
+    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.01e-05, 0.6794, 2},
+    {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 6.46e-05, 0.6367, 11},
+    {EngineFamily::mlx, Backend::metal, "", 6.411e-05, 0.6505, 12},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 199},
-    {WeightFamily::float16, 0.9948, 1.108, 1.285, 36},
-    {WeightFamily::kquant, 0.9476, 0.9884, 0.9401, 61},
-    {WeightFamily::iquant, 1.0, 1.0, 1.0, 0},
-    {WeightFamily::mxfp4, 1.09, 1.304, 0.9473, 36},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 217},
+    {WeightFamily::float16, 0.9878, 1.113, 0.9344, 52},
+    {WeightFamily::kquant, 0.9218, 0.9581, 0.6978, 95},
+    {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
+    {WeightFamily::mxfp4, 1.111, 1.372, 0.835, 42},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
@@ -47,6 +47,6 @@ extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) /
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
 // allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor
-extern const SpeedConstants kSpeedConstants = {0.8, 0.7074, 0.545, 25000000000.0, 4.414e-05, 0.0005352, 0.604, 0.2042, 1.57, 55.42, 0.8699, 0.5053, 0.4937};
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6946, 0.4747, 25000000000.0, 4.755e-05, 0.0004281, 0.9481, 0.01533, 1.625, 63.69, 0.8869, 0.493, 0.4856};
 
 }  // namespace llmsizer

@@ -62,7 +62,8 @@ MODEL_RULES = [
     (r"qwen.?qwen3-30b-a3b", "qwen3-30b-a3b"),
     (r"qwen3[- ]30b[- ]a3b", "qwen3-30b-a3b"),
     (r"qwen3-235b-a22b", "qwen3-235b-a22b"),
-    (r"qwen3-coder-next|qwen3-next-80b", "qwen3-next-80b-a3b-instruct"),  # qwen3next 80B.A3B, one architecture
+    (r"qwen3-coder-next", "qwen3-coder-next"),
+    (r"qwen3-next-80b", "qwen3-next-80b-a3b-instruct"),
     (r"qwen3\.6-35b-a3b|qwen3\.6:35b", "qwen3.6-35b-a3b"),
     (r"qwen3\.5-35b-a3b", "qwen3.5-35b-a3b"),
     (r"qwen3\.6-27b|qwen3\.6:27b", "qwen3.5-27b"),       # same qwen3_5 architecture as 3.5-27B
@@ -592,6 +593,8 @@ FACT_MODEL_RULES = [
     (r"^gemma3 27b|^gemma-3-27b", "gemma-3-27b-it"),
     (r"^llama4 17bx16e", "llama-4-scout-17b-16e"),
     (r"^qwen3\.6-27b", "qwen3.5-27b"),
+    (r"^qwen35moe 35b\.a3b", "qwen3.5-35b-a3b"),   # llama-bench's arch label for Qwen3.5-35B-A3B
+    (r"^qwen35 9b", "qwen3.5-9b"),
 ]
 
 FACT_DEVICE_RULES = [
@@ -770,11 +773,6 @@ def map_fact(index, r, devices):
     if isinstance(dev, str):
         return Skip(index, r, dev)
     dev_flags, device_key = dev
-    override = backend_override(r["backend"])
-    if override == "cpu" and dev_flags[0] == "--gpu" and devices[dev_flags[1]]["backend"] != "cpu":
-        # A CPU-only run on an APU (Strix Halo's cores): the catalog has no CPU
-        # machine for those cores, and the GPU device's bandwidth and compute are not theirs.
-        return Skip(index, r, "CPU-only run on an APU whose cores the catalog does not model")
     args = ["--model" if model not in HAND_CONFIGS else "--config", model, "--quant", quant, "--engine", engine]
     args += dev_flags
     n_gpu = r.get("n_gpu")

@@ -401,14 +401,20 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "from 10.0% over 65 to 10.8% over 69; single-stream decode is unchanged.",
         "- Sixth pass (issue 32, current builds, 2026-12-06): 51 sourced current-build AMD rows "
         "(scripts/speed/sourced_local_speeds.json: Strix Halo builds 6735-8577, discrete Radeons) retire 8 "
-        "mid-2025 rows (and 6 of their own older-build rows) by the superseded-build rule. Two designs evaluated on the held-out split, both kept, "
-        "each refit warm-started: Vulkan on AMD as its own row, apart from Intel's (held-out decode 5.0%/9.1% "
-        "-> 4.8%/8.9%, prefill 10.2%/16.1% -> 9.0%/14.7%); then integrated_prefill_factor, the share of the "
-        "discrete rows' prompt rate AMD's integrated GPU reaches (0.49; prefill -> 7.6%/12.0%, decode "
-        "4.6%/8.9%). Before it the Vulkan-on-AMD prompt efficiency sat at 0.21, held by Strix Halo's many rows, "
-        "and discrete Radeons' prompts were predicted 50-56% low (RX 7900 XTX, RX 9070 XT, R9700); now 0-11%. "
-        "Strix Halo's own rows disagree among themselves by up to 50% for one setup (AMDVLK/RADV, "
-        "hipBLASLt/rocWMMA, build); the MoE prompts under ROCm are the worst (gpt-oss-120b -50%, GLM-4.5-Air +73%).",
+        "mid-2025 rows (and 6 of their own older-build rows) by the superseded-build rule. Two designs, both "
+        "kept: Vulkan on AMD as its own row, apart from Intel's (the generic row, which SYCL borrows); and "
+        "integrated_prefill_factor, the share of the discrete rows' prompt rate AMD's integrated GPU reaches "
+        "(0.49). Before them the Vulkan prompt efficiency sat at 0.21, held by Strix Halo's many rows, and "
+        "discrete Radeons' prompts were predicted 50-56% low (RX 7900 XTX, RX 9070 XT, R9700); now within "
+        "0-9% under Vulkan. Over every record mapped today, the previous constants against these (warm-started "
+        "refit, single-stream decode and prefill): held-out decode 5.1%/9.9% -> 4.9%/9.6% over 68, prefill "
+        "8.1%/16.7% -> 8.0%/16.7% over 56; fit decode 11.7% -> 10.9% mean, fit prefill 22.1% -> 20.6% mean. "
+        "(Two intermediate refits of this pass ran while a mapping slip dropped every speed_facts.json record; "
+        "the constants here were refitted with them back.) Strix Halo's own rows disagree among themselves "
+        "by up to 50% for one setup (AMDVLK/RADV, hipBLASLt/rocWMMA, build); its MoE prompts under ROCm are "
+        "the worst (gpt-oss-120b -50%, GLM-4.5-Air +70%). Hybrid linear-attention models (Qwen3-Next, "
+        "Qwen3.5) are predicted 70-120% too fast on CUDA and MLX prompts and 30-86% too fast on Qwen3-Next "
+        "decode, but a Qwen3.5-9B decode on an H100 (2026 build) is 12% slow: no per-layer cost fits both.",
         "- What the decode goal still needs: %s" % decode_gap_line(rows_held),
         "",
         "## Checks against figures the fit does not use",
