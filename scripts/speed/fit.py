@@ -553,6 +553,12 @@ def warm_start(path):
 
 def collect(binary):
     mapped = records.map_all()
+    # A mapping that raises (a field a source lacks) would drop its records from
+    # the fit and the check without a word: stop instead.
+    broken = [m for m in mapped if isinstance(m, records.Skip) and m.reason.startswith("mapping error")]
+    if broken:
+        raise SystemExit("records.py could not map %d records (first: #%d, %s): fix the mapping before fitting"
+                         % (len(broken), broken[0].index, broken[0].reason))
     cases = [m for m in mapped if isinstance(m, records.Case)]
     records.choose_held_out(cases)
     return features(Runner(binary), cases), mapped
