@@ -165,11 +165,11 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
     // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
     // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
     // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
-    // 36.16 and 1400.7 (this fit: the generic Vulkan row, which SYCL borrows, is
-    // fitted on Intel's dense runs): 0.72 and 3.75 times the time. A refit moves
+    // 36.88 and 1308.3 (this fit: the generic Vulkan row, which SYCL borrows, is
+    // fitted on Intel's dense runs): 0.73 and 3.50 times the time. A refit moves
     // the model's figures: re-derive both (tests/test_speed.cpp "[intel]").
-    r.moe_decode_time_factor = 36.16 / 50.29;
-    r.moe_prompt_time_factor = 1400.7 / 373.5;
+    r.moe_decode_time_factor = 36.88 / 50.29;
+    r.moe_prompt_time_factor = 1308.3 / 373.5;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.

@@ -6,39 +6,39 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8101, 2.596, 145},
-    {Backend::rocm, "", 0.8839, 3.639, 42},
-    {Backend::vulkan, "", 0.8387, 3.22, 3},
-    {Backend::vulkan, "nvidia", 1.0, 2.596, 7},
-    {Backend::vulkan, "amd", 0.8719, 3.749, 49},
-    {Backend::metal, "", 0.9176, 1.0, 156},
-    {Backend::cpu, "", 0.8455, 1.0, 9},
+    {Backend::cuda, "", 0.8096, 2.7, 145},
+    {Backend::rocm, "", 0.8671, 3.628, 37},
+    {Backend::vulkan, "", 0.8387, 3.275, 3},
+    {Backend::vulkan, "nvidia", 1.0, 2.7, 7},
+    {Backend::vulkan, "amd", 0.8664, 3.484, 28},
+    {Backend::metal, "", 0.9163, 1.0, 156},
+    {Backend::cpu, "", 0.8452, 1.0, 9},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 3.01e-05, 0.5379, 143},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 7.687e-05, 0.4306, 42},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.000336, 0.2103, 3},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4327, 7},
-    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.629e-05, 0.411, 49},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001404, 0.7393, 144},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 3.01e-05, 1.336, 7},
-    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.01e-05, 0.6794, 2},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 3.026e-05, 0.5475, 143},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 6.079e-05, 0.4367, 37},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0003328, 0.2103, 3},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.416, 7},
+    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.718e-05, 0.4497, 28},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.00014, 0.746, 144},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 3.026e-05, 1.335, 7},
+    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 3.026e-05, 0.6609, 2},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 6.411e-05, 0.6505, 12},
+    {EngineFamily::mlx, Backend::metal, "", 6.43e-05, 0.6668, 12},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 217},
-    {WeightFamily::float16, 0.9878, 1.113, 0.9344, 52},
-    {WeightFamily::kquant, 0.9218, 0.9581, 0.6978, 95},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 210},
+    {WeightFamily::float16, 0.9939, 1.122, 0.9517, 52},
+    {WeightFamily::kquant, 0.9222, 0.9746, 0.689, 78},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
-    {WeightFamily::mxfp4, 1.111, 1.372, 0.835, 42},
+    {WeightFamily::mxfp4, 1.182, 1.416, 0.8685, 40},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
@@ -47,6 +47,6 @@ extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) /
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
 // allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor
-extern const SpeedConstants kSpeedConstants = {0.8, 0.6946, 0.4747, 25000000000.0, 4.755e-05, 0.0004281, 0.9481, 0.01533, 1.625, 63.69, 0.8869, 0.493, 0.4856};
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6911, 0.4738, 25000000000.0, 4.84e-05, 0.0004367, 0.9481, 0.01533, 1.6, 73.32, 0.8821, 0.4572, 0.4985};
 
 }  // namespace llmsizer

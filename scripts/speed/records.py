@@ -488,7 +488,7 @@ def map_all():
         if isinstance(c, Case):
             c.key = "sourced_local_speeds.json|%d" % i
         out.append(c)
-    return superseded_by_newer_builds(out)
+    return outdated_on_device(superseded_by_newer_builds(out))
 
 
 # Current-build measurements sourced here (issue 32), in measured_speeds.json's
@@ -500,9 +500,13 @@ SOURCED_INDEX_BASE = 30000
 def llama_cpp_build(r):
     """llama.cpp's build number where the record states one: "b7941", "build b6761",
     "build 2f68ce7cf (6918)"; None otherwise."""
-    text = " ".join(str(r.get(k) or "") for k in ("build", "engine_build", "source"))
-    m = re.search(r"\bb(\d{4,5})\b", text) or re.search(r"\((\d{4,5})\)", text)
-    return int(m.group(1)) if m else None
+    # The record's own build field first: a source line may name another build
+    # ("llama.cpp ~b5863+" over a table printed by build 6111).
+    for text in (" ".join(str(r.get(k) or "") for k in ("build", "engine_build")), str(r.get("source") or "")):
+        m = re.search(r"\bb(\d{4,5})\b", text) or re.search(r"\((\d{4,5})\)", text)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 SUPERSEDED = "superseded: the same setup measured again on a newer llama.cpp build"
@@ -531,6 +535,36 @@ def superseded_by_newer_builds(mapped):
             if b < newest:
                 stale[id(c)] = SUPERSEDED
                 c.record = dict(c.record, superseded_by="build %d; #%d is build %d" % (b, kept.index, newest))
+    return [Skip(m.index, m.record, stale[id(m)]) if id(m) in stale else m for m in mapped]
+
+
+OUTDATED = "outdated: this device and backend were measured on a llama.cpp build 2000 or more newer"
+OUTDATED_BUILDS = 2000  # about five months of llama.cpp (b5863 in July 2025, b7938 in February 2026)
+
+
+def outdated_on_device(mapped):
+    """The same rule for one device and backend across setups: where a device ran
+    under one backend on a numbered build, records of that device and backend from
+    numbered builds 2000 or more older measure kernels since rewritten (Strix Halo
+    under Vulkan: llama 7B Q4_0 prompts at 925 tok/s on b5863, 1126 on b7670), and
+    are skipped. Unnumbered records are left: a scoreboard's short commit hash
+    does not say how old it is."""
+    groups = {}
+    for m in mapped:
+        if isinstance(m, Case):
+            groups.setdefault((m.device_key, m.group), []).append(m)
+    stale = {}
+    for cases in groups.values():
+        builds = [(c, llama_cpp_build(c.record)) for c in cases]
+        numbered = [b for _, b in builds if b is not None]
+        if not numbered:
+            continue
+        newest = max(numbered)
+        for c, b in builds:
+            if b is not None and b <= newest - OUTDATED_BUILDS:
+                stale[id(c)] = OUTDATED
+                c.record = dict(c.record, superseded_by="build %d; this device and backend were measured on build %d"
+                                % (b, newest))
     return [Skip(m.index, m.record, stale[id(m)]) if id(m) in stale else m for m in mapped]
 
 
