@@ -160,16 +160,24 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
   r.basis.link_bytes_per_s = r.link_bytes_per_s;
   r.layer_overhead_s = rt.layer_overhead_s;
   r.allreduce_latency_s = k.allreduce_latency_s;
+  if (engine == EngineFamily::llama_cpp) {
+    // llama.cpp multiplies a prompt's routed experts with mul_mat_id: rows
+    // gathered per expert, tiles of their own, a lower rate than the dense
+    // GEMMs' at any fill (fitted on MoE prompt rows: gpt-oss, Qwen3-30B-A3B,
+    // GLM-4.5-Air, DeepSeek-V3 across backends).
+    r.expert_gemm_half_rows = k.expert_gemm_half_rows;
+    r.expert_gemm_rate_factor = k.expert_gemm_rate_factor;
+  }
   if (engine == EngineFamily::llama_cpp && intel_gpu_moe_path(d)) {
     // llama.cpp's routed-expert kernels on Intel GPUs run far below what the
     // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
     // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
     // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
-    // 36.88 and 1308.3 (this fit: the generic Vulkan row, which SYCL borrows, is
-    // fitted on Intel's dense runs): 0.73 and 3.50 times the time. A refit moves
+    // 36.62 and 1051.1 (this fit: the generic Vulkan row, which SYCL borrows, is
+    // fitted on Intel's dense runs): 0.73 and 2.81 times the time. A refit moves
     // the model's figures: re-derive both (tests/test_speed.cpp "[intel]").
-    r.moe_decode_time_factor = 36.88 / 50.29;
-    r.moe_prompt_time_factor = 1308.3 / 373.5;
+    r.moe_decode_time_factor = 36.62 / 50.29;
+    r.moe_prompt_time_factor = 1051.1 / 373.5;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.
@@ -207,8 +215,11 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   if (w.gemm_rows > 0.0) {
     const double dense = w.flops - attention - w.expert_flops;
     gemm_flops = dense * (1.0 + k.gemm_half_rows / w.gemm_rows);
-    if (w.expert_flops > 0.0 && w.expert_rows > 0.0)
-      gemm_flops += w.expert_flops * (1.0 + k.gemm_half_rows / w.expert_rows);
+    if (w.expert_flops > 0.0 && w.expert_rows > 0.0) {
+      const double half_rows = r.expert_gemm_half_rows > 0.0 ? r.expert_gemm_half_rows : k.gemm_half_rows;
+      const double share = r.expert_gemm_rate_factor > 0.0 ? r.expert_gemm_rate_factor : 1.0;
+      gemm_flops += w.expert_flops * (1.0 + half_rows / w.expert_rows) / share;
+    }
   }
   t.compute_s = ratio(gemm_flops, r.matrix_flops * gemm_factor) +
                 (own_attention_rate ? ratio(attention, r.attention_flops * gemm_factor) : 0.0);

@@ -30,6 +30,11 @@ struct EffectiveRates {
   // on Intel GPUs: see intel_moe_slowdown in speed.cpp); 1 elsewhere.
   double moe_decode_time_factor = 1.0;
   double moe_prompt_time_factor = 1.0;
+  // Routed-expert GEMMs of a prompt (llama.cpp's mul_mat_id): their own tile
+  // fill (time x (1 + this / rows per expert)) and share of the dense rate at
+  // full tiles. 0 / 1: the dense GEMMs' terms (serving engines).
+  double expert_gemm_half_rows = 0.0;
+  double expert_gemm_rate_factor = 1.0;
 };
 
 // s.device's rates under the engine and weight format (fp4: products FP4 by

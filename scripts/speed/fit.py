@@ -77,9 +77,17 @@ FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0
                     "pressure_slowdown": (0.01, 20.0), "gemm_half_rows": (0.5, 2000.0),
                     "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0),
                     "multi_die_bandwidth_factor": (0.5, 1.2), "hbm_bandwidth_factor_rocm": (0.1, 1.5),
-                    "integrated_prefill_factor": (0.1, 2.0)}
+                    "integrated_prefill_factor": (0.1, 2.0), "expert_gemm_half_rows": (0.5, 2000.0),
+                    "expert_gemm_rate_factor": (0.1, 3.0)}
 # What the fitted constants stand for and which records set them (written to the JSON).
 CONSTANT_NOTES = {
+    "expert_gemm_half_rows": "llama.cpp's routed-expert GEMMs in a prompt (mul_mat_id): the token rows per expert "
+                             "at which they run at half their full-tile rate, gemm_half_rows' counterpart; fitted "
+                             "with expert_gemm_rate_factor on the fit records' MoE prompt rates",
+    "expert_gemm_rate_factor": "llama.cpp's routed-expert GEMMs at full tiles: their share of the dense GEMM rate "
+                               "(rows gathered per expert); before it, MoE prompts with many rows per expert "
+                               "(-ub 2048-4096 on an RTX 4090) were predicted 50-140% fast and those with 16 rows "
+                               "per expert (gpt-oss-120b at -ub 512) 30-60% slow",
     "integrated_prefill_factor": "llama.cpp's prompt kernels on AMD's integrated GPUs (Strix Halo's Radeon "
                                  "8060S, LPDDR shared with the CPU under one power budget): the share of the "
                                  "rate the Vulkan/ROCm rows give discrete Radeons; fitted on the fit records' "
@@ -121,6 +129,8 @@ def starting_calibration():
             "multi_die_bandwidth_factor": 1.0,
             "hbm_bandwidth_factor_rocm": 0.7,
             "integrated_prefill_factor": 1.0,
+            "expert_gemm_half_rows": 63.69,
+            "expert_gemm_rate_factor": 1.0,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -460,7 +470,8 @@ def write(cal, feats, counts):
 CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefill_factor", "pcie_bytes_per_s",
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
                   "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor",
-                  "hbm_bandwidth_factor_rocm", "integrated_prefill_factor"]
+                  "hbm_bandwidth_factor_rocm", "integrated_prefill_factor", "expert_gemm_half_rows",
+                  "expert_gemm_rate_factor"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

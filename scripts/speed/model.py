@@ -61,7 +61,11 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
         m0 = k["gemm_half_rows"]
         flops = (work["flops"] - work["expert_flops"]) * (1.0 + m0 / work["gemm_rows"])
         if work["expert_flops"] > 0 and work["expert_rows"] > 0:
-            flops += work["expert_flops"] * (1.0 + m0 / work["expert_rows"])
+            # speed.cpp effective_rates: llama.cpp's mul_mat_id terms; the dense ones elsewhere.
+            llama = basis.get("family") == "llama.cpp"
+            half = k.get("expert_gemm_half_rows", m0) if llama else m0
+            share = k.get("expert_gemm_rate_factor", 1.0) if llama else 1.0
+            flops += work["expert_flops"] * (1.0 + half / work["expert_rows"]) / share
     compute = ratio(flops, matrix * gemm_factor)
     layers = work["layers"] + (k["moe_layer_overhead_factor"] - 1.0) * work.get("moe_layers", 0)
     overhead = layers * work["passes"] * rt["layer_overhead_s"]
@@ -105,7 +109,7 @@ def predict(feature, cal):
     gemm = (wcal["prefill_factor_mma"] if mma else wcal["prefill_factor"]) if prefill else 1.0
     pressure = 1.0 if prefill else pressure_of(feature, cal["constants"])
     basis = dict(feature["basis"], hbm_llama=family == "llama.cpp" and feature["basis"]["memory_class"] == "hbm",
-                 backend=backend,
+                 backend=backend, family=family,
                  # speed.cpp integrated_amd_gpu: an AMD GPU on LPDDR (not a CPU machine)
                  integrated_amd=family == "llama.cpp" and vendor == "amd" and backend != "cpu" and
                  feature["basis"]["memory_class"] == "lpddr")

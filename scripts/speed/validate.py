@@ -88,6 +88,44 @@ def breakdown_table(rows_by_set, label, key):
     return lines
 
 
+def _model_configs():
+    with open(os.path.join(records.REPO, "data", "models.json")) as f:
+        return {m["id"]: m.get("config") or {} for m in json.load(f)["models"]}
+
+
+MODEL_CONFIGS = None
+# config.json keys of a linear-attention or state-space token mixer (Gated
+# DeltaNet in Qwen3-Next and Qwen3.5, Mamba2 in Nemotron-H, Falcon-H1, Jamba).
+HYBRID_KEYS = ("linear_num_value_heads", "linear_key_head_dim", "mamba_num_heads", "mamba_d_state", "ssm_state_size",
+               "mamba_n_heads", "hybrid_override_pattern")
+
+
+def model_kind(model_id, work):
+    """dense, moe or hybrid (linear attention or SSM layers beside attention; MoE or not)."""
+    global MODEL_CONFIGS
+    if MODEL_CONFIGS is None:
+        MODEL_CONFIGS = _model_configs()
+    config = MODEL_CONFIGS.get(os.path.basename(model_id).replace(".json", ""), {})
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    if any(k in config or k in text for k in HYBRID_KEYS):
+        return "hybrid"
+    return "moe" if work.get("moe_layers", 0) > 0 else "dense"
+
+
+def _arg(args, flag):
+    return int(args[args.index(flag) + 1]) if flag in args else None
+
+
+def depth_bucket(f):
+    """Tokens attended: the cache a decode step reads (--ctx), the prompt a prefill processes."""
+    n = _arg(f["args"], "--prompt") if f["field"] == "prefill_tokens_per_s" else _arg(f["args"], "--ctx")
+    n = n or 0
+    for limit, name in ((1024, "up to 1K"), (8192, "1K-8K"), (32768, "8K-32K")):
+        if n <= limit:
+            return name
+    return "over 32K"
+
+
 def kind_of(r):
     return "prefill" if r["field"] == "prefill_tokens_per_s" else "decode"
 
@@ -260,6 +298,14 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
     out += breakdown_table({"fit": rows_fit, "held-out": rows_held}, "test, GPUs", lambda r: r["gpus"])
     out += ["", "## Error by weight family", ""]
     out += breakdown_table({"fit": rows_fit, "held-out": rows_held}, "test, weights", lambda r: r["weights"])
+    out += ["", "## Error by model kind", "",
+            "Dense, MoE (routed experts), hybrid (Gated DeltaNet or Mamba2 layers beside attention: Qwen3-Next, "
+            "Qwen3.5, Nemotron-H), from the catalog model's config.json.", ""]
+    out += breakdown_table({"fit": rows_fit, "held-out": rows_held}, "test, model", lambda r: r["kind"])
+    out += ["", "## Error by context depth", "",
+            "Decode by the tokens already cached (the context a step attends over), prefill by the prompt's length.",
+            ""]
+    out += breakdown_table({"fit": rows_fit, "held-out": rows_held}, "test, depth", lambda r: r["depth"])
     out += [
         "",
         "Groups are engine family and backend as run: `llama.cpp` (llama.cpp and Ollama), `mlx`, `serving` "
@@ -287,7 +333,9 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "efficiency per engine and backend, x a factor per weight format on each kernel path (llama.cpp's "
         "INT8 MMQ on CUDA/ROCm: prefill_factor_mma; dequantised F16 tiles elsewhere: prefill_factor). GEMMs "
         "of few token rows cost (1 + gemm_half_rows / rows) more: rows are the micro-batch for dense weights "
-        "and micro-batch x k / n for routed experts. Weights are read once per micro-batch. Under llama.cpp's "
+        "and micro-batch x k / n for routed experts, whose GEMMs under llama.cpp (mul_mat_id) have terms of "
+        "their own: (1 + expert_gemm_half_rows / rows) / expert_gemm_rate_factor. An AMD GPU on LPDDR "
+        "(Strix Halo) takes integrated_prefill_factor of its backend row's prompt rate. Weights are read once per micro-batch. Under llama.cpp's "
         "layer split the micro-batches of each -b 2048 batch are pipelined through the G GPUs: (M + G - 1) / G "
         "passes instead of M. A device whose vendor states only its vector FP32 rate (Apple GPUs, DGX Spark, "
         "RTX 5090 D and 5060 Ti, RX 9070 XT, Arc A770/B580, ...) uses that rate x its backend's "
@@ -417,7 +465,12 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "7.7%/16.5% -> 7.2%/16.8% over 51 (the constants of the stop's start: 5.1%/9.9% and 7.9%/15.4%): within "
         "the noise of 62 and 51 records, so kept for what it is, a fit on current software. A separate tile "
         "constant for routed-expert GEMMs was tried on the fit records and not kept: it settled at the dense "
-        "one's value (74 against 73 rows). Strix Halo's own rows disagree among themselves "
+        "one's value (74 against 73 rows). With a second term, their share of the dense rate at full tiles, "
+        "it is kept: expert_gemm_rate_factor 0.48 and expert_gemm_half_rows 43 (dense 78). MoE prompts with "
+        "many rows per expert (-ub 2048-4096 on an RTX 4090) had been predicted 50-140% fast and those with 16 "
+        "rows per expert (gpt-oss-120b at -ub 512) 30-60% slow. Over the same records: MoE prompts fit 27.1%/"
+        "40.5% -> 16.4%/28.4%, held-out 50.1%/59.2% -> 42.3%/50.4% (8 records); all held-out prefill 7.2%/16.8% "
+        "-> 8.0%/15.9%, decode 5.5%/9.8% -> 5.1%/9.7%. Strix Halo's own rows disagree among themselves "
         "by up to 50% for one setup (AMDVLK/RADV, hipBLASLt/rocWMMA, build); its MoE prompts under ROCm are "
         "the worst (gpt-oss-120b -50%, GLM-4.5-Air +70%). Hybrid linear-attention models (Qwen3-Next, "
         "Qwen3.5) are predicted 70-120% too fast on CUDA and MLX prompts and 30-86% too fast on Qwen3-Next "
@@ -495,7 +548,8 @@ def main():
         rows.append({"index": f["index"], "record": f["case"].record, "group": f["group"], "field": f["field"],
                      "measured": f["measured"], "predicted": predicted, "held_out": f["held_out"],
                      "gpus": max(f["work"]["tensor_parallel"], f["work"]["layer_split_gpus"]),
-                     "weights": f["basis"]["weight_family"]})
+                     "weights": f["basis"]["weight_family"], "kind": model_kind(f["case"].model, f["work"]),
+                     "depth": depth_bucket(f)})
     rows_fit = [r for r in rows if not r["held_out"]]
     rows_held = [r for r in rows if r["held_out"]]
 

@@ -83,6 +83,9 @@ struct SpeedConstants {
                                      // MI300X): hbm_bandwidth_factor's counterpart for ROCm
   double integrated_prefill_factor;  // llama.cpp on AMD's integrated GPUs (Strix Halo): share of
                                      // the prompt rate the backend rows give a discrete card
+  double expert_gemm_half_rows;      // llama.cpp's routed-expert GEMMs (mul_mat_id): gemm_half_rows'
+                                     // counterpart, over the token rows each expert gets
+  double expert_gemm_rate_factor;    // ... and their share of the dense GEMM rate at full tiles
 };
 
 // A serving engine's scheduler under load (speed.served), beside the
