@@ -532,7 +532,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device))
     e.warnings.push_back(
         "llama.cpp on Intel GPUs runs MoE models otherwise than its dense ones: prompt and decode "
-        "times here are 2.8 and 0.73 times the model's, from one measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, "
+        "times here are 3.0 and 0.75 times the model's, from one measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, "
         "SYCL, build 9159: 50.3 and 374 tokens/s, ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
         "(ggml-org/llama.cpp#19918), as far below its bandwidth");
   // Ollama runs GGUF models on upstream llama.cpp's llama-server from 0.30

@@ -6,16 +6,16 @@ namespace llmsizer {
 
 // engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s}, fitted_records, typical_error_pct (-1: none), basis
 extern const ServedCalibration kServedCalibrations[] = {
-    {InferenceEngine::vllm, Backend::cuda, "", {0.9951, 0.59, 0.000345, 1.0, 0.04, 2e-05}, 3, 3, ""},
-    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.00014, 0.3676, 0.0035, 4.25e-06}, 3, 3, ""},
-    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.651, 0.0, 2e-05}, 12, 8, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {0.7734, 0.6313, 0.000345, 0.85, 0.1275, 0.0001098}, 26, 12, ""},
-    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.3952, 0.0, 0.1264, 0.028, 9.2e-05}, 2, 4, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.7734, 0.6313, 0.001, 2.348, 0.046, 8e-05}, 12, 4, ""},
-    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.465, 0.42, 0.000184}, 6, 19, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.826, 2.0, 0.0, 0.9457, 0.034, 4e-05}, 14, 3, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.7, 0.3952, 0.004, 0.3841, 0.0, 8.5e-06}, 13, 8, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 8.5e-05, 1.362, 0.0, 2.645e-05}, 28, 10, ""},
+    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05}, 3, 2, ""},
+    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 0.0}, 3, 5, ""},
+    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, ""},
+    {InferenceEngine::sglang, Backend::cuda, "", {0.8575, 0.3932, 0.0005554, 0.7905, 0.1275, 9.2e-05}, 26, 9, ""},
+    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.465, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 4, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.9457, 0.4866, 0.0006762, 2.36, 0.04, 6.664e-05}, 12, 6, ""},
+    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 20, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.425, 0.004, 0.5, 0.0, 5e-06}, 13, 10, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0003967, 1.273, 0.0, 2.645e-05}, 28, 10, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0}, 0, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);

@@ -173,11 +173,11 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
     // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
     // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
     // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
-    // 36.62 and 1051.1 (this fit: the generic Vulkan row, which SYCL borrows, is
-    // fitted on Intel's dense runs): 0.73 and 2.81 times the time. A refit moves
+    // 37.83 and 1139.1 (this fit: the generic Vulkan row, which SYCL borrows, is
+    // fitted on Intel's dense runs): 0.75 and 3.05 times the time. A refit moves
     // the model's figures: re-derive both (tests/test_speed.cpp "[intel]").
-    r.moe_decode_time_factor = 36.62 / 50.29;
-    r.moe_prompt_time_factor = 1051.1 / 373.5;
+    r.moe_decode_time_factor = 37.83 / 50.29;
+    r.moe_prompt_time_factor = 1139.1 / 373.5;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.

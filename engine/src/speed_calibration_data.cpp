@@ -6,39 +6,39 @@ namespace llmsizer {
 
 // backend, vendor, bandwidth_efficiency, vector_fp32_factor, fitted_records
 extern const BackendCalibration kBackendCalibrations[] = {
-    {Backend::cuda, "", 0.8046, 2.716, 145},
-    {Backend::rocm, "", 0.8373, 4.183, 37},
-    {Backend::vulkan, "", 0.8387, 3.3, 3},
-    {Backend::vulkan, "nvidia", 1.0, 2.716, 7},
-    {Backend::vulkan, "amd", 0.8504, 3.632, 28},
-    {Backend::metal, "", 0.913, 1.0, 156},
-    {Backend::cpu, "", 0.8407, 1.0, 9},
+    {Backend::cuda, "", 0.8045, 2.709, 145},
+    {Backend::rocm, "", 0.8698, 3.687, 35},
+    {Backend::vulkan, "", 0.8387, 3.349, 3},
+    {Backend::vulkan, "nvidia", 1.0, 2.709, 7},
+    {Backend::vulkan, "amd", 0.8607, 3.643, 28},
+    {Backend::metal, "", 0.9154, 1.0, 156},
+    {Backend::cpu, "", 0.8438, 1.0, 9},
 };
 extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations) / sizeof(kBackendCalibrations[0]);
 
 // engine, backend, vendor, layer_overhead_s, prefill_efficiency, fitted_records
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
-    {EngineFamily::llama_cpp, Backend::cuda, "", 2.936e-05, 0.5517, 143},
-    {EngineFamily::llama_cpp, Backend::rocm, "", 5.693e-05, 0.3814, 37},
+    {EngineFamily::llama_cpp, Backend::cuda, "", 2.94e-05, 0.5618, 143},
+    {EngineFamily::llama_cpp, Backend::rocm, "", 6.124e-05, 0.4397, 35},
     {EngineFamily::llama_cpp, Backend::vulkan, "", 0.000336, 0.2103, 3},
-    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4326, 7},
-    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.561e-05, 0.4346, 28},
-    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001384, 0.7539, 144},
-    {EngineFamily::llama_cpp, Backend::cpu, "", 2.936e-05, 1.291, 7},
-    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 2.936e-05, 0.6716, 2},
+    {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4503, 7},
+    {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.605e-05, 0.44, 28},
+    {EngineFamily::llama_cpp, Backend::metal, "", 0.0001396, 0.7659, 144},
+    {EngineFamily::llama_cpp, Backend::cpu, "", 2.94e-05, 1.307, 7},
+    {EngineFamily::llama_cpp, Backend::cpu, "avx2", 2.94e-05, 0.6882, 2},
     {EngineFamily::serving, Backend::cuda, "", 3e-05, 0.5, 2},
     {EngineFamily::serving, Backend::rocm, "", 3e-05, 0.5, 0},
-    {EngineFamily::mlx, Backend::metal, "", 6.405e-05, 0.6745, 12},
+    {EngineFamily::mlx, Backend::metal, "", 6.424e-05, 0.6894, 12},
 };
 extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations) / sizeof(kRuntimeCalibrations[0]);
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
     {WeightFamily::legacy, 1.0, 1.0, 1.0, 210},
-    {WeightFamily::float16, 0.996, 1.119, 0.7317, 52},
-    {WeightFamily::kquant, 0.9267, 1.004, 0.7543, 78},
+    {WeightFamily::float16, 0.9933, 1.116, 1.25, 50},
+    {WeightFamily::kquant, 0.9234, 0.9924, 0.7434, 78},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
-    {WeightFamily::mxfp4, 1.165, 2.024, 1.29, 40},
+    {WeightFamily::mxfp4, 1.126, 1.935, 1.313, 40},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},
@@ -47,6 +47,6 @@ extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) /
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
 // allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor, expert_gemm_half_rows, expert_gemm_rate_factor
-extern const SpeedConstants kSpeedConstants = {0.8, 0.6923, 0.548, 25000000000.0, 4.776e-05, 0.0003406, 0.9481, 0.01533, 1.601, 78.0, 0.8696, 0.467, 0.5942, 42.83, 0.4768};
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6943, 0.4811, 25000000000.0, 4.734e-05, 0.000505, 0.9481, 0.01533, 1.535, 86.81, 0.8683, 0.4516, 0.6381, 31.95, 0.4377};
 
 }  // namespace llmsizer
