@@ -1098,6 +1098,29 @@ TEST_CASE("natively served FP4 checkpoints multiply at the FP4 rate where the pa
   CHECK(served_calibration(InferenceEngine::vllm, Backend::sycl, "float16").backend == Backend::cuda);
 }
 
+TEST_CASE("BF16 weights under llama.cpp on an AMD GPU carry the measurement that they run below F16's rates", "[speed]") {
+  // Qwen3-30B-A3B BF16 on a Radeon 8060S (kyuz0/amd-strix-halo-toolboxes@765cc5c7,
+  // builds 6735-6736): decode 9.29 tok/s under Vulkan, 25.82 under ROCm.
+  auto warned = [](const char* quant, const char* backend, const char* gpu) {
+    SizerRequest r;
+    r.model_id = "qwen3-30b-a3b";
+    r.quant = quant;
+    r.gpu_id = gpu;
+    r.backend = backend;
+    r.context_tokens = 4096;
+    auto e = test::sizer().estimate(r);
+    REQUIRE(e);
+    bool said = false;
+    for (const std::string& w : e.value().warnings) said = said || w.find("BF16 weights under llama.cpp on AMD GPUs") == 0;
+    return said;
+  };
+  CHECK(warned("BF16", "vulkan", "ryzen-ai-max-plus-395"));
+  CHECK(warned("BF16-native", "rocm", "ryzen-ai-max-plus-395"));
+  CHECK_FALSE(warned("F16", "vulkan", "ryzen-ai-max-plus-395"));
+  CHECK_FALSE(warned("Q8_0", "rocm", "rx-7900-xtx"));
+  CHECK_FALSE(warned("BF16", "cuda", "rtx-4090"));
+}
+
 TEST_CASE("llama.cpp's MoE passes on Intel GPUs take the measured multiple of the modelled time; dense models and other vendors do not", "[speed][intel]") {
   // The one measurement the factor comes from: Qwen3.6-35B-A3B UD-Q4_K_M on an
   // Arc Pro B60 under SYCL (build 9159, ggml-org/llama.cpp#22413): tg128 50.29

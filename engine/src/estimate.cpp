@@ -535,6 +535,19 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "times here are 3.0 and 0.75 times the model's, from one measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, "
         "SYCL, build 9159: 50.3 and 374 tokens/s, ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
         "(ggml-org/llama.cpp#19918), as far below its bandwidth");
+  // BF16 weights under llama.cpp on AMD GPUs: the one measurement ran far below
+  // F16's rates, the Vulkan path most (kyuz0/amd-strix-halo-toolboxes@765cc5c7,
+  // Qwen3-30B-A3B-BF16 logs); such rows are left out of the fit (records.py).
+  const bool bf16_weights = s.quant.kind == SchemeKind::bf16 ||
+                            (s.quant.is_gguf() && s.quant.ftype == LlamaFtype::BF16) ||
+                            (s.quant.kind == SchemeKind::native && arch.native_format == NativeFormat::bf16);
+  if (e.speed && llama && s.device && s.device->vendor == "amd" && bf16_weights &&
+      (s.device->backend == Backend::vulkan || s.device->backend == Backend::rocm))
+    e.warnings.push_back(
+        "BF16 weights under llama.cpp on AMD GPUs: the one measurement (Qwen3-30B-A3B BF16 on a Radeon 8060S, "
+        "builds 6735-6736) decoded at 9.3 tokens/s under Vulkan and 25.8 under ROCm, prompts at 166 and 481 "
+        "tokens/s; the speeds here are F16's rates and may be well above what BF16 gets (most under Vulkan): "
+        "an F16 or Q8_0 file avoids it");
   // Ollama runs GGUF models on upstream llama.cpp's llama-server from 0.30
   // (ollama/ollama#16031, merged May 2026); before, MoE models ran on its own
   // Go engine, measured slower on the same GPU (scripts/speed/sourced_ollama_engine.json).
