@@ -123,8 +123,8 @@ std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario&
       return Error{"cli.bad_argument", "--backend must be cuda, rocm, metal, vulkan, sycl or cpu"};
     if (!backend_runs_on(b, *s.device))
       return Error{"cli.bad_argument", std::string("llama.cpp's ") + backend_name(b) + " backend does not run on " + s.device->name};
-    s.device->backend = b;
-    for (Device& card : s.cards) card.backend = b;
+    choose_backend(*s.device, b);
+    for (Device& card : s.cards) choose_backend(card, b);
   }
   if (c.calibration_path) {
     // The machine's own factors, on the backend they were measured on.
@@ -138,8 +138,8 @@ std::optional<Error> apply_speed_and_cost_flags(const cli::Command& c, Scenario&
         return Error{"cli.bad_argument", "--calibration was measured on the " + measured_on + " backend, not " + *c.backend};
       if (!backend_runs_on(b, *s.device))
         return Error{"cli.bad_argument", "--calibration was measured on llama.cpp's " + measured_on + " backend, which does not run on " + s.device->name};
-      s.device->backend = b;
-      for (Device& card : s.cards) card.backend = b;
+      choose_backend(*s.device, b);
+      for (Device& card : s.cards) choose_backend(card, b);
     }
     s.machine_factors = calibration.value().factors;
   }

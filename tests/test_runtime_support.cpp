@@ -177,6 +177,17 @@ TEST_CASE("the backends each engine offers on a device: the vendor's own, then V
   CHECK(backends_for(InferenceEngine::llama_cpp, device("mac-m4-max-128gb")) == B{Backend::metal});
   CHECK(backends_for(InferenceEngine::llama_cpp, device("epyc-9004-genoa-384gb-ddr5-4800")) == B{Backend::cpu});
   CHECK(backends_for(InferenceEngine::vllm, device("mac-m4-max-128gb")).empty());
+  // With Vulkan chosen for a Radeon (or a GeForce), the choice is still judged
+  // from its own backend: ROCm stays offered, so the page can switch back.
+  Device vulkan_radeon = device("rx-7900-xtx");
+  choose_backend(vulkan_radeon, Backend::vulkan);
+  CHECK(vulkan_radeon.backend == Backend::vulkan);
+  CHECK(backends_for(InferenceEngine::llama_cpp, vulkan_radeon) == B{Backend::rocm, Backend::vulkan});
+  choose_backend(vulkan_radeon, Backend::rocm);
+  CHECK(vulkan_radeon.backend == Backend::rocm);
+  CHECK(vulkan_radeon.native_backend == Backend::rocm);
+  Device vulkan_rx580 = device("rx-580");
+  CHECK_FALSE(backend_runs_on(Backend::rocm, vulkan_rx580));
   // A vendor runtime only where it is the device's own: the RX 580 (Polaris,
   // no current ROCm build) has Vulkan alone, so no Ollama; Intel's Gaudi has
   // its own runtime, not SYCL, so no llama.cpp.

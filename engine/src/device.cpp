@@ -53,17 +53,24 @@ const char* backend_name(Backend backend) {
 }
 
 bool backend_runs_on(Backend backend, const Device& d) {
-  if (backend == d.backend) return true;
+  // Judged from the device's own backend, whichever a request chose for it.
+  const Backend own = d.native_backend != Backend::other ? d.native_backend : d.backend;
+  if (backend == own) return true;
   if (d.kind == DeviceKind::cpu) return false;
   switch (backend) {
     // A Vulkan driver comes with NVIDIA, AMD and Intel GPUs (not Apple's, nor
     // NPUs and accelerators with a runtime of their own: Ascend, Gaudi, Kunlunxin...).
     // (An AMD card without a ROCm build, the RX 580's Polaris, has Vulkan as its own.)
-    case Backend::vulkan: return d.backend == Backend::cuda || d.backend == Backend::rocm || d.backend == Backend::sycl;
+    case Backend::vulkan: return own == Backend::cuda || own == Backend::rocm || own == Backend::sycl;
     // A vendor's compute runtime runs where it is the device's own backend
     // (the first test): not ROCm on a Polaris card, nor SYCL on Intel's Gaudi.
     default: return false;
   }
+}
+
+void choose_backend(Device& device, Backend backend) {
+  if (device.native_backend == Backend::other) device.native_backend = device.backend;
+  device.backend = backend;
 }
 
 bool has_shared_pool(const Device& device) {

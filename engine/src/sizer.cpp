@@ -213,7 +213,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     auto set = [&](Device& d) -> std::optional<Error> {
       if (!backend_runs_on(backend, d))
         return Error{"request.bad_value", std::string("llama.cpp's ") + backend_name(backend) + " backend does not run on " + d.name};
-      d.backend = backend;
+      choose_backend(d, backend);
       return std::nullopt;
     };
     if (auto e = set(*s.device)) return *e;

@@ -25,7 +25,15 @@ test('an AMD card offers ROCm and Vulkan; choosing Vulkan gives its speeds, in t
   await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Vulkan'));
   assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / vulkan.speed.decode_tokens_per_s - 1) < 1e-9);
   await page.waitForFunction(() => location.hash.includes('backend=vulkan'));
+  // The choice stays offered with Vulkan chosen (judged from the card's own ROCm), so ROCm is one click back.
+  assert.equal(await page.$eval('#backend-box', (b) => b.hidden), false);
+  assert.deepEqual(await page.$$eval('#backend option', (l) => l.map((o) => o.value)), ['rocm', 'vulkan']);
+  assert.equal(await page.$eval('#backend', (s) => s.value), 'vulkan');
   await page.screenshot({ path: join(artifacts, 'backend-1280.png') });
+  await page.selectOption('#backend', 'rocm');
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on ROCm'));
+  await page.selectOption('#backend', 'vulkan');
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Vulkan'));
   // Another device: its own backend again, and a Mac has one: no choice shown.
   await page.selectOption('#gpu', 'mac-m4-max-128gb');
   await page.waitForFunction(() => document.querySelector('#backend-box').hidden && document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Metal'));

@@ -17,6 +17,9 @@ struct Device {
   std::string name;
   std::string vendor;  // lowercase: nvidia, amd, apple, intel, ...
   Backend backend = Backend::cuda;
+  // The device's own backend once a request chose another for it (Vulkan on a
+  // Radeon): what it can run is still judged from its own. other: backend is its own.
+  Backend native_backend = Backend::other;
   DeviceKind kind = DeviceKind::consumer;
   std::int64_t memory_bytes = 0;         // as marketed; "80 GB" of HBM is 80 GiB of DRAM; a CPU
                                          // machine (kind cpu): its system RAM
@@ -110,6 +113,9 @@ const char* backend_name(Backend backend);
 // any discrete or integrated GPU but Apple's, CUDA on NVIDIA, ROCm (HIP) on AMD,
 // SYCL on Intel, Metal on Apple.
 bool backend_runs_on(Backend backend, const Device& device);
+// Runs `device` under `backend` (a request's choice), keeping its own backend
+// in native_backend so what else it runs is still judged from that.
+void choose_backend(Device& device, Backend backend);
 
 // Per-device memory the inference engine cannot use for weights, KV or compute:
 // the CUDA/ROCm context (Ollama reserves at least 457 MiB per CUDA GPU and
