@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <tuple>
 
@@ -529,12 +531,16 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
         "FP16 rate is stated");
   if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
-  if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device))
-    e.warnings.push_back(
-        "llama.cpp on Intel GPUs runs MoE models otherwise than its dense ones: prompt and decode "
-        "times here are 3.0 and 0.75 times the model's, from one measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, "
-        "SYCL, build 9159: 50.3 and 374 tokens/s, ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
-        "(ggml-org/llama.cpp#19918), as far below its bandwidth");
+  if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device)) {
+    const MoeTimeFactors f = intel_moe_time_factors();
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << "llama.cpp on Intel GPUs runs MoE models otherwise than its dense ones: prompt "
+         << "and decode times here are " << f.prompt << " and " << f.decode << " times the model's, from one "
+         << "measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, SYCL, build 9159: 50.3 and 374 tokens/s, "
+         << "ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
+         << "(ggml-org/llama.cpp#19918)";
+    e.warnings.push_back(text.str());
+  }
   // BF16 weights under llama.cpp on AMD GPUs: the one measurement ran far below
   // F16's rates, the Vulkan path most (kyuz0/amd-strix-halo-toolboxes@765cc5c7,
   // Qwen3-30B-A3B-BF16 logs); such rows are left out of the fit (records.py).

@@ -112,6 +112,15 @@ bool intel_gpu_moe_path(const Device& d) {
   return d.vendor == "intel" && (d.backend == Backend::sycl || d.backend == Backend::vulkan);
 }
 
+// llama.cpp's routed-expert passes on Intel GPUs against what the generic
+// Vulkan row (fitted on Intel's dense runs; SYCL borrows it) gives. One
+// measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc Pro B60, SYCL, build 9159
+// (ggml-org/llama.cpp#22413, arthw, 2026-05-18): tg128 50.29 and pp512 373.5
+// tokens/s, where the model without this gives 37.83 and 1139.1 at this fit:
+// 0.75 and 3.05 times the time. A refit moves the model's figures: re-derive
+// both (tests/test_speed.cpp "[intel]").
+MoeTimeFactors intel_moe_time_factors() { return {37.83 / 50.29, 1139.1 / 373.5}; }
+
 EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
                                bool fp4) {
   const Device& d = *s.device;
@@ -169,15 +178,9 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
     r.expert_gemm_rate_factor = k.expert_gemm_rate_factor;
   }
   if (engine == EngineFamily::llama_cpp && intel_gpu_moe_path(d)) {
-    // llama.cpp's routed-expert kernels on Intel GPUs run far below what the
-    // dense rows reach. One measurement: Qwen3.6-35B-A3B UD-Q4_K_M on an Arc
-    // Pro B60, SYCL, build 9159 (ggml-org/llama.cpp#22413, arthw, 2026-05-18):
-    // tg128 50.29 and pp512 373.5 tokens/s, where the model without this gives
-    // 37.83 and 1139.1 (this fit: the generic Vulkan row, which SYCL borrows, is
-    // fitted on Intel's dense runs): 0.75 and 3.05 times the time. A refit moves
-    // the model's figures: re-derive both (tests/test_speed.cpp "[intel]").
-    r.moe_decode_time_factor = 37.83 / 50.29;
-    r.moe_prompt_time_factor = 1139.1 / 373.5;
+    const MoeTimeFactors f = intel_moe_time_factors();
+    r.moe_decode_time_factor = f.decode;
+    r.moe_prompt_time_factor = f.prompt;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.

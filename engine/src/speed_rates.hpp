@@ -27,7 +27,7 @@ struct EffectiveRates {
   double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
   double attention_scale = 1.0;      // a calibrated machine's attention_factor (MachineFactors)
   // Passes of an MoE model take this many times the modelled time (llama.cpp
-  // on Intel GPUs: see intel_moe_slowdown in speed.cpp); 1 elsewhere.
+  // on Intel GPUs: intel_moe_time_factors); 1 elsewhere.
   double moe_decode_time_factor = 1.0;
   double moe_prompt_time_factor = 1.0;
   // Routed-expert GEMMs of a prompt (llama.cpp's mul_mat_id): their own tile
@@ -46,9 +46,15 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
 // the GEMM rate for prompts, pressure slows decode's reads.
 StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor, double pressure);
 
-// An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes are slowed
-// by a measured factor (EffectiveRates::moe_*_time_factor).
+// An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes take a
+// measured multiple of the modelled time (EffectiveRates::moe_*_time_factor).
 bool intel_gpu_moe_path(const Device& d);
+struct MoeTimeFactors {
+  double decode = 1.0;
+  double prompt = 1.0;
+};
+// Those multiples, one measurement over the model's figures at this fit (speed.cpp).
+MoeTimeFactors intel_moe_time_factors();
 // An AMD GPU on LPDDR it shares with the CPU (Strix Halo), not a discrete Radeon.
 bool integrated_amd_gpu(const Device& d);
 
