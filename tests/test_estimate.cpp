@@ -57,7 +57,10 @@ TEST_CASE("an 8B model at Q4_K_M fits a 24 GB card; a 70B needs two", "[estimate
   const Estimate two = run(catalog_arch("llama-3.1-70b"), s);
   CHECK(*two.memory.fits);
   REQUIRE(two.memory.per_gpu.size() == 2);
-  CHECK(two.memory.per_gpu[0].last_layer == 40);  // 80 layers split 40/40
+  // llama.cpp's split of 80 layers + the output slot over two equal cards:
+  // slot i goes to the first while i / 81 < 0.5, i <= 40: 41 layers, then 39
+  // and the output head (llama-model.cpp, load_tensors).
+  CHECK(two.memory.per_gpu[0].last_layer == 41);
 }
 
 TEST_CASE("layer split: the GPUs and the host hold exactly the file's tensors", "[estimate][split]") {

@@ -256,17 +256,18 @@ TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split
   CHECK_THAT(dense.step("llama.cpp"), Contains("-ngl 24 \\"));
   CHECK_THAT(dense.step("llama.cpp"), !Contains("--n-cpu-moe"));
 
-  // Two GPUs: --tensor-split reproducing the estimate's layers. Llama 3.1 8B
-  // has 32 layers, 16 on each card, and the output layer is slot 32 of 33 on
-  // the second: weights 2*16-1 = 31 and 2*17+1 = 35. llama.cpp sends slot i to
-  // the first GPU whose cumulative share exceeds i/33: 31/66 = 0.4697 takes
-  // slots 0..15 (15/33 = 0.4545 < 0.4697 <= 16/33 = 0.4848).
+  // Two equal GPUs, no split chosen: llama.cpp's own. Llama 3.1 8B has 32
+  // layers and the output layer is slot 32 of 33; llama.cpp sends slot i to
+  // the first GPU whose cumulative share (0.5, 1) exceeds i/33, so slots
+  // 0..16 (16/33 = 0.485 < 0.5 <= 17/33 = 0.515) to the first: 17 layers, and
+  // 15 with the output on the second. The command needs no --tensor-split.
   SizerRequest two = request("llama-3.1-8b", "Q4_K_M");
   two.gpu_count = 2;
   const Run split = run(two);
   REQUIRE(split.estimate.memory.per_gpu.size() == 2);
-  CHECK(split.estimate.memory.per_gpu[0].last_layer == 16);
-  CHECK_THAT(split.step("llama.cpp"), Contains("--tensor-split 31,35"));
+  CHECK(split.estimate.memory.per_gpu[0].last_layer == 17);
+  CHECK(split.estimate.memory.per_gpu[1].first_layer == 17);
+  CHECK_THAT(split.step("llama.cpp"), !Contains("--tensor-split"));
   // A split set by hand (10 and 22 layers): weights 19 and 2*23+1 = 47.
   two.layer_split = "10,22";
   const Run uneven = run(two);

@@ -163,10 +163,13 @@ TEST_CASE("A log of another model than the one chosen is refused; the estimate f
   CHECK(compute->differs == compute512->differs);
 }
 
-TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the model's bytes on the GPUs agree; unstated settings follow the buffers") {
+TEST_CASE("Two GPUs from llama_memory_breakdown_print: llama.cpp's layer split, each GPU's model buffer agrees; unstated settings follow the buffers") {
   // gpt-oss-20b MXFP4 on two Radeon Pro VII (16 GB): ROCm0 5613 MiB + ROCm1
   // 5336 MiB = 10949 MiB of weights. The breakdown prints neither n_ctx nor
-  // flash attention.
+  // flash attention. llama.cpp splits the 24 layers and the output slot (25
+  // slots) at half: slots 0..12 (12/25 = 0.48 < 0.5) on ROCm0, 13 layers;
+  // 11 and the output head on ROCm1 (a split of 12 and 12 would put 5181
+  // and 5768 MiB: 432 MiB, one layer, off on each).
   auto parsed = parse_load_log(fixture("04-2xradeonprovii-gptoss20b-rocm-breakdown.txt"));
   REQUIRE(parsed);
   SizerRequest r;
@@ -180,6 +183,13 @@ TEST_CASE("Two GPUs from llama_memory_breakdown_print: the split may differ, the
   REQUIRE(all);
   CHECK(all->log_mib == 10949.0);
   CHECK(!all->differs);
+  for (const char* gpu : {"ROCm0 model buffer", "ROCm1 model buffer"}) {
+    const LogCheckLine* model = line(c.value(), gpu);
+    REQUIRE(model);
+    REQUIRE(model->estimate_mib);
+    CHECK(std::abs(*model->estimate_mib - model->log_mib) < 1.0);
+    CHECK(!model->differs);
+  }
   // The context columns hold 56 + 54 = 110 MiB. gpt-oss-20b's KV per token is
   // 8 KV heads x 64 x (K + V) x 2 B = 2 KiB a layer: at 4096 cells the 12
   // full-attention layers hold 96 MiB and the 12 sliding ones (128 x 1 + 512

@@ -412,17 +412,25 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.runtime = rt;
   } else {
     // Layer split (llama.cpp default): contiguous layer ranges, the output head
-    // on the last GPU; offloaded layers are the first ones. Equal cards get
-    // equal runs of layers; mixed cards runs in proportion to their free memory.
+    // on the last GPU; offloaded layers are the first ones. llama.cpp splits
+    // by free memory: mixed cards in proportion to the room each has; equal
+    // cards in equal shares of its n_layer + 1 slots, the output head being
+    // the last slot, so the first GPU takes the odd layer (ggml-org/llama.cpp
+    // @00342301:src/llama-model.cpp, load_tensors; gpt-oss-20b's 24 layers on
+    // two Radeon Pro VIIs: 13 and 11 + the head, load log 04).
+    // Other engines' pipeline stages get equal runs of layers.
     const int gpu_layers = n_layers - effective.cpu_layers;
     std::vector<std::pair<int, int>> mixed_ranges =
         has_mixed_cards(s) ? mixed_card_layers(arch, s, rr, effective.cpu_layers, gpu_layers,
                                              e.memory.projector_bytes + arch.extra_params * 2 +
                                                  (draft.on_last_gpu ? 0 : draft.total()))
-                           : std::vector<std::pair<int, int>>{};
+        : llama ? layer_split_by_free_memory(std::vector<double>(static_cast<std::size_t>(devices), 1.0),
+                                             effective.cpu_layers, gpu_layers)
+                : std::vector<std::pair<int, int>>{};
     if (!s.layers_per_gpu.empty()) {
       if (has_mixed_cards(s) || static_cast<int>(s.layers_per_gpu.size()) != devices)
         return Error{"scenario.bad_value", "a layer split needs one count per GPU of equal cards"};
+      mixed_ranges.clear();
       int first = effective.cpu_layers, total = 0;
       for (int count : s.layers_per_gpu) {
         if (count < 1) return Error{"scenario.bad_value", "each GPU of a layer split runs at least one layer"};

@@ -311,10 +311,11 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     out.note += std::string(out.note.empty() ? "" : " ") +
                 "--tensor-split lists each card's free MiB in CUDA device order (" + safe_card_ids(s) +
                 "): reorder the list if nvidia-smi numbers your cards differently.";
-  } else if (e.memory.per_gpu.size() > 1) {
-    // Equal cards: weights that give each GPU exactly the layers the estimate
-    // placed there (the output layer is the last GPU's last slot when it is on
-    // a GPU), so the run matches the figures.
+  } else if (e.memory.per_gpu.size() > 1 && !s.layers_per_gpu.empty()) {
+    // Equal cards with a split chosen (by hand or a suggestion): weights that
+    // give each GPU exactly those layers (the output layer is the last GPU's
+    // last slot when it is on a GPU), so the run matches the figures. Without
+    // one the estimate is llama.cpp's own split, which needs no flag.
     std::vector<int> slots;
     for (const GpuShare& share : e.memory.per_gpu) slots.push_back(share.last_layer - share.first_layer);
     if (!e.memory.output_in_ram) slots.back() += 1;
