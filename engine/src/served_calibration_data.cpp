@@ -9,7 +9,7 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05}, 3, 2, ""},
     {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 0.0}, 3, 5, ""},
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {0.8575, 0.3932, 0.0005554, 0.7905, 0.1275, 9.2e-05}, 26, 9, ""},
+    {InferenceEngine::sglang, Backend::cuda, "", {0.8838, 0.35, 0.0001666, 0.85, 0.105, 8e-05}, 30, 10, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.465, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 4, ""},
     {InferenceEngine::sglang, Backend::rocm, "", {0.9457, 0.4866, 0.0006762, 2.36, 0.04, 6.664e-05}, 12, 6, ""},
     {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 20, ""},
