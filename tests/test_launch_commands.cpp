@@ -247,13 +247,21 @@ TEST_CASE("llama.cpp's flags follow the estimate: slots, KV type, offload, split
   CHECK_THAT(moe.step("llama.cpp"),
              Contains("-ngl 999") && Contains("--n-cpu-moe " + std::to_string(moe.estimate.memory.offloaded_layers) + " \\"));
 
-  // Layers in RAM: -ngl counts the layers left on the GPU.
+  // Layers in RAM: -ngl counts the layers left on the GPU and the output
+  // layer, which llama.cpp offloads first: 32 - 8 + 1 = 25 slots, so
+  // i_gpu_start = 33 - 25 = 8 and layers 0-7 stay in RAM.
   SizerRequest layers = request("llama-3.1-8b", "Q4_K_M");
   layers.offload_fraction = 0.25;
   layers.offload_mode = "layers";
   const Run dense = run(layers);
   REQUIRE(dense.estimate.memory.offloaded_layers == 8);
-  CHECK_THAT(dense.step("llama.cpp"), Contains("-ngl 24 \\"));
+  CHECK_FALSE(dense.estimate.memory.output_in_ram);
+  CHECK_THAT(dense.step("llama.cpp"), Contains("-ngl 25 \\"));
+  // Every layer in RAM: -ngl 0, the head with them.
+  layers.offload_fraction = 1.0;
+  const Run all_ram = run(layers);
+  CHECK(all_ram.estimate.memory.output_in_ram);
+  CHECK_THAT(all_ram.step("llama.cpp"), Contains("-ngl 0 \\"));
   CHECK_THAT(dense.step("llama.cpp"), !Contains("--n-cpu-moe"));
 
   // Two equal GPUs, no split chosen: llama.cpp's own. Llama 3.1 8B has 32

@@ -283,9 +283,15 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   }
   e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
   e.memory.offload_experts_only = effective.cpu_expert_layers > 0;
-  // -ngl below the layer count (the command launch_commands.cpp prints for
-  // whole layers in RAM) leaves the output layer on the CPU as well.
-  const bool output_in_ram = effective.cpu_layers > 0;
+  // Whole layers in RAM: llama.cpp counts the output layer among -ngl's N and
+  // offloads it first (i_gpu_start = n_layer + 1 - N, the output the last
+  // slot: a 28-layer model at -ngl 1 puts only its output layer on the GPU,
+  // gpustack/gguf-parser-go#42, 2026-08, quoting llama-model.cpp), so the
+  // head stays on the GPU with the first layers in RAM; older builds
+  // (ggml-org/llama.cpp@00342301: n_layer - N) left it in RAM. A CPU-only
+  // machine, and -ngl 0 (every layer in RAM), keep everything in RAM.
+  const bool output_in_ram =
+      effective.cpu_layers > 0 && (cpu_only || !llama || effective.cpu_layers >= n_layers);
   e.memory.output_in_ram = output_in_ram;
   if (output_in_ram) ram_weight_bytes += e.weights.output_bytes;
   e.memory.offload_bytes = ram_weight_bytes + ram_kv_bytes;

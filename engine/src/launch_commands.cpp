@@ -259,10 +259,17 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
   if (s.device && s.device->kind == DeviceKind::cpu) {
     // A CPU-only machine: no layer goes to a GPU (a GPU build on it would try).
     p.push_back("-ngl 0");
+  } else if (layers_in_ram > 0 && !e.memory.offload_experts_only && e.memory.output_in_ram) {
+    // Every layer in RAM.
+    p.push_back("-ngl 0");
   } else if (layers_in_ram > 0 && !e.memory.offload_experts_only) {
-    p.push_back("-ngl " + std::to_string(model.arch().decoder_layer_count() - layers_in_ram));
-    out.note += std::string(out.note.empty() ? "" : " ") + "-ngl keeps the first " + std::to_string(layers_in_ram) +
-                " layers (and the output layer) in RAM.";
+    // -ngl counts the output layer, which llama.cpp offloads first: the
+    // layers on the GPU and the head (estimate.cpp, output_in_ram).
+    const int layers = model.arch().decoder_layer_count();
+    p.push_back("-ngl " + std::to_string(layers - layers_in_ram + 1));
+    out.note += std::string(out.note.empty() ? "" : " ") + "-ngl counts the output layer, which llama.cpp offloads first: " +
+                "the first " + std::to_string(layers_in_ram) + " layers stay in RAM (older builds counted only " +
+                "layers: -ngl " + std::to_string(layers - layers_in_ram) + " there keeps the output layer in RAM too).";
   } else {
     p.push_back("-ngl 999");
     if (layers_in_ram > 0) p.push_back("--n-cpu-moe " + std::to_string(layers_in_ram));
