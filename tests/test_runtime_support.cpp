@@ -109,6 +109,17 @@ TEST_CASE("weight formats follow the GPU generation each engine documents", "[ru
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "NVFP4", "b200"));
   CHECK(why(InferenceEngine::tensorrt_llm, "AWQ", "tesla-t4"));
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "AWQ", "a100-80gb-sxm"));
+  // Nor does it load GGUF, bitsandbytes or MLX files (its quantization recipes:
+  // FP8, FP4, AWQ and GPTQ INT4), on any GPU; 16-bit checkpoints run, named
+  // as the checkpoint or as the 16-bit GGUF type of the same weights.
+  for (const char* q : {"Q4_K_M", "Q8_0", "UD-Q4_K_XL", "NF4", "MLX-4bit"}) {
+    const auto refusal = why(InferenceEngine::tensorrt_llm, q, "h100-sxm");
+    REQUIRE(refusal);
+    CHECK_THAT(*refusal, Catch::Matchers::Contains("AWQ or GPTQ-INT4"));
+  }
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "BF16", "h100-sxm"));
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "BF16-native", "h100-sxm"));
+  CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "GPTQ-INT4", "h100-sxm"));
   // Ascend A2/A3 parts have no FP8 path under vLLM or SGLang.
   CHECK(why(InferenceEngine::vllm, "FP8", "ascend-910b"));
   CHECK(why(InferenceEngine::sglang, "native", "ascend-910c", NativeFormat::fp8_block));

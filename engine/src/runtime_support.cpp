@@ -148,10 +148,22 @@ std::optional<std::string> ascend_weights(InferenceEngine engine, SchemeKind kin
   return std::nullopt;
 }
 
-// TensorRT-LLM's formats by GPU (NVIDIA TensorRT Model Optimizer support
-// matrix, nvidia.github.io/TensorRT-Model-Optimizer/guides/0_support_matrix:
+// TensorRT-LLM's formats: Hugging Face checkpoints in 16 bits or one of its
+// quantization recipes (FP8 per tensor, block or rowwise; NVFP4 and MXFP4;
+// W4A16 and W4A8 AWQ or GPTQ: nvidia.github.io/TensorRT-LLM/features/quantization.html);
+// no GGUF loader, bitsandbytes NF4 or MLX files. By GPU (NVIDIA TensorRT Model
+// Optimizer support matrix, nvidia.github.io/TensorRT-Model-Optimizer/guides/0_support_matrix:
 // FP8 "Ada and Later", FP4 "Blackwell and Later", W4A16 AWQ "Ampere and Later").
 std::optional<std::string> trtllm_weights(SchemeKind kind, const QuantScheme& quant, const Device& d) {
+  // A 16-bit GGUF type names the same weights as the 16-bit checkpoint.
+  const bool gguf_16bit = quant.kind == SchemeKind::gguf && (quant.ftype == LlamaFtype::F16 ||
+                                                             quant.ftype == LlamaFtype::BF16 ||
+                                                             quant.ftype == LlamaFtype::ALL_F32);
+  if ((quant.is_gguf() && !gguf_16bit) || kind == SchemeKind::nf4 || kind == SchemeKind::mlx_4bit ||
+      kind == SchemeKind::mlx_8bit)
+    return "TensorRT-LLM runs 16-bit checkpoints and its own quantization recipes (FP8, NVFP4, MXFP4, AWQ or GPTQ "
+           "INT4), not " + std::string(quant.is_gguf() ? "GGUF files such as " : "") + quant.name +
+           ": choose AWQ or GPTQ-INT4 for 4 bits, FP8 for 8 (on Ada and newer)";
   const int cc = cuda_compute_capability(d);
   if (cc <= 0) return std::nullopt;
   int needs = 0;
