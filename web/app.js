@@ -503,6 +503,7 @@ class App {
     if (result.error) {
       this.result = null;
       render.clearFigures();
+      controls.fillBackends(null, this.state.backend);
       $('verdict').className = 'verdict nofit';
       $('verdict').dataset.value = '';
       $('verdict').textContent = `Cannot size this: ${result.error.message}`;

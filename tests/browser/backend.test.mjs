@@ -83,3 +83,25 @@ test('an RX 580 runs llama.cpp on Vulkan only; a link without ctx sizes Llama 2 
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('a refused pair shows no stale backend or RAM kind: the controls say nothing the engine did not answer', async () => {
+  // TensorRT-LLM loads no GGUF: no estimate, so no backend list and no RAM
+  // bandwidth read (before, a previous device's ROCm/Vulkan list and the RAM
+  // list's first kind, DDR4-2133, stayed on show beside 89.6 GB/s).
+  const { page, log } = await openPage(session.browser,
+    `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&engine=tensorrt-llm&gpu=h100-sxm`, undefined, { figures: false });
+  await page.waitForFunction(() => document.querySelector('#verdict').textContent.startsWith('Cannot size this: TensorRT-LLM'));
+  assert.equal(await page.$eval('#backend-box', (b) => b.hidden), true);
+  assert.equal(await page.$eval('#rambw', (s) => s.selectedIndex), -1);
+  assert.equal(await page.$eval('#rambw-gbs', (n) => n.value), '');
+  // A backend the link chose stays offered beside the device's own, the way back.
+  await page.goto(`${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&engine=tensorrt-llm&gpu=h100-sxm&backend=vulkan`);
+  await page.reload();
+  await page.waitForFunction(() => !document.querySelector('#backend-box').hidden);
+  assert.deepEqual(await page.$$eval('#backend option', (l) => l.map((o) => o.value)), ['vulkan', '']);
+  // A pair that runs: the RAM kind and figure are the estimate's again.
+  await page.selectOption('#engine', 'llama.cpp');
+  await page.waitForFunction(() => document.querySelector('#rambw').selectedIndex >= 0 && document.querySelector('#rambw-gbs').value !== '');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -108,18 +108,20 @@ function fillDeviceSelect(select, catalog, query, selected) {
 // number of cards changes. The count slider follows the list.
 // The backends the engine answers this engine runs on the device (the
 // estimate's scenario.backends): a choice only where there are several.
-export function fillBackends(scenario) {
-  const list = scenario?.backends ?? [];
+// Without an estimate (a refusal) the list is unknown: only a backend the
+// link chose is kept, beside the device's own, so the way back stays open.
+export function fillBackends(scenario, chosen = '') {
+  const list = scenario?.backends ?? (chosen ? [chosen, ''] : []);
   const select = $('backend');
   const show = list.length > 1;
   $('backend-box').hidden = !show;
   if (!show) return;
   const key = list.join(',');
   if (select.dataset.list !== key) {
-    select.replaceChildren(...list.map((b) => option(b, backendLabel(b))));
+    select.replaceChildren(...list.map((b) => option(b, b ? backendLabel(b) : "the device's own")));
     select.dataset.list = key;
   }
-  select.value = scenario.backend;
+  select.value = scenario ? scenario.backend : chosen;
 }
 
 export function fillCards(catalog, state) {

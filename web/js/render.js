@@ -218,7 +218,12 @@ function showRamKind(basis, unified) {
   select.disabled = !hostRam;
   number.disabled = !hostRam;
   writeText($('rambw-label'), hostRam ? 'RAM kind (offload reads it)' : basis ? "RAM kind: the device's own memory" : 'RAM kind');
-  if (!basis) return;
+  if (!basis) {
+    // No estimate: no bandwidth was read, so none is shown (not the list's first kind).
+    select.selectedIndex = -1;
+    if (document.activeElement !== number) number.value = '';
+    return;
+  }
   const gbs = basis.ram_bandwidth_bytes_per_s / 1e9;
   // The device's own memory is named as such, never as a RAM kind that merely
   // has the same bandwidth (DDR5-3600 on two channels is not "DDR4-3600").
@@ -380,6 +385,7 @@ export function clearFigures() {
   commands.dataset.shape = '';
   commands.replaceChildren();
   writeText($('commands-note'), 'No commands: the scenario cannot be sized.');
+  showRamKind(null, false);
 }
 
 // What each kind of change costs the user, as the engine ranks them.
