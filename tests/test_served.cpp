@@ -375,7 +375,7 @@ TEST_CASE("attention's products run at the 16-bit rate when the weights are FP8"
   const Architecture arch = test::catalog_arch("llama-3.1-8b");
   Scenario s = served_scenario("h100-sxm", "FP8", 1024, 1024, 8);
   const Estimate e = run(arch, s);
-  const EffectiveRates r = effective_rates(s, e, EngineFamily::serving, WeightFamily::fp8, false);
+  const EffectiveRates r = effective_rates(arch, s, e, EngineFamily::serving, WeightFamily::fp8, false);
   CHECK(r.basis.flops_basis == "fp8");
   CHECK_THAT(r.attention_flops / r.matrix_flops, WithinRel(0.5, 1e-12));
   // A step of 1 GFLOP of GEMMs and 1 GFLOP of attention takes the GEMMs' time
@@ -387,7 +387,7 @@ TEST_CASE("attention's products run at the 16-bit rate when the weights are FP8"
   const StepTime t = step_time(w, r, 1.0, 1.0);
   CHECK_THAT(t.compute_s, WithinRel(3e9 / r.matrix_flops, 1e-12));
   // BF16 weights: one rate for both, no separate attention rate.
-  const EffectiveRates bf16 = effective_rates(s, e, EngineFamily::serving, WeightFamily::float16, false);
+  const EffectiveRates bf16 = effective_rates(arch, s, e, EngineFamily::serving, WeightFamily::float16, false);
   CHECK(bf16.attention_flops == 0.0);
 }
 

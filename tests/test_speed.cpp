@@ -518,8 +518,9 @@ TEST_CASE("llama.cpp's routed-expert GEMMs in a prompt: their own tile fill and 
   w.passes = 1;
   const Scenario llama_s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
   const Estimate e = synthetic_estimate(1, 1, 600e6, 2.6e9);
-  EffectiveRates llama = effective_rates(llama_s, e, EngineFamily::llama_cpp, WeightFamily::legacy, false);
-  EffectiveRates serving = effective_rates(llama_s, e, EngineFamily::serving, WeightFamily::legacy, false);
+  const Architecture dense;  // no architecture-specific factor
+  EffectiveRates llama = effective_rates(dense, llama_s, e, EngineFamily::llama_cpp, WeightFamily::legacy, false);
+  EffectiveRates serving = effective_rates(dense, llama_s, e, EngineFamily::serving, WeightFamily::legacy, false);
   llama.matrix_flops = serving.matrix_flops = 1e14;
   CHECK(llama.expert_gemm_half_rows == kExpertGemmHalfRows);
   CHECK(llama.expert_gemm_rate_factor == kExpertGemmRateFactor);
@@ -1146,4 +1147,42 @@ TEST_CASE("llama.cpp's MoE passes on Intel GPUs take the measured multiple of th
   auto d = test::sizer().estimate(dense);
   REQUIRE(d);
   for (const std::string& w : d.value().warnings) CHECK(w.find("Intel GPUs runs MoE") == std::string::npos);
+}
+
+TEST_CASE("Qwen3-Next under llama.cpp decodes at the measured share of the modelled speed; other engines and MoE models do not", "[speed][qwen3next]") {
+  // The factor's measurements (speed.cpp, qwen3next_decode_time_factor): after
+  // llama.cpp#19375 an M2 Ultra decoded Qwen3-Next-80B-A3B Q4_K_M at 46.43
+  // tokens/s (tg32) and a Radeon 8060S Qwen3-Coder-Next UD-Q4_K_XL at 38.04
+  // (tg128, Vulkan). The factor is their geometric mean over four such rows,
+  // so each comes back within the rows' spread (5%).
+  SizerRequest r;
+  r.model_id = "qwen3-next-80b-a3b-instruct";
+  r.quant = "Q4_K_M";
+  r.gpu_id = "mac-m2-ultra-192gb";
+  r.context_tokens = 32;
+  auto next = test::sizer().estimate(r);
+  REQUIRE(next);
+  REQUIRE(next.value().speed);
+  CHECK_THAT(next.value().speed->decode_tokens_per_s, Catch::Matchers::WithinRel(46.43, 0.05));
+  bool labelled = false;
+  for (const std::string& w : next.value().warnings) labelled = labelled || w.find("Qwen3-Next models") != std::string::npos;
+  CHECK(labelled);
+  SizerRequest strix;
+  strix.model_id = "qwen3-coder-next";
+  strix.quant = "UD-Q4_K_XL";
+  strix.gpu_id = "ryzen-ai-max-plus-395";
+  strix.backend = "vulkan";
+  strix.context_tokens = 128;
+  auto coder = test::sizer().estimate(strix);
+  REQUIRE(coder);
+  REQUIRE(coder.value().speed);
+  CHECK_THAT(coder.value().speed->decode_tokens_per_s, Catch::Matchers::WithinRel(38.04, 0.05));
+  // (70.907/50.39 x 68.860/46.43 x 59.743/43.78 x 53.534/38.04)^(1/4) = 1.415.
+  CHECK_THAT(qwen3next_decode_time_factor(), Catch::Matchers::WithinRel(1.415, 1e-3));
+  // Another MoE model of the same size class on the same Mac: no such factor.
+  SizerRequest plain = r;
+  plain.model_id = "qwen3-30b-a3b";
+  auto p = test::sizer().estimate(plain);
+  REQUIRE(p);
+  for (const std::string& w : p.value().warnings) CHECK(w.find("Qwen3-Next models") == std::string::npos);
 }

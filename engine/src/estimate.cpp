@@ -555,6 +555,14 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
          << "(ggml-org/llama.cpp#19918)";
     e.warnings.push_back(text.str());
   }
+  if (e.speed && llama && qwen3next_graph(arch)) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << "llama.cpp decodes Qwen3-Next models (its qwen3next graph) slower than "
+         << "their bytes and layers give: decode here takes " << qwen3next_decode_time_factor() << " times the "
+         << "modelled time, measured after ggml-org/llama.cpp#19375 (M2 Ultra, Metal; Radeon 8060S, Vulkan); builds "
+         << "before it decoded 25-35% slower still";
+    e.warnings.push_back(text.str());
+  }
   // BF16 weights under llama.cpp on AMD GPUs: the one measurement ran far below
   // F16's rates, the Vulkan path most (kyuz0/amd-strix-halo-toolboxes@765cc5c7,
   // Qwen3-30B-A3B-BF16 logs); such rows are left out of the fit (records.py).

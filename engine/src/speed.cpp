@@ -1,6 +1,7 @@
 #include "llmsizer/speed.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "llmsizer/speed_calibration.hpp"
 #include "llmsizer/speed_work.hpp"
@@ -121,8 +122,30 @@ bool intel_gpu_moe_path(const Device& d) {
 // both (tests/test_speed.cpp "[intel]").
 MoeTimeFactors intel_moe_time_factors() { return {37.83 / 50.29, 1139.1 / 373.5}; }
 
-EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
-                               bool fp4) {
+bool qwen3next_graph(const Architecture& arch) {
+  return arch.model_type == "qwen3_next" || arch.model_type == "qwen3next";  // config.json / GGUF names
+}
+
+// llama.cpp decodes Qwen3-Next (36 Gated DeltaNet and 12 attention layers,
+// 512 small experts) slower than its bytes and layers give, on every backend
+// measured; its dense Qwen3.5 cousins decode as modelled (Qwen3.5-9B BF16 on an
+// RTX 5090: 82.5 tokens/s, ggml-org/llama.cpp#22587), so it is this graph's,
+// not the recurrent layers'. Measured after llama.cpp#19375 (Qwen3-Next decode
+// optimisations, merged) over the model's figures at this fit:
+//   M2 Ultra, Metal, tg32 (#19375, the PR's column): Q4_0 50.39 (model 70.907),
+//   Q4_K_M 46.43 (68.860), Q8_0 43.78 (59.743);
+//   Radeon 8060S, Vulkan, Qwen3-Coder-Next UD-Q4_K_XL tg128, master of
+//   2026-03 (#20334): 38.04 (53.534).
+// Geometric mean of the ratios: (1.4072 x 1.4831 x 1.3646 x 1.4073)^(1/4) =
+// 1.415. Builds before #19375 measured 25-35% slower still (its master
+// column). A refit moves the model's figures: re-derive (tests/test_speed.cpp
+// "[qwen3next]").
+double qwen3next_decode_time_factor() {
+  return std::pow(70.907 / 50.39 * (68.860 / 46.43) * (59.743 / 43.78) * (53.534 / 38.04), 0.25);
+}
+
+EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, const Estimate& e, EngineFamily engine,
+                               WeightFamily weights, bool fp4) {
   const Device& d = *s.device;
   const SpeedConstants& k = speed_constants();
   const BackendCalibration& hw = backend_calibration(d.backend, calibration_vendor(d));
@@ -181,6 +204,11 @@ EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamil
     const MoeTimeFactors f = intel_moe_time_factors();
     r.moe_decode_time_factor = f.decode;
     r.moe_prompt_time_factor = f.prompt;
+  }
+  if (engine == EngineFamily::llama_cpp && qwen3next_graph(arch)) r.moe_decode_time_factor *= qwen3next_decode_time_factor();
+  if (arch.is_moe()) {
+    r.basis.moe_decode_time_factor = r.moe_decode_time_factor;
+    r.basis.moe_prompt_time_factor = r.moe_prompt_time_factor;
   }
   if (s.machine_factors) {
     // A calibrated machine: its measurements scale the same three terms.
@@ -287,7 +315,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   const EngineFamily engine = engine_family(s.engine);
   const WeightFamily weights = weight_family(s.quant, arch.native_format);
-  const EffectiveRates rates = effective_rates(s, e, engine, weights, fp4_products(s.quant, arch.native_format));
+  const EffectiveRates rates = effective_rates(arch, s, e, engine, weights, fp4_products(s.quant, arch.native_format));
 
   SpeedEstimate sp;
   sp.basis = rates.basis;

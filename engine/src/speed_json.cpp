@@ -67,7 +67,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
   j["ttft_s"] = speed ? positive_or_null(speed->ttft_s) : Json(nullptr);
   if (speed) {
     const SpeedBasis& b = speed->basis;
-    Json basis = json_object(14);
+    Json basis = json_object(16);
     basis["runtime"] = b.runtime;
     basis["weight_family"] = b.weight_family;
     basis["peak_bandwidth_bytes_per_s"] = b.peak_bandwidth_bytes_per_s;
@@ -80,6 +80,8 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["memory_class"] = b.memory_class;
     basis["memory_pressure"] = b.memory_pressure;
     basis["memory_dies"] = b.memory_dies;
+    basis["moe_decode_time_factor"] = b.moe_decode_time_factor;
+    basis["moe_prompt_time_factor"] = b.moe_prompt_time_factor;
     Json estimated = Json::array();
     for (const std::string& f : b.estimated_inputs) estimated.push_back(f);
     basis["estimated_inputs"] = std::move(estimated);

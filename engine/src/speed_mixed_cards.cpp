@@ -176,7 +176,7 @@ std::optional<SpeedEstimate> estimate_mixed_card_speed(const Architecture& arch,
     if (!(card.bandwidth_bytes_per_s > 0.0)) return std::nullopt;
     Scenario one = s;
     one.device = card;
-    r.rates.push_back(effective_rates(one, e, engine, weights, fp4_products(s.quant, arch.native_format)));
+    r.rates.push_back(effective_rates(arch, one, e, engine, weights, fp4_products(s.quant, arch.native_format)));
     r.gemm_factor.push_back(quantized_mma(card, engine) ? wc.prefill_factor_mma : wc.prefill_factor);
     prefill_known = prefill_known && r.rates.back().matrix_flops > 0.0;
   }

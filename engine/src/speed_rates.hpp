@@ -27,7 +27,8 @@ struct EffectiveRates {
   double step_overhead_s = 0.0;      // per pass on top of the layers' (a serving scheduler's step)
   double attention_scale = 1.0;      // a calibrated machine's attention_factor (MachineFactors)
   // Passes of an MoE model take this many times the modelled time (llama.cpp
-  // on Intel GPUs: intel_moe_time_factors); 1 elsewhere.
+  // on Intel GPUs: intel_moe_time_factors; Qwen3-Next's decode under llama.cpp:
+  // qwen3next_decode_time_factor); 1 elsewhere.
   double moe_decode_time_factor = 1.0;
   double moe_prompt_time_factor = 1.0;
   // Routed-expert GEMMs of a prompt (llama.cpp's mul_mat_id): their own tile
@@ -38,9 +39,9 @@ struct EffectiveRates {
 };
 
 // s.device's rates under the engine and weight format (fp4: products FP4 by
-// FP4, fp4_products).
-EffectiveRates effective_rates(const Scenario& s, const Estimate& e, EngineFamily engine, WeightFamily weights,
-                               bool fp4);
+// FP4, fp4_products) for this architecture.
+EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, const Estimate& e, EngineFamily engine,
+                               WeightFamily weights, bool fp4);
 
 // Seconds for a pass of work `w` at rates `r` (StepTime): gemm_factor scales
 // the GEMM rate for prompts, pressure slows decode's reads.
@@ -55,6 +56,11 @@ struct MoeTimeFactors {
 };
 // Those multiples, one measurement over the model's figures at this fit (speed.cpp).
 MoeTimeFactors intel_moe_time_factors();
+// Qwen3-Next's graph in llama.cpp (the qwen3next architecture: Qwen3-Next,
+// Qwen3-Coder-Next), whose decode takes a measured multiple of the modelled
+// time: qwen3next_decode_time_factor (speed.cpp), with its measurements.
+bool qwen3next_graph(const Architecture& arch);
+double qwen3next_decode_time_factor();
 // An AMD GPU on LPDDR it shares with the CPU (Strix Halo), not a discrete Radeon.
 bool integrated_amd_gpu(const Device& d);
 

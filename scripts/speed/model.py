@@ -70,6 +70,10 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
     layers = work["layers"] + (k["moe_layer_overhead_factor"] - 1.0) * work.get("moe_layers", 0)
     overhead = layers * work["passes"] * rt["layer_overhead_s"]
     gpu = max(memory, compute) + overhead
+    if work.get("moe_layers", 0) > 0:
+        # speed.cpp step_time: a measured slowdown of MoE passes (the basis carries it).
+        gpu *= basis.get("moe_prompt_time_factor", 1.0) if work.get("gemm_rows", 0) > 1 else \
+            basis.get("moe_decode_time_factor", 1.0)
     g, m, b = work.get("pipeline_stages", 1), work["passes"], max(work.get("batches", 1), 1)
     if g > 1 and m > 0:
         gpu *= (m + b * (g - 1.0)) / (m * g)

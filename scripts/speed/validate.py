@@ -481,6 +481,17 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "the worst (gpt-oss-120b -50%, GLM-4.5-Air +70%). Hybrid linear-attention models (Qwen3-Next, "
         "Qwen3.5) are predicted 70-120% too fast on CUDA and MLX prompts and 30-86% too fast on Qwen3-Next "
         "decode, but a Qwen3.5-9B decode on an H100 (2026 build) is 12% slow: no per-layer cost fits both.",
+        "- Seventh pass (issue 32, hybrid models, 2026-12-06): current-build llama-bench rows of hybrid models "
+        "and same-table controls, sourced by a helper (scripts/speed/sourced_hybrid_speeds.json, 80 rows). "
+        "They place the decode gap in Qwen3-Next's graph, not in the recurrent layers: dense Qwen3.5 decodes "
+        "as modelled (Qwen3.5-9B BF16 on an RTX 5090: 82.5 measured, 82.0 modelled; Qwen3.5-27B on an RX 7900 "
+        "XTX 3-8% fast, a UD-Q4_K_XL file against the model's Q4_K_M), Qwen3.5-35B-A3B about 22% fast beside a same-table Qwen3-Coder-30B-A3B "
+        "18% slow (Radeon 8060S, Vulkan), and Qwen3-Next/Qwen3-Coder-Next 37-48% fast after llama.cpp#19375's "
+        "optimisations (M2 Ultra, three quantizations; Radeon 8060S) and 75-100% before them. A measured "
+        "factor, not a fitted constant: Qwen3-Next's decode under llama.cpp takes 1.415 times the modelled "
+        "time (the geometric mean of those four rows' ratios, speed.cpp qwen3next_decode_time_factor), said "
+        "beside the figures. The A100 rows here (2025 build) move from +87%/+72% to +32%/+21%. Prompts are not "
+        "touched: the same rows are 2x under on the M2 Ultra and 2x over on CUDA (RTX 5090, H100).",
         "- What the decode goal still needs: %s" % decode_gap_line(rows_held),
         "",
         "## Checks against figures the fit does not use",

@@ -41,6 +41,10 @@ struct SpeedBasis {
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
   int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
+  // MoE passes take this many times the modelled time: measured slowdowns
+  // (llama.cpp on Intel GPUs; Qwen3-Next's graph in decode), 1 elsewhere.
+  double moe_decode_time_factor = 1.0;
+  double moe_prompt_time_factor = 1.0;
   // The device figures above that are catalog estimates, not vendor or measured
   // figures ("bandwidth_gb_per_s", "fp16_tflops", ...): the speeds inherit their doubt.
   std::vector<std::string> estimated_inputs;
