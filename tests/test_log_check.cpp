@@ -371,3 +371,23 @@ TEST_CASE("Metal with -ub 2048: the mapped model buffer and the host buffer's tw
   REQUIRE(model);
   CHECK(!model->differs);
 }
+
+TEST_CASE("--n-cpu-moe moves the experts' biases with them: gpt-oss-20b on an RTX 3070, every layer's experts in RAM") {
+  // llama.cpp's pattern for --n-cpu-moe, blk\.N\.ffn_(up|down|gate)_(ch|)exps,
+  // is searched in the tensor's name, so ffn_gate_exps.bias and its up and down
+  // siblings go to the CPU too: 24 layers x 3 x 32 experts x 2880 x 4 B =
+  // 26,542,080 B = 25.31 MiB the GPU does not hold. The log's CUDA0 model
+  // buffer is 1242.03 MiB; counting the biases on the GPU gave 1267.32.
+  auto parsed = parse_load_log(fixture("12-rtx3070-gptoss20b-mxfp4-cuda-ncpumoe-128k.txt"));
+  REQUIRE(parsed);
+  SizerRequest r;
+  r.model_id = "gpt-oss-20b";
+  r.quant = "MXFP4_MOE";
+  auto c = check_load_log(sizer(), parsed.value(), r);
+  if (!c) FAIL(c.error().message);
+  const LogCheckLine* gpu = line(c.value(), "CUDA0 model buffer");
+  REQUIRE(gpu);
+  REQUIRE(gpu->estimate_mib);
+  CHECK_THAT(*gpu->estimate_mib, WithinAbs(1242.03, 0.1));
+  CHECK(!gpu->differs);
+}

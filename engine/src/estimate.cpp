@@ -18,6 +18,11 @@
 namespace llmsizer {
 namespace {
 
+// The bias bytes among a layer's expert bytes (WeightBreakdown::layer_expert_bias_bytes).
+std::int64_t expert_bias_bytes(const WeightBreakdown& w, std::size_t layer) {
+  return layer < w.layer_expert_bias_bytes.size() ? w.layer_expert_bias_bytes[layer] : 0;
+}
+
 // The speeds follow device figures the catalog holds only as estimates (a
 // secondary source, a range's middle, a sibling's figure): say which.
 std::string estimated_inputs_warning(const std::vector<std::string>& fields) {
@@ -279,7 +284,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     }
     // A layer's experts are three tensors of one size: gate, up and down.
     if (i < std::max(effective.cpu_layers, effective.cpu_expert_layers))
-      ram_expert_tensor_bytes = std::max(ram_expert_tensor_bytes, e.weights.layer_expert_bytes[idx] / 3);
+      ram_expert_tensor_bytes =
+          std::max(ram_expert_tensor_bytes, (e.weights.layer_expert_bytes[idx] - expert_bias_bytes(e.weights, idx)) / 3);
   }
   e.memory.offloaded_layers = std::max(effective.cpu_layers, effective.cpu_expert_layers);
   e.memory.offload_experts_only = effective.cpu_expert_layers > 0;

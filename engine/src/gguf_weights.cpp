@@ -53,6 +53,10 @@ ModelWeights measure_weights(const Architecture& arch, const TensorIndex& tensor
     const bool routed = kind == Kind::routed_experts;
     w.layer_bytes[idx] += bytes;
     if (routed) w.layer_expert_bytes[idx] += bytes;
+    if (routed && t.name.suffix == "bias") {
+      w.layer_expert_bias_bytes.resize(n_layers, 0);
+      w.layer_expert_bias_bytes[idx] += bytes;
+    }
     if (spec.is_mtp) {
       w.mtp_bytes += bytes;
       p.mtp += elements;

@@ -87,6 +87,14 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
       if (t.is_routed_expert()) {
         w.layer_expert_bytes[static_cast<std::size_t>(t.layer)] += bytes;
         if (!t.is_mtp) w.routed_expert_bytes += bytes;
+      } else if (t.role == TensorRole::ffn_expert_bias) {
+        // llama.cpp's --n-cpu-moe pattern, blk\.N\.ffn_(up|down|gate)_(ch|)exps,
+        // is searched in the name, so the experts' biases (gpt-oss's
+        // ffn_gate_exps.bias ...) go to RAM with them: log 12's CUDA0 buffer is
+        // 24 x 3 x 2880 x 32 x 4 B = 25.3 MiB under a count that kept them.
+        w.layer_expert_bytes[static_cast<std::size_t>(t.layer)] += bytes;
+        w.layer_expert_bias_bytes.resize(arch.layers.size(), 0);
+        w.layer_expert_bias_bytes[static_cast<std::size_t>(t.layer)] += bytes;
       }
       if (t.is_mtp) w.mtp_bytes += bytes;
       else {

@@ -26,7 +26,10 @@ struct WeightBreakdown {
   std::int64_t tp_replicated_mixer_bytes = 0;
   std::int64_t tp_replicated_mixer_params = 0;
   std::vector<std::int64_t> layer_bytes;         // per decoder layer, all its tensors
-  std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts
+  std::vector<std::int64_t> layer_expert_bytes;  // per decoder layer, its routed experts (and their biases)
+  // Of those, the experts' bias vectors (gpt-oss's ffn_*_exps.bias): they move
+  // with the experts but are no matrix llama.cpp copies for a prompt. Empty: none.
+  std::vector<std::int64_t> layer_expert_bias_bytes;
   double bits_per_weight = 0.0;          // tensor bytes * 8 / parameters in the files
 };
 
