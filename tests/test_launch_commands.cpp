@@ -498,3 +498,20 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
   UNSCOPED_INFO("models with a llama.cpp command at Q4_K_M: " << runnable_q4 << ", pulled with -hf: " << with_hf);
   CHECK(runnable_q4 >= 110);
 }
+
+TEST_CASE("a serving engine's scenario: llama.cpp's note names the GGUF type to take, Ollama runs the 16-bit cache as f16", "[commands]") {
+  // gpt-oss-120b's MXFP4 checkpoint under vLLM on an H100: llama.cpp's
+  // equivalent is the GGUF file type MXFP4_MOE (the estimate's own refusal
+  // says so), not "Q4_K_M or Q8_0"; vLLM's bf16 KV cache is 16 bits a value,
+  // which Ollama calls f16: its command runs, with no KV type to set.
+  SizerRequest r = request("gpt-oss-120b", "MXFP4");
+  r.gpu_id = "h100-sxm";
+  r.engine = "vllm";
+  const Run served = run(r, nullptr);  // the embedded distribution data: Ollama's gpt-oss:120b tag
+  CHECK(sized(r).scenario.kv_type == KvType::bf16);
+  CHECK_THAT(served.of("llama.cpp").note, Contains("MXFP4_MOE"));
+  CHECK(served.step("llama.cpp").empty());
+  const std::string ollama = served.step("ollama");
+  CHECK_THAT(ollama, Contains("ollama serve") && !Contains("OLLAMA_KV_CACHE_TYPE"));
+  CHECK(served.of("ollama").steps.back() == "ollama run gpt-oss:120b");
+}

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "llmsizer/mixed_cards.hpp"
+#include "llmsizer/runtime_support.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer {
@@ -233,7 +234,14 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
     return out;
   }
   if (!s.quant.is_gguf()) {
-    out.note = "llama.cpp loads GGUF files, not " + quant + " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
+    // The estimate's own refusal where it has one: it names the GGUF type to
+    // choose (MXFP4 experts: MXFP4_MOE; FP8: Q8_0).
+    const Device* device = s.device ? &*s.device : s.cards.empty() ? nullptr : &s.cards.front();
+    const auto why = device ? runtime_unsupported(InferenceEngine::llama_cpp, s.quant, model.arch().native_format, *device)
+                            : std::nullopt;
+    out.note = why ? *why + "."
+                   : "llama.cpp loads GGUF files, not " + quant +
+                         " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
     return out;
   }
   if (!engine_supports_kv_type(InferenceEngine::llama_cpp, s.kv_type)) {
@@ -362,11 +370,13 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
                " checkpoints: choose a GGUF quantization such as Q4_K_M or Q8_0.";
     return out;
   }
-  if (!engine_supports_kv_type(InferenceEngine::ollama, s.kv_type)) {
-    out.note = "Ollama's KV cache types are f16, q8_0 and q4_0, not " + std::string(kv_type_name(s.kv_type)) + ".";
+  // A bf16 cache (the serving engines' default) is Ollama's f16: the same 16 bits a value.
+  const KvType kv = s.kv_type == KvType::bf16 ? KvType::f16 : s.kv_type;
+  if (!engine_supports_kv_type(InferenceEngine::ollama, kv)) {
+    out.note = "Ollama's KV cache types are f16, q8_0 and q4_0, not " + std::string(kv_type_name(kv)) + ".";
     return out;
   }
-  if (s.kv_type != KvType::f16 && !s.flash_attention) {
+  if (kv != KvType::f16 && !s.flash_attention) {
     out.note = "Ollama quantizes the KV cache only with flash attention on.";
     return out;
   }
@@ -423,7 +433,7 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
   std::string serve = "OLLAMA_CONTEXT_LENGTH=" + std::to_string(s.context_tokens) +
                       " OLLAMA_NUM_PARALLEL=" + std::to_string(s.sequences) +
                       " OLLAMA_FLASH_ATTENTION=" + (s.flash_attention ? "1" : "0");
-  if (s.kv_type != KvType::f16) serve += " OLLAMA_KV_CACHE_TYPE=" + std::string(kv_type_name(s.kv_type));
+  if (kv != KvType::f16) serve += " OLLAMA_KV_CACHE_TYPE=" + std::string(kv_type_name(kv));
   out.steps.push_back(serve + " ollama serve");
   out.steps.insert(out.steps.end(), prepare.begin(), prepare.end());
   out.steps.push_back("ollama run " + name);
