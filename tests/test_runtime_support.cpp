@@ -119,6 +119,15 @@ TEST_CASE("weight formats follow the GPU generation each engine documents", "[ru
   }
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "BF16", "h100-sxm"));
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "BF16-native", "h100-sxm"));
+  // MLX-LM has no GGUF loader (MLX's GGUF example keeps Q4_0, Q4_1 and Q8_0
+  // and casts other types to 16 bits): K-quants are refused, MLX's own run.
+  for (const char* q : {"Q4_K_M", "Q6_K", "UD-Q4_K_XL", "IQ4_XS"}) {
+    const auto refusal = why(InferenceEngine::mlx, q, "mac-m4-max-128gb");
+    REQUIRE(refusal);
+    CHECK_THAT(*refusal, Catch::Matchers::Contains("MLX-4bit"));
+  }
+  CHECK_FALSE(why(InferenceEngine::mlx, "MLX-4bit", "mac-m4-max-128gb"));
+  CHECK_FALSE(why(InferenceEngine::mlx, "BF16", "mac-m4-max-128gb"));
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "GPTQ-INT4", "h100-sxm"));
   // Ascend A2/A3 parts have no FP8 path under vLLM or SGLang.
   CHECK(why(InferenceEngine::vllm, "FP8", "ascend-910b"));

@@ -176,6 +176,22 @@ std::optional<std::string> trtllm_weights(SchemeKind kind, const QuantScheme& qu
          " is compute capability " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
 }
 
+// MLX-LM runs MLX checkpoints (mlx_lm.convert's 4- and 8-bit) and 16-bit
+// ones; it has no GGUF loader. MLX reads GGUF only through mlx-examples'
+// gguf_llm example, where "only a few quantizations are supported directly:
+// Q4_0, Q4_1, and Q8_0. Unsupported quantizations will be cast to float16"
+// (ml-explore/mlx-examples@03f5a7735a589e3e76efc11d2e9808a0bcb9056e:llms/gguf_llm/README.md):
+// a K-quant would take its 16-bit size there, not its file's.
+std::optional<std::string> mlx_weights(const QuantScheme& quant) {
+  const bool gguf_16bit = quant.kind == SchemeKind::gguf && (quant.ftype == LlamaFtype::F16 ||
+                                                             quant.ftype == LlamaFtype::BF16 ||
+                                                             quant.ftype == LlamaFtype::ALL_F32);
+  if (!quant.is_gguf() || gguf_16bit) return std::nullopt;
+  return "MLX-LM runs MLX checkpoints, not GGUF files such as " + quant.name +
+         " (MLX's GGUF example keeps only Q4_0, Q4_1 and Q8_0 and casts other types to 16 bits): choose MLX-4bit "
+         "for 4 bits, MLX-8bit for 8";
+}
+
 }  // namespace
 
 // The backends of data/engines.json (scripts/catalog/curated_engines.json,
@@ -244,7 +260,7 @@ std::optional<std::string> runtime_unsupported(InferenceEngine engine, const Qua
       if (backend == Backend::cann) return ascend_weights(engine, kind, quant, device);
       return std::nullopt;
     case InferenceEngine::tensorrt_llm: return trtllm_weights(kind, quant, device);
-    case InferenceEngine::mlx: return std::nullopt;
+    case InferenceEngine::mlx: return mlx_weights(quant);
   }
   return std::nullopt;
 }
