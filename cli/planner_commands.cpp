@@ -517,6 +517,7 @@ int run_serve(const Command& c, const Sizer& sizer) {
     std::printf("serving row %s: fitted on %d measured runs", b.calibration_row.c_str(), b.calibration_records);
     if (b.calibration_typical_error_pct >= 0) std::printf(", reproduced within %d%% on median", b.calibration_typical_error_pct);
     std::printf("%s%s\n", b.calibration_rough ? "; a rough estimate: " : "", b.calibration_rough_because.c_str());
+    if (!b.ttft_rough_because.empty()) std::printf("TTFT s is rough: %s\n", b.ttft_rough_because.c_str());
   }
   if (v.target_tokens_per_s_per_user > 0.0) {
     if (v.target) std::printf("%.1f tok/s per user: concurrency %lld, the most output that meets it\n",

@@ -432,3 +432,29 @@ TEST_CASE("served figures on a device unlike every measured one are labelled rou
   CHECK_FALSE(h.speed->served->calibration_rough);
   CHECK(h.speed->served->calibration_rough_because.empty());
 }
+
+TEST_CASE("a row that misses its runs' first-token times by more than 25% labels the TTFT, not the rest", "[served]") {
+  // SGLang on CUDA reproduces its runs' throughput within 10% on median but
+  // their TTFTs only within 35% (data/speed_calibration.json, "served"): one
+  // per-request cost for 8-GPU runs at 100-190 ms and one H100 at 28 ms.
+  const Architecture arch = test::catalog_arch("qwen3-8b");
+  Scenario s = served_scenario("h100-sxm", "BF16-native", 233, 221, 4);
+  s.engine = InferenceEngine::sglang;
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  const ServedCalibration& row = served_calibration(InferenceEngine::sglang, Backend::cuda, "");
+  REQUIRE(row.ttft_typical_error_pct > 25);
+  CHECK_FALSE(v.calibration_rough);
+  CHECK(v.calibration_ttft_typical_error_pct == row.ttft_typical_error_pct);
+  CHECK(v.ttft_rough_because == "the row's measured times to first token scatter " +
+                                    std::to_string(row.ttft_typical_error_pct) + "% around it on median");
+  // vLLM's CUDA row reproduces its runs' TTFTs within 25%: no such label.
+  s.engine = InferenceEngine::vllm;
+  const ServedCalibration& vllm = served_calibration(InferenceEngine::vllm, Backend::cuda, "");
+  REQUIRE(vllm.ttft_typical_error_pct >= 0);
+  REQUIRE(vllm.ttft_typical_error_pct <= 25);
+  const Estimate ev = run(arch, s);
+  CHECK(ev.speed->served->ttft_rough_because.empty());
+}

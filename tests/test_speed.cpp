@@ -257,6 +257,8 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
     CHECK(row["sequence_overhead_s"].get<double>() == r.factors.sequence_overhead_s);
     CHECK(row["fitted_records"].get<int>() == r.fitted_records);
     CHECK((row["typical_error_pct"].is_null() ? -1 : row["typical_error_pct"].get<int>()) == r.typical_error_pct);
+    CHECK((row["ttft_typical_error_pct"].is_null() ? -1 : row["ttft_typical_error_pct"].get<int>()) ==
+          r.ttft_typical_error_pct);
     CHECK(row["basis"].get<std::string>() == std::string(r.basis));
   }
 }

@@ -4,19 +4,19 @@
 
 namespace llmsizer {
 
-// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s}, fitted_records, typical_error_pct (-1: none), basis
+// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s}, fitted_records, typical_error_pct (-1: none), ttft_typical_error_pct (-1: none), basis
 extern const ServedCalibration kServedCalibrations[] = {
-    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05}, 3, 2, ""},
-    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 0.0}, 3, 5, ""},
-    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {0.8838, 0.35, 0.0001666, 0.85, 0.105, 8e-05}, 30, 10, ""},
-    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.465, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 4, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.9457, 0.4866, 0.0006762, 2.36, 0.04, 6.664e-05}, 12, 6, ""},
-    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 20, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.425, 0.004, 0.5, 0.0, 5e-06}, 13, 10, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0003967, 1.273, 0.0, 2.645e-05}, 28, 10, ""},
-    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0}, 0, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
+    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05}, 3, 2, 1, ""},
+    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.00014, 0.3952, 0.006612, 0.0}, 3, 4, 10, ""},
+    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, -1, ""},
+    {InferenceEngine::sglang, Backend::cuda, "", {0.8838, 0.35, 0.0001666, 0.85, 0.105, 8e-05}, 30, 10, 35, ""},
+    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.465, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 4, 21, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.9457, 0.4866, 0.0006762, 2.36, 0.04, 6.664e-05}, 12, 6, 20, ""},
+    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 20, 60, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, 10, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.425, 0.004, 0.5, 0.0, 5e-06}, 13, 10, -1, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0003967, 1.273, 0.0, 2.645e-05}, 28, 10, 26, ""},
+    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0}, 0, -1, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);
 

@@ -121,12 +121,15 @@ Json served_to_json(const ServedEstimate& v, bool with_steps) {
   j["queue_s"] = v.queue_s;
   j["request_overhead_s"] = v.request_overhead_s;
   // What the figures stand on: the serving row and how many measured runs fitted it.
-  Json basis = json_object(8);
+  Json basis = json_object(10);
   basis["row"] = v.calibration_row;
   basis["fitted_records"] = v.calibration_records;
   basis["typical_error_pct"] = v.calibration_typical_error_pct >= 0 ? Json(v.calibration_typical_error_pct) : Json(nullptr);
   basis["rough"] = v.calibration_rough;
   basis["rough_because"] = v.calibration_rough ? Json(v.calibration_rough_because) : Json(nullptr);
+  basis["ttft_typical_error_pct"] =
+      v.calibration_ttft_typical_error_pct >= 0 ? Json(v.calibration_ttft_typical_error_pct) : Json(nullptr);
+  basis["ttft_rough_because"] = v.ttft_rough_because.empty() ? Json(nullptr) : Json(v.ttft_rough_because);
   basis["note"] = v.calibration_basis.empty() ? Json(nullptr) : Json(v.calibration_basis);
   basis["from_request"] = v.calibration_override;
   Json factors = json_object(6);

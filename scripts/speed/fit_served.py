@@ -226,7 +226,8 @@ def fit(engine, cases):
         free = free_factors(mine)
         factors, best = fit_row(engine, mine, NEUTRAL, free)
         rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": "",
-                     "typical_error_pct": typical_error(engine, mine, factors)}
+                     "typical_error_pct": typical_error(engine, mine, factors),
+                     "ttft_typical_error_pct": typical_error(engine, mine, factors, ttft=True)}
         print("%-18s %3d runs  mean |log error| %.3f  %s" % (row, len(mine), best,
                                                               {k: round(v, 5) for k, v in factors.items()}))
     for row in ROWS:
@@ -235,18 +236,18 @@ def fit(engine, cases):
         src, why = BORROW.get(row, (None, "no runs measured"))
         factors = rows[src]["factors"] if src in rows else dict(NEUTRAL)
         rows[row] = {"factors": factors, "fitted_records": 0, "loss": None, "free": [], "basis": why,
-                     "typical_error_pct": None}
+                     "typical_error_pct": None, "ttft_typical_error_pct": None}
     return rows
 
 
-def typical_error(engine, cases, factors):
-    """Median |error| (%, whole) of the throughput figures (per user and total) a row's factors give on its
-    fit runs: what the page states beside the row's figures."""
+def typical_error(engine, cases, factors, ttft=False):
+    """Median |error| (%, whole) of the throughput figures (per user and total), or with ttft of the time to
+    first token, a row's factors give on its fit runs: what the page states beside the row's figures."""
     errors = []
     for c in cases:
         served, _ = engine.served(c, factors)
         if served is not None:
-            errors += [abs(pct(e)) for m, e in errors_of(c, served).items() if m != "ttft_s"]
+            errors += [abs(pct(e)) for m, e in errors_of(c, served).items() if (m == "ttft_s") == ttft]
     return round(statistics.median(errors)) if errors else None
 
 
@@ -277,7 +278,8 @@ def write(rows, cases, results_fit, results_held):
                   "weights": (r.split("/") + [""])[2],
                   **{k: rounded(v) for k, v in rows[r]["factors"].items()},
                   "fitted_records": rows[r]["fitted_records"],
-                  "typical_error_pct": rows[r].get("typical_error_pct"), "basis": rows[r]["basis"]} for r in ROWS],
+                  "typical_error_pct": rows[r].get("typical_error_pct"),
+                  "ttft_typical_error_pct": rows[r].get("ttft_typical_error_pct"), "basis": rows[r]["basis"]} for r in ROWS],
     }
     with open(CALIBRATION_JSON, "w") as f:
         json.dump(doc, f, indent=1)
@@ -296,14 +298,17 @@ def write_cpp(rows):
         "",
         "namespace llmsizer {",
         "",
-        "// engine, backend, weights, {" + ", ".join(FACTORS) + "}, fitted_records, typical_error_pct (-1: none), basis",
+        "// engine, backend, weights, {" + ", ".join(FACTORS) + "}, fitted_records, typical_error_pct (-1: none), "
+        "ttft_typical_error_pct (-1: none), basis",
         "extern const ServedCalibration kServedCalibrations[] = {",
     ]
     for r in rows:
         typical = r.get("typical_error_pct")
-        lines.append('    {InferenceEngine::%s, Backend::%s, "%s", {%s}, %d, %d, %s},' % (
+        ttft = r.get("ttft_typical_error_pct")
+        lines.append('    {InferenceEngine::%s, Backend::%s, "%s", {%s}, %d, %d, %d, %s},' % (
             ENGINE_ENUM[r["engine"]], r["backend"], r["weights"], ", ".join(repr(float(r[k])) for k in FACTORS),
-            r["fitted_records"], -1 if typical is None else typical, json.dumps(r["basis"])))
+            r["fitted_records"], -1 if typical is None else typical, -1 if ttft is None else ttft,
+            json.dumps(r["basis"])))
     lines += [
         "};",
         "extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);",

@@ -343,6 +343,7 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
     assert.ok((await page.$eval('#serving-note', (e) => e.textContent)).includes(`Rough estimate (${basis.rough_because})`));
     assert.equal(await page.$eval('[data-field="serving.rough"]', (e) => e.textContent), `a rough estimate: ${basis.rough_because}`);
   }
+  assert.equal(await page.$('[data-field="serving.ttft_rough"]') !== null, !basis.rough && basis.ttft_rough_because != null);
 
   // A preset: 8K in, 1K out, kept in the link.
   await page.click('#serving-panel .preset[data-in="8192"][data-out="1024"]');
@@ -405,5 +406,24 @@ test('what can I run: hardware the engine does not run on says so, instead of an
   await page.click('#fit');
   await page.waitForFunction(() => document.querySelector('#fit-note').textContent.startsWith('Nothing runs here'), null, { timeout: 30000 });
   assert.match(await page.textContent('#fit-note'), /vLLM has no build for Metal/);
+  await page.close();
+});
+
+test('serving: a row that reproduces throughput but not first-token times says so beside the TTFT', async () => {
+  // SGLang on CUDA: its runs' throughput within about 10% on median, their
+  // TTFTs scattered more than 25% (a per-request cost fitted on 8-GPU runs'
+  // 100-190 ms against one H100's 28 ms for an 8B): the TTFT is labelled.
+  const hash = '#model=qwen3-8b&quant=BF16-native&ctx=8192&batch=4&kv=bf16&engine=sglang&gpu=h100-sxm&gpus=1&offload=0&prompt=4096';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#serving-table tbody tr', { timeout: 30000 });
+  const serve = native(['serve', '--model', 'qwen3-8b', '--quant', 'BF16-native', '--engine', 'sglang', '--kv-type', 'bf16',
+    '--gpu', 'h100-sxm', '--target-tokens-per-s-per-user', '20']);
+  const basis = serve.points[0].basis;
+  assert.equal(basis.rough, false);
+  assert.ok(basis.ttft_typical_error_pct > 25);
+  assert.equal(await page.$eval('[data-field="serving.ttft_rough"]', (e) => e.textContent), `rough: ${basis.ttft_rough_because}`);
+  assert.ok((await page.$eval('#serving-note', (e) => e.textContent)).includes('The first-token times are rougher than the rest'));
+  assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -100,7 +100,8 @@ function basisNote(answer) {
   const measured = b.fitted_records > 0
     ? `fitted on ${runs}${b.typical_error_pct != null ? `, which it reproduces within ${b.typical_error_pct}% on median` : ''}${b.note ? `, ${b.note}` : ''}`
     : `no serving runs measured: ${b.note}`;
-  const rough = b.rough ? ` Rough estimate (${b.rough_because}): read the figures as within some tens of percent.` : '';
+  const rough = b.rough ? ` Rough estimate (${b.rough_because}): read the figures as within some tens of percent.`
+    : b.ttft_rough_because ? ` The first-token times are rougher than the rest (${b.ttft_rough_because}).` : '';
   return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${rough} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
     `and takes prompt chunks in the room left. Expert parallel's all-to-all is not modelled.`;
@@ -154,6 +155,8 @@ export function renderServing(p) {
   const basis = points[0].basis;
   if (basis.rough) {
     summary.append(figure('Read as', `a rough estimate: ${basis.rough_because}`, 'serving.rough', true));
+  } else if (basis.ttft_rough_because) {
+    summary.append(figure('First token, read as', `rough: ${basis.ttft_rough_because}`, 'serving.ttft_rough', true));
   }
   draw(chart, points, answer.gpus, answer.target, answer.saturation);
   lastDrawn = () => draw(chart, points, answer.gpus, answer.target, answer.saturation);

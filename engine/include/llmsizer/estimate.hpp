@@ -236,6 +236,11 @@ struct ServedEstimate {
   // reproduces its runs only within more than 20% on median.
   bool calibration_rough = false;
   std::string calibration_rough_because;  // why, in words ("" when not rough)
+  // The time to first token on its own: the row reproduces its runs' TTFTs
+  // only within more than 25% on median (issue 35's TTFT goal), though its
+  // throughput may be closer. -1: no TTFT measured on the row's runs.
+  int calibration_ttft_typical_error_pct = -1;
+  std::string ttft_rough_because;  // "" when the TTFT is as good as the rest
   std::string calibration_basis;
   bool calibration_override = false;  // the request's own factors (served_calibration)
   ServedFactors factors;

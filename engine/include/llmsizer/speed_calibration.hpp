@@ -103,6 +103,7 @@ struct ServedCalibration {
   ServedFactors factors;
   int fitted_records;        // measurements behind the row; 0: borrowed
   int typical_error_pct;     // median |error| of throughput on those runs, whole %; -1: not fitted
+  int ttft_typical_error_pct;  // median |error| of the time to first token on those runs; -1: none measured
   std::string_view basis;    // where an unfitted row's values come from ("" when fitted)
 };
 
