@@ -146,7 +146,9 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
       if (x.change.quant) what = "--quant " + *x.change.quant;
       if (x.change.kv) what = "--kv-type " + *x.change.kv;
       if (x.change.gpu_limit_mib) what = "--gpu-limit-mib " + std::to_string(*x.change.gpu_limit_mib) + " (sudo sysctl iogpu.wired_limit_mb=" + std::to_string(*x.change.gpu_limit_mib) + ")";
-      if (!x.change.layer_split.empty()) what = "--layer-split " + layer_split_text(x.change.layer_split) + " (llama.cpp --tensor-split)";
+      if (!x.change.layer_split.empty())
+        what = (what.empty() ? "" : what + " ") + "--layer-split " + layer_split_text(x.change.layer_split) +
+               (x.change.offload ? "" : " (llama.cpp --tensor-split)");
       if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
       if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
       std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),

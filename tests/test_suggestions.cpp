@@ -212,3 +212,38 @@ TEST_CASE("a scenario that fits, or has no device, gets no suggestions") {
   auto none = f.sizer.estimate(f.model, f.scenario);
   CHECK(suggest_fits(f.model.arch(), f.scenario, none.value(), f.estimate_fn).empty());
 }
+
+TEST_CASE("an MoE model over two cards, no offload set: the experts to RAM come with the split that balances the cards") {
+  // Qwen3-30B-A3B Q4_K_M (~17.3 GiB, 48 layers) on two 6 GiB cards: ~11 GiB of
+  // usable room for ~17.6 GiB. --n-cpu-moe empties the FIRST layers, which
+  // llama.cpp's default split puts on card 1; with that split card 2 stays
+  // full until its own layers' experts go too. Judged with the layers moved
+  // to balance the cards (a --tensor-split beside --n-cpu-moe), fewer
+  // layers' experts need to leave: the suggestion carries both changes, and
+  // the same count under the default split does not fit.
+  Fixture f = fixture("qwen3-30b-a3b", "Q4_K_M", 6.0);
+  f.scenario.gpu_count = 2;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
+  REQUIRE(offload);
+  CHECK(offload->change.offload_mode.value() == "experts");
+  REQUIRE(offload->change.layer_split.size() == 2);
+  CHECK(offload->change.layer_split == offload->scenario.layers_per_gpu);
+  CHECK(offload->cost == "speed");
+  CHECK(fits(f, offload->scenario));
+  // The default split at that count: card 2 over.
+  Scenario plain = offload->scenario;
+  plain.layers_per_gpu.clear();
+  CHECK_FALSE(fits(f, plain));
+  // One layer's experts fewer in RAM fits with no split either (the least offload).
+  Scenario fewer = offload->scenario;
+  fewer.offload_fraction -= 1.0 / 48;
+  for (int first = 1; first < 48; ++first) {
+    fewer.layers_per_gpu = {first, 48 - first};
+    CHECK_FALSE(fits(f, fewer));
+  }
+}

@@ -540,7 +540,10 @@ class App {
   describeChange(change, x) {
     const device = this.devices.get(this.state.gpu);
     const layers = (n) => `${n} layer${n === 1 ? '' : 's'}`;
-    if (change.layer_split) return `Layers split ${change.layer_split.replace(/,/g, ' / ')} across the GPUs (--tensor-split; no cost)`;
+    const split = change.layer_split?.replace(/,/g, ' / ');
+    if (change.layer_split && change.offload_mode === 'experts')
+      return `Experts of ${layers(x.offloaded_layers)} in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM), layers split ${split} across the GPUs (--tensor-split)`;
+    if (change.layer_split) return `Layers split ${split} across the GPUs (--tensor-split; no cost)`;
     if (change.gpu_limit_mib) return `Raise macOS's GPU memory limit to ${gib(change.gpu_limit_mib * 1048576)} (sudo sysctl iogpu.wired_limit_mb=${change.gpu_limit_mib}; no cost)`;
     if (change.kv) return `An 8-bit KV cache (${change.kv}): half the cache's bytes`;
     if (change.quant) return `Quantization ${change.quant}`;
@@ -561,7 +564,6 @@ class App {
     }
     if (change.kv) next.kv = change.kv;
     if (change.gpu_limit_mib) next.gpulimit = change.gpu_limit_mib;
-    if (change.layer_split) next.split = change.layer_split;
     if (change.ctx) {
       next.ctx = change.ctx;
       next.prompt = Math.min(next.prompt, change.ctx);
@@ -571,6 +573,8 @@ class App {
       next.offload = change.offload;
       next.offload_mode = change.offload_mode ?? 'auto';
     }
+    // After the offload: experts in RAM may come with the split that balances the cards.
+    if (change.layer_split) next.split = change.layer_split;
     this.state = next;
     this.writeControls();
     this.update({});

@@ -167,32 +167,50 @@ std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const S
 
 // The fewest leading layers (or their experts) in RAM with which the GPUs hold
 // the rest; a suggestion only when system RAM then holds the offloaded share.
+// Experts in RAM on several equal cards: --n-cpu-moe empties the first
+// layers, which llama.cpp's even split puts on the first card, so the last
+// card stays full until far more experts are out than the cards' room needs;
+// each count is judged with the layers split to balance the cards (a
+// --tensor-split beside --n-cpu-moe), as layer_split_suggestion places them.
 std::optional<Suggestion> offload_suggestion(const Architecture& arch, const Estimator& estimate_fn, Scenario s,
                                              OffloadMode mode, const EdgeProbe& at_zero) {
   const int n = arch.decoder_layer_count();
   if (n <= 0) return std::nullopt;
   s.offload_mode = mode;
   s.layers_per_gpu.clear();
+  const bool rebalance = mode == OffloadMode::experts && s.gpu_count > 1 && s.cards.empty();
   auto with = [&](std::int64_t k) {
     Scenario sc = s;
     sc.offload_fraction = static_cast<double>(k) / n;
     return sc;
   };
+  // The estimate for k layers' experts (or layers) in RAM, its layers split to
+  // balance the cards where the default split leaves one over.
+  auto placed = [&](std::int64_t k) -> Result<Suggestion> {
+    const Scenario sc = with(k);
+    auto e = estimate_fn(sc);
+    if (!e) return e.error();
+    if (rebalance && !gpu_probe(e.value()).fits)
+      if (auto split = layer_split_suggestion(arch, estimate_fn, sc, e.value())) return *split;
+    return suggestion_of(sc, e.value(), SuggestedChange{}, "speed");
+  };
   // kept(j): j layers stay whole on the GPUs; fits only turns false as j grows.
   auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
-    auto e = estimate_fn(with(n - j));
-    if (!e) return e.error();
-    return gpu_probe(e.value());
+    auto p = placed(n - j);
+    if (!p) return p.error();
+    return gpu_probe(p.value().estimate);
   };
   auto all_in_ram = kept(0);
   if (!all_in_ram || !all_in_ram.value().fits) return std::nullopt;
   auto edge = find_edge(0, all_in_ram.value(), n, at_zero, kept);
   if (!edge) return std::nullopt;
-  const Scenario chosen = with(n - edge.value());
+  auto chosen = placed(n - edge.value());
+  if (!chosen || !fits(chosen.value().estimate)) return std::nullopt;
   SuggestedChange change;
-  change.offload = chosen.offload_fraction;
+  change.offload = chosen.value().scenario.offload_fraction;
   change.offload_mode = mode == OffloadMode::experts ? "experts" : "layers";
-  return if_fits(estimate_fn, chosen, change, "speed");
+  change.layer_split = chosen.value().scenario.layers_per_gpu;
+  return suggestion_of(chosen.value().scenario, chosen.value().estimate, change, "speed");
 }
 
 std::optional<Suggestion> offload_suggestions(const Architecture& arch, const Estimator& estimate_fn,
