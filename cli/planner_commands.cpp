@@ -262,20 +262,30 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     const ServingTarget& t = *target.value();
     auto plan = plan_for_target(sizer, model, scenario, offers.value(), t, options);
     if (!plan) return fail(plan.error());
-    std::printf("\n%lld users at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.tokens_per_s_per_user);
+    std::printf("\n%lld user%s at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.users == 1 ? "" : "s",
+                t.tokens_per_s_per_user);
     const auto& buy = plan.value().buy;
     if (buy)
       std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user)\n", buy->count, buy->name.c_str(),
                   price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0));
     else
       std::printf("  buy:  nothing in the catalog reaches it\n");
+    // On demand (what the page calls "Rent, on demand") and any billing
+    // (marketplace, spot): the cheapest that reaches the speed of each.
     const auto& rent = plan.value().rent;
     if (rent)
-      std::printf("  rent: %s  %s/h  (%.1f tokens/s per user)\n",
+      std::printf("  rent, on demand:   %s  %s/h  (%.1f tokens/s per user)\n",
                   rented(rent->provider, rent->instance, rent->count, rent->name).c_str(),
                   money(rent->usd_per_hour).c_str(), rent->tokens_per_s_per_user);
     else
-      std::printf("  rent: no on-demand offer reaches it\n");
+      std::printf("  rent, on demand:   no on-demand offer reaches it\n");
+    const auto& any = plan.value().rent_any;
+    if (any)
+      std::printf("  rent, any billing: %s  %s/h  (%.1f tokens/s per user)\n",
+                  rented(any->provider, any->instance, any->count, any->name).c_str(),
+                  money(any->usd_per_hour).c_str(), any->tokens_per_s_per_user);
+    else
+      std::printf("  rent, any billing: no offer reaches it\n");
   }
   print_offers(rent_vs_buy(sizer, model, scenario, offers.value()), scenario.hours_per_day);
   return 0;
