@@ -458,3 +458,30 @@ TEST_CASE("a row that misses its runs' first-token times by more than 25% labels
   const Estimate ev = run(arch, s);
   CHECK(ev.speed->served->ttft_rough_because.empty());
 }
+
+TEST_CASE("llama-server with one sequence decodes as the single stream does: matrix-vector kernels up to 8, tiles above", "[served]") {
+  // llama.cpp multiplies a decode batch of up to 8 rows with its matrix-vector
+  // kernels (MMVQ_MAX_BATCH_SIZE 8, ggml-cuda/mmvq.cuh): bandwidth-bound, no
+  // GEMM tiles. Qwen3-32B Q4_K_M on an RTX 5090, one request of 256 in and
+  // 4096 out, the window 256 + 4096 / 2 = 2304 tokens: the served decode step
+  // (no prompt chunk) is the single-stream decode step at that window, to the
+  // rounding. Before, the tile term (1 + 86.8 / 1) made the step compute-bound
+  // at 29 ms against the stream's 17: 32.9 against 58 tok/s.
+  const Architecture arch = test::catalog_arch("qwen3-32b");
+  Scenario s = served_scenario("rtx-5090", "Q4_K_M", 256, 4096, 1);
+  s.engine = InferenceEngine::llama_cpp;
+  s.kv_type = KvType::f16;
+  s.context_tokens = 256 + 4096 / 2;
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  CHECK(v.decode_step_work.gemm_rows == 0.0);
+  CHECK_THAT(v.decode_step_time.total_s, WithinRel(e.speed->decode_single_time.total_s, 1e-9));
+  // 16 sequences: past the vector kernels, the tile term is back.
+  s.sequences = 16;
+  s.context_tokens = 4352;
+  const Estimate sixteen = run(arch, s);
+  REQUIRE(sixteen.speed->served);
+  CHECK(sixteen.speed->served->decode_step_work.gemm_rows == 16.0);
+}

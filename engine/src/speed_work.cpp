@@ -309,7 +309,13 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
   const double split = static_cast<double>(w.tensor_parallel);
   // One GEMM over the step's tokens; each routed expert multiplies the tokens
   // routed to it: a batch of decode tokens leaves the tiles part empty too.
-  w.gemm_rows = tokens;
+  // Except llama.cpp's decode of up to 8 sequences, which multiplies with its
+  // matrix-vector kernels ("#define MMVQ_MAX_BATCH_SIZE 8 // Max. batch size
+  // for which to use MMVQ kernels", ggml/src/ggml-cuda/mmvq.cuh; the other
+  // backends have matrix-vector kernels of their own): no tiles, as
+  // its single-stream decode is timed, so one sequence served is one stream.
+  const bool vector_kernels = engine_is_llama_cpp_based(s.engine) && prefill_tokens <= 0 && decode_sequences <= 8;
+  w.gemm_rows = vector_kernels ? 0.0 : tokens;
   for (const LayerSpec& l : arch.layers) {
     if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
       const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
