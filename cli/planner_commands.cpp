@@ -370,9 +370,11 @@ int run_fit(const Command& c, const Sizer& sizer) {
     for (const std::string& u : r.uses) uses += (uses.empty() ? "" : ",") + u;
     // No maximum known: the context asked, which fits, and no claim above it.
     const std::string ctx = std::to_string(r.max_ctx) + (r.max_ctx_known ? "" : "+?");
-    std::printf("%-28s %-10s %-7s %9s %10.1f  %-15s %s\n", r.model.c_str(), r.quant.c_str(), r.format.c_str(),
+    // Where llama.cpp's own layer split would not fit: the split that does (--tensor-split).
+    const std::string split = r.layer_split.empty() ? "" : " split " + layer_split_text(r.layer_split);
+    std::printf("%-28s %-10s %-7s %9s %10.1f  %-15s %s%s\n", r.model.c_str(), r.quant.c_str(), r.format.c_str(),
                 ctx.c_str(), r.decode_tokens_per_s, r.offload_bytes > 0 ? gib(r.offload_bytes).c_str() : "-",
-                uses.empty() ? "-" : uses.c_str());
+                uses.empty() ? "-" : uses.c_str(), split.c_str());
   }
   std::printf("ranked by %s%s; max_ctx N+? : the model states no maximum, N fits\n", fit_rank_name(sweep.rank),
               sweep.use.empty() ? "" : (", " + sweep.use + " models only").c_str());

@@ -839,3 +839,45 @@ TEST_CASE("catalog sweep: every cell is what estimate() says on that device") {
   CHECK(answer.rfind(R"({"ok":true,"ctx":8192,"engine":"llama.cpp","quants":)", 0) == 0);
   CHECK(sweep_response(sizer, R"({"engine": "nope"})").find("request.bad_value") != std::string::npos);
 }
+
+TEST_CASE("what can I run on two equal cards: experts in RAM with the layers split to balance the cards") {
+  // Qwen3-30B-A3B at Q8_0 (~30 GiB) on two 12 GiB cards with 64 GiB of RAM.
+  // --n-cpu-moe empties the first layers, which llama.cpp's own split puts on
+  // the first card: with that split the second card stays full until its own
+  // layers' experts leave too. The planner judges each count with the layers
+  // split to balance the cards (the fix suggestions' --tensor-split), so the
+  // row it lists keeps more experts on the GPUs, and the same count under
+  // llama.cpp's own split does not fit.
+  const Sizer sizer(hand_catalog());
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("mid-12g");
+  request.gpu_count = 2;
+  request.context_tokens = 8192;
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+  const FitSweep sweep = what_fits(sizer, request);
+  const FitResult* row = nullptr;
+  for (const auto& r : sweep.results)
+    if (r.model == "qwen3-30b-a3b" && r.quant == "Q8_0") row = &r;
+  REQUIRE(row != nullptr);
+  REQUIRE(row->offloaded_layers > 0);
+  REQUIRE(row->layer_split.size() == 2);
+  CHECK(row->layer_split[0] + row->layer_split[1] == 48);
+  CHECK(row->layer_split[0] > 24);  // the expert-less layers fill the first card
+  SizerRequest r;
+  r.model_id = "qwen3-30b-a3b";
+  r.quant = "Q8_0";
+  r.gpu_id = "mid-12g";
+  r.gpu_count = 2;
+  r.context_tokens = 8192;
+  r.system_ram_gib = 64;
+  r.offload_fraction = row->offload_fraction;
+  r.offload_mode = "experts";
+  r.layer_split = layer_split_text(row->layer_split);
+  auto balanced = sizer.estimate(r);
+  REQUIRE(balanced);
+  CHECK(*balanced.value().memory.fits);
+  r.layer_split.clear();
+  auto own = sizer.estimate(r);
+  REQUIRE(own);
+  CHECK_FALSE(*own.value().memory.fits);
+}

@@ -21,18 +21,52 @@ struct Attempt {
 // layers in RAM: fits(k layers' experts in RAM) only improves with k, so the
 // edge search (planner_edge.hpp) over the layers kept whole on the GPUs finds
 // the least k; RAM must then hold them and the host buffers.
+bool every_gpu_holds(const Estimate& e) {
+  bool all = !e.memory.per_gpu.empty();
+  for (const GpuShare& g : e.memory.per_gpu) all = all && g.fits;
+  return all;
+}
+
+// Equal cards split as llama.cpp does by default; where one is over and
+// another has room, the layers split to balance them (a --tensor-split, as the
+// fix suggestions give it) count as fitting too.
 Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
   Attempt a;
   s.offload_fraction = 0.0;
   a.scenario = s;
-  ++estimates;
-  auto whole = sizer.estimate(model, s);
+  const Architecture& arch = model.arch();
+  const Estimator estimate_fn = [&](const Scenario& sc) {
+    ++estimates;
+    return sizer.estimate(model, sc);
+  };
+  const bool rebalance = s.gpu_count > 1 && s.cards.empty() && engine_is_llama_cpp_based(s.engine);
+  // The estimate of sc, or of sc with its layers balanced where that fits and the default split does not.
+  auto placed = [&](const Scenario& sc) -> Result<Suggestion> {
+    auto e = estimate_fn(sc);
+    if (!e) return e.error();
+    Suggestion out;
+    out.scenario = sc;
+    if (rebalance && !every_gpu_holds(e.value())) {
+      // The split is the GPUs' question: asked with RAM out of the way (the
+      // per-GPU bytes do not depend on it), then estimated with the real RAM.
+      Scenario roomy = sc;
+      roomy.system_ram_bytes = std::int64_t{1} << 50;
+      if (auto split = balanced_layer_split(arch, estimate_fn, roomy, e.value())) {
+        out.scenario.layers_per_gpu = split->scenario.layers_per_gpu;
+        e = estimate_fn(out.scenario);
+        if (!e) return e.error();
+      }
+    }
+    out.estimate = std::move(e).value();
+    return out;
+  };
+  auto whole = placed(s);
   if (!whole) return a;
-  if (whole.value().memory.fits.value_or(false)) {
-    a.estimate = std::move(whole).value();
+  if (whole.value().estimate.memory.fits.value_or(false)) {
+    a.scenario = whole.value().scenario;
+    a.estimate = std::move(whole.value().estimate);
     return a;
   }
-  const Architecture& arch = model.arch();
   if (!arch.is_moe() || ram_bytes <= 0 || !engine_is_llama_cpp_based(s.engine)) return a;
   const int n = arch.decoder_layer_count();
   if (n <= 0) return a;
@@ -44,27 +78,37 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   };
   // kept(j): the scenario with j layers' experts left on the GPUs; the best
   // fitting estimate (most kept) is remembered, so the answer needs no rerun.
-  std::optional<Estimate> best;
+  // The search is on the GPUs' verdict, which only improves as experts leave
+  // (RAM's only worsens): RAM is checked once, at the edge, as the fix
+  // suggestions do. Requiring every expert in RAM to fit first (the search's
+  // far end) left out models whose experts together exceed the RAM while the
+  // few that must leave fit in it.
+  auto gpus_hold = [](const Estimate& e) {
+    const MemoryEstimate& m = e.memory;
+    return EdgeProbe{every_gpu_holds(e), m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
+  };
+  std::optional<Suggestion> best;
   std::int64_t best_kept = -1;
   auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
-    ++estimates;
-    auto e = sizer.estimate(model, with_experts_in_ram(n - j));
-    if (!e) return e.error();
-    const EdgeProbe p = edge_probe(e.value());
-    if (p.fits && j > best_kept) {
+    auto p = placed(with_experts_in_ram(n - j));
+    if (!p) return p.error();
+    const EdgeProbe probe = gpus_hold(p.value().estimate);
+    if (probe.fits && j > best_kept) {
       best_kept = j;
-      best = std::move(e).value();
+      best = std::move(p).value();
     }
-    return p;
+    return probe;
   };
   auto all_in_ram = kept(0);
   if (!all_in_ram || !all_in_ram.value().fits) return a;
-  auto edge = find_edge(0, all_in_ram.value(), n, edge_probe(whole.value()), kept);
-  if (!edge || edge.value() != best_kept) return a;
+  auto edge = find_edge(0, all_in_ram.value(), n, gpus_hold(whole.value().estimate), kept);
+  // The balanced split's placement is greedy, so a probe past the edge may fit
+  // too: the most experts kept on the GPUs among the probes that fit is the answer.
+  if (!edge || best_kept < edge.value()) return a;
   // The estimate's RAM check: what stays in RAM within what the OS leaves.
-  if (!best->memory.ram_fits) return a;
-  a.estimate = std::move(best);
-  a.scenario = with_experts_in_ram(n - best_kept);
+  if (!best->estimate.memory.ram_fits || !best->estimate.memory.fits.value_or(false)) return a;
+  a.estimate = std::move(best->estimate);
+  a.scenario = best->scenario;
   return a;
 }
 
@@ -198,6 +242,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       r.offload_bytes = a.estimate->memory.offload_bytes;
       r.offloaded_layers = a.estimate->memory.offloaded_layers;
       r.offload_fraction = a.scenario.offload_fraction;
+      r.layer_split = a.scenario.layers_per_gpu;
       r.required_bytes = a.estimate->memory.required_bytes;
       sweep.results.push_back(std::move(r));
     }

@@ -123,6 +123,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
     item["offload_bytes"] = r.offload_bytes;
     item["offloaded_layers"] = r.offloaded_layers;
     item["offload_fraction"] = r.offload_fraction;
+    item["layer_split"] = r.layer_split.empty() ? Json(nullptr) : Json(layer_split_text(r.layer_split));
     item["required_bytes"] = r.required_bytes;
     results.push_back(std::move(item));
   }

@@ -168,7 +168,7 @@ std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const S
 // The fewest leading layers (or their experts) in RAM with which the GPUs hold
 // the rest; a suggestion only when system RAM then holds the offloaded share.
 // Experts in RAM on several equal cards: --n-cpu-moe empties the first
-// layers, which llama.cpp's even split puts on the first card, so the last
+// layers, which llama.cpp's own split puts on the first card, so the last
 // card stays full until far more experts are out than the cards' room needs;
 // each count is judged with the layers split to balance the cards (a
 // --tensor-split beside --n-cpu-moe), as layer_split_suggestion places them.
@@ -263,6 +263,11 @@ std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const
 }
 
 }  // namespace
+
+std::optional<Suggestion> balanced_layer_split(const Architecture& arch, const Estimator& estimate_fn,
+                                               const Scenario& scenario, const Estimate& estimate) {
+  return layer_split_suggestion(arch, estimate_fn, scenario, estimate);
+}
 
 int quant_bits_class(const std::string& name) {
   for (const QuantRung& q : gguf_quality_ladder())

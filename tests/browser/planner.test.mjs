@@ -427,3 +427,26 @@ test('serving: a row that reproduces throughput but not first-token times says s
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test('what can I run on two equal cards: a row that needs its layers balanced opens with that split', async () => {
+  // GLM-4.5-Air on 2 x RTX 3090 with 64 GiB of RAM at 32K: at Q4_K_M, 23
+  // layers' experts in RAM with the layers split 34/12 (llama.cpp's own split
+  // would need 35 layers' experts); its Open link carries both.
+  const hash = '#model=glm-4.5-air&quant=Q4_K_M&ctx=32768&gpu=rtx-3090&gpus=2&ram=64';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  await page.waitForFunction(() => document.querySelector('#fit-gpus').value === '2');
+  await page.click('#fit');
+  // The table shows each model once, at its best quantization that fits.
+  const selector = '#fit-table tbody tr[data-model="glm-4.5-air"]';
+  await page.waitForSelector(selector, { timeout: 60000 });
+  const quant = await page.$eval(selector, (tr) => tr.dataset.quant);
+  const want = native(['fit', '--gpu', 'rtx-3090', '--gpus', '2', '--ram-gib', '64', '--ctx', '32768']);
+  const row = want.results.find((r) => r.model === 'glm-4.5-air' && r.quant === quant);
+  assert.ok(row.layer_split, `${quant} needs a split`);
+  const href = await page.$eval(`${selector} a`, (a) => a.getAttribute('href'));
+  assert.match(href, new RegExp(`split=${row.layer_split}`));
+  await page.click(`${selector} a`);
+  await page.waitForFunction(() => document.querySelector('#verdict').textContent.startsWith('Fits'), null, { timeout: 30000 });
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

@@ -140,6 +140,8 @@ export function renderFit(p) {
         // The offload slider moves in steps of 0.05: round up, since more
         // experts in RAM only frees GPU memory, so the opened scenario still fits.
         prompt: Math.min(state.prompt, request.ctx), offload: Math.ceil(r.offload_fraction * 20) / 20,
+        // The layers split to balance the cards where llama.cpp's own split would not fit.
+        split: r.layer_split ?? '',
       }),
     }, 'Open');
     link.addEventListener('click', openVerdict);

@@ -297,6 +297,7 @@ struct FitResult {
   std::int64_t offload_bytes = 0;  // MoE experts in RAM
   int offloaded_layers = 0;
   double offload_fraction = 0.0;  // of the layers, the scenario's offload input (experts mode)
+  std::vector<int> layer_split;   // layers per equal card where llama.cpp's own split would not fit; empty: its own
   std::int64_t required_bytes = 0;
 };
 

@@ -65,7 +65,7 @@ struct SizerRequest {
   double electricity_usd_per_kwh = 0.15;
   double ram_bandwidth_gb_per_s = 89.6;  // dual-channel DDR5-5600
   double system_ram_gib = 64.0;          // RAM that may hold offloaded layers or experts
-  std::string layer_split;               // llama.cpp over equal cards: layers per GPU, "41,39"; empty: even
+  std::string layer_split;               // llama.cpp over equal cards: layers per GPU, "41,39"; empty: llama.cpp's own
   double gpu_limit_mib = 0.0;            // unified memory: the GPU limit set (macOS iogpu.wired_limit_mb); 0: default
   // Answer speed and cost even where the scenario does not fit (the speed
   // calibration compares configurations people ran against the model).

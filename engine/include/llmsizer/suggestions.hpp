@@ -79,4 +79,11 @@ int quant_bits_class(const std::string& name);
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
                                      const Estimator& estimate_fn);
 
+// Equal cards under llama.cpp (or Ollama) where one is over and another has
+// room: the layer split (--tensor-split) that fits with the lowest fullest
+// card, re-estimated; nothing when no split fits or the scenario keeps whole
+// layers in RAM. The suggestions and the "what can I run" planner share it.
+std::optional<Suggestion> balanced_layer_split(const Architecture& arch, const Estimator& estimate_fn,
+                                               const Scenario& scenario, const Estimate& estimate);
+
 }  // namespace llmsizer
