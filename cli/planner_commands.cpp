@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include "llmsizer/finetune.hpp"
 #include "llmsizer/json_contract.hpp"
@@ -272,20 +273,16 @@ int run_recommend(const Command& c, const Sizer& sizer) {
       std::printf("  buy:  nothing in the catalog reaches it\n");
     // On demand (what the page calls "Rent, on demand") and any billing
     // (marketplace, spot): the cheapest that reaches the speed of each.
-    const auto& rent = plan.value().rent;
-    if (rent)
-      std::printf("  rent, on demand:   %s  %s/h  (%.1f tokens/s per user)\n",
-                  rented(rent->provider, rent->instance, rent->count, rent->name).c_str(),
-                  money(rent->usd_per_hour).c_str(), rent->tokens_per_s_per_user);
-    else
-      std::printf("  rent, on demand:   no on-demand offer reaches it\n");
-    const auto& any = plan.value().rent_any;
-    if (any)
-      std::printf("  rent, any billing: %s  %s/h  (%.1f tokens/s per user)\n",
-                  rented(any->provider, any->instance, any->count, any->name).c_str(),
-                  money(any->usd_per_hour).c_str(), any->tokens_per_s_per_user);
-    else
-      std::printf("  rent, any billing: no offer reaches it\n");
+    for (const auto& [label, offer, none] :
+         {std::tuple{"rent, on demand:  ", &plan.value().rent, "no on-demand offer reaches it"},
+          std::tuple{"rent, any billing:", &plan.value().rent_any, "no offer reaches it"}}) {
+      if (*offer)
+        std::printf("  %s %s  %s/h  (%.1f tokens/s per user)\n", label,
+                    rented((*offer)->provider, (*offer)->instance, (*offer)->count, (*offer)->name).c_str(),
+                    money((*offer)->usd_per_hour).c_str(), (*offer)->tokens_per_s_per_user);
+      else
+        std::printf("  %s %s\n", label, none);
+    }
   }
   print_offers(rent_vs_buy(sizer, model, scenario, offers.value()), scenario.hours_per_day);
   return 0;

@@ -18,6 +18,10 @@ struct EdgeProbe {
 
 // The verdict and margin of an estimate.
 EdgeProbe edge_probe(const Estimate& e);
+// The GPUs' verdict alone (every GPU holds its share) and the same margin: the
+// offload searches' verdict, which only improves as layers or experts move to
+// RAM (RAM's only worsens, so it is checked once, at the edge).
+EdgeProbe gpu_probe(const Estimate& e);
 
 // The largest k in [lo, hi) that fits, given that lo fits and hi does not, and
 // that fits(k) only turns from true to false as k grows. Required memory is

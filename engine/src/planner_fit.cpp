@@ -21,12 +21,6 @@ struct Attempt {
 // layers in RAM: fits(k layers' experts in RAM) only improves with k, so the
 // edge search (planner_edge.hpp) over the layers kept whole on the GPUs finds
 // the least k; RAM must then hold them and the host buffers.
-bool every_gpu_holds(const Estimate& e) {
-  bool all = !e.memory.per_gpu.empty();
-  for (const GpuShare& g : e.memory.per_gpu) all = all && g.fits;
-  return all;
-}
-
 // Equal cards split as llama.cpp does by default; where one is over and
 // another has room, the layers split to balance them (a --tensor-split, as the
 // fix suggestions give it) count as fitting too.
@@ -46,7 +40,7 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
     if (!e) return e.error();
     Suggestion out;
     out.scenario = sc;
-    if (rebalance && !every_gpu_holds(e.value())) {
+    if (rebalance && !gpu_probe(e.value()).fits) {
       // The split is the GPUs' question: asked with RAM out of the way (the
       // per-GPU bytes do not depend on it), then estimated with the real RAM.
       Scenario roomy = sc;
@@ -83,16 +77,12 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   // suggestions do. Requiring every expert in RAM to fit first (the search's
   // far end) left out models whose experts together exceed the RAM while the
   // few that must leave fit in it.
-  auto gpus_hold = [](const Estimate& e) {
-    const MemoryEstimate& m = e.memory;
-    return EdgeProbe{every_gpu_holds(e), m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
-  };
   std::optional<Suggestion> best;
   std::int64_t best_kept = -1;
   auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
     auto p = placed(with_experts_in_ram(n - j));
     if (!p) return p.error();
-    const EdgeProbe probe = gpus_hold(p.value().estimate);
+    const EdgeProbe probe = gpu_probe(p.value().estimate);
     if (probe.fits && j > best_kept) {
       best_kept = j;
       best = std::move(p).value();
@@ -101,7 +91,7 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   };
   auto all_in_ram = kept(0);
   if (!all_in_ram || !all_in_ram.value().fits) return a;
-  auto edge = find_edge(0, all_in_ram.value(), n, gpus_hold(whole.value().estimate), kept);
+  auto edge = find_edge(0, all_in_ram.value(), n, gpu_probe(whole.value().estimate), kept);
   // The balanced split's placement is greedy, so a probe past the edge may fit
   // too: the most experts kept on the GPUs among the probes that fit is the answer.
   if (!edge || best_kept < edge.value()) return a;

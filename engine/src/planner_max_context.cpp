@@ -19,6 +19,12 @@ EdgeProbe edge_probe(const Estimate& e) {
   return EdgeProbe{m.fits.value_or(false), m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
 }
 
+EdgeProbe gpu_probe(const Estimate& e) {
+  bool all = !e.memory.per_gpu.empty();
+  for (const GpuShare& g : e.memory.per_gpu) all = all && g.fits;
+  return EdgeProbe{all, edge_probe(e).margin_bytes};
+}
+
 std::int64_t context_step_tokens(InferenceEngine engine) {
   // llama.cpp's KV cache is padded to 256 cells (llama_kv_cache::get_padding);
   // vLLM, SGLang and TensorRT-LLM page in 16-token blocks; MLX grows by 256-token steps.

@@ -148,6 +148,13 @@ std::optional<std::string> ascend_weights(InferenceEngine engine, SchemeKind kin
   return std::nullopt;
 }
 
+// An F16, BF16 or F32 GGUF names the same weights as a 16-bit (or 32-bit)
+// checkpoint: the engines that load only checkpoints size it as one.
+bool sixteen_bit_gguf(const QuantScheme& quant) {
+  return quant.kind == SchemeKind::gguf &&
+         (quant.ftype == LlamaFtype::F16 || quant.ftype == LlamaFtype::BF16 || quant.ftype == LlamaFtype::ALL_F32);
+}
+
 // TensorRT-LLM's formats: Hugging Face checkpoints in 16 bits or one of its
 // quantization recipes (FP8 per tensor, block or rowwise; NVFP4 and MXFP4;
 // W4A16 and W4A8 AWQ or GPTQ: nvidia.github.io/TensorRT-LLM/features/quantization.html);
@@ -155,11 +162,7 @@ std::optional<std::string> ascend_weights(InferenceEngine engine, SchemeKind kin
 // Optimizer support matrix, nvidia.github.io/TensorRT-Model-Optimizer/guides/0_support_matrix:
 // FP8 "Ada and Later", FP4 "Blackwell and Later", W4A16 AWQ "Ampere and Later").
 std::optional<std::string> trtllm_weights(SchemeKind kind, const QuantScheme& quant, const Device& d) {
-  // A 16-bit GGUF type names the same weights as the 16-bit checkpoint.
-  const bool gguf_16bit = quant.kind == SchemeKind::gguf && (quant.ftype == LlamaFtype::F16 ||
-                                                             quant.ftype == LlamaFtype::BF16 ||
-                                                             quant.ftype == LlamaFtype::ALL_F32);
-  if ((quant.is_gguf() && !gguf_16bit) || kind == SchemeKind::nf4 || kind == SchemeKind::mlx_4bit ||
+  if ((quant.is_gguf() && !sixteen_bit_gguf(quant)) || kind == SchemeKind::nf4 || kind == SchemeKind::mlx_4bit ||
       kind == SchemeKind::mlx_8bit)
     return "TensorRT-LLM runs 16-bit checkpoints and its own quantization recipes (FP8, NVFP4, MXFP4, AWQ or GPTQ "
            "INT4), not " + std::string(quant.is_gguf() ? "GGUF files such as " : "") + quant.name +
@@ -183,10 +186,7 @@ std::optional<std::string> trtllm_weights(SchemeKind kind, const QuantScheme& qu
 // (ml-explore/mlx-examples@03f5a7735a589e3e76efc11d2e9808a0bcb9056e:llms/gguf_llm/README.md):
 // a K-quant would take its 16-bit size there, not its file's.
 std::optional<std::string> mlx_weights(const QuantScheme& quant) {
-  const bool gguf_16bit = quant.kind == SchemeKind::gguf && (quant.ftype == LlamaFtype::F16 ||
-                                                             quant.ftype == LlamaFtype::BF16 ||
-                                                             quant.ftype == LlamaFtype::ALL_F32);
-  if (!quant.is_gguf() || gguf_16bit) return std::nullopt;
+  if (!quant.is_gguf() || sixteen_bit_gguf(quant)) return std::nullopt;
   return "MLX-LM runs MLX checkpoints, not GGUF files such as " + quant.name +
          " (MLX's GGUF example keeps only Q4_0, Q4_1 and Q8_0 and casts other types to 16 bits): choose MLX-4bit "
          "for 4 bits, MLX-8bit for 8";

@@ -46,15 +46,6 @@ std::optional<Suggestion> if_fits(const Estimator& estimate_fn, const Scenario& 
   return suggestion_of(sc, e.value(), std::move(change), cost);
 }
 
-// Whether every GPU holds its share: the offload search's verdict, which only
-// improves as layers move to RAM (RAM is checked once, at the edge).
-EdgeProbe gpu_probe(const Estimate& e) {
-  bool all = !e.memory.per_gpu.empty();
-  for (const GpuShare& g : e.memory.per_gpu) all = all && g.fits;
-  const MemoryEstimate& m = e.memory;
-  return EdgeProbe{all, m.usable_bytes ? static_cast<double>(*m.usable_bytes - m.required_bytes) : 0.0};
-}
-
 // Equal cards under llama.cpp, one over and another with room: move layers.
 // The split that fits with the lowest fullest card, by bisecting the fill
 // that a greedy front-to-back placement needs (a layer's bytes: its weights
