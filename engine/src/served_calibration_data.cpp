@@ -11,7 +11,7 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, -1, ""},
     {InferenceEngine::sglang, Backend::cuda, "", {0.8838, 0.35, 0.0001666, 0.85, 0.105, 8e-05}, 30, 10, 35, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {1.3, 0.465, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 4, 21, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.9457, 0.4866, 0.0006762, 2.36, 0.04, 6.664e-05}, 12, 6, 16, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {1.012, 0.5206, 0.0008232, 2.525, 0.04, 9.016e-05}, 12, 3, 16, ""},
     {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 20, 60, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, 10, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.425, 0.004, 0.5, 0.0, 5e-06}, 13, 10, -1, ""},
