@@ -129,6 +129,16 @@ TEST_CASE("weight formats follow the GPU generation each engine documents", "[ru
   CHECK_FALSE(why(InferenceEngine::mlx, "MLX-4bit", "mac-m4-max-128gb"));
   CHECK_FALSE(why(InferenceEngine::mlx, "BF16", "mac-m4-max-128gb"));
   CHECK_FALSE(why(InferenceEngine::tensorrt_llm, "GPTQ-INT4", "h100-sxm"));
+  // llama.cpp's MXFP4 file type, MXFP4_MOE, holds the routed experts in MXFP4
+  // and Q8_0 elsewhere (llama-quant.cpp): gpt-oss's own layout. For any other
+  // model an MXFP4 checkpoint (every linear layer) has no GGUF twin, so the
+  // refusal asks for a GGUF type of the same size instead of MXFP4_MOE.
+  const auto oss = why(InferenceEngine::llama_cpp, "MXFP4", "rtx-4090", NativeFormat::mxfp4_experts);
+  REQUIRE(oss);
+  CHECK_THAT(*oss, Contains("MXFP4_MOE (choose it)"));
+  const auto dense = why(InferenceEngine::llama_cpp, "MXFP4", "rtx-4090", NativeFormat::bf16);
+  REQUIRE(dense);
+  CHECK_THAT(*dense, Contains("only MoE experts") && Contains("Q4_K_M"));
   // Ascend A2/A3 parts have no FP8 path under vLLM or SGLang.
   CHECK(why(InferenceEngine::vllm, "FP8", "ascend-910b"));
   CHECK(why(InferenceEngine::sglang, "native", "ascend-910c", NativeFormat::fp8_block));

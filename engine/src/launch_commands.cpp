@@ -353,7 +353,7 @@ LaunchCommand llama_cpp(const Names& n, const SizedModel& model, const Scenario&
 // Ollama's name of the scheme, "" when Ollama has none (native checkpoints).
 std::string ollama_quant(const QuantScheme& q) {
   if (q.is_gguf()) return q.name;
-  if (q.kind == SchemeKind::mxfp4_experts) return "MXFP4";
+  if (q.kind == SchemeKind::mxfp4) return "MXFP4";
   if (q.kind == SchemeKind::nvfp4) return "NVFP4";
   return "";
 }
@@ -523,7 +523,7 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
       if (c.repo.empty()) none("NVFP4");
       else c.note = "NVFP4 kernels need a Blackwell GPU.";
       return c;
-    case SchemeKind::mxfp4_experts:
+    case SchemeKind::mxfp4:
       c.repo = n.checkpoint("MXFP4");
       if (c.repo.empty()) none("MXFP4");
       return c;

@@ -45,7 +45,7 @@ struct NamedScheme {
 constexpr std::array<NamedScheme, 12> kNativeSchemes = {{
     {"native", SchemeKind::native},         {"BF16-native", SchemeKind::bf16},
     {"FP16-native", SchemeKind::fp16},      {"FP8", SchemeKind::fp8_block},
-    {"MXFP4", SchemeKind::mxfp4_experts},   {"NVFP4", SchemeKind::nvfp4},
+    {"MXFP4", SchemeKind::mxfp4},   {"NVFP4", SchemeKind::nvfp4},
     {"AWQ", SchemeKind::awq_int4},          {"GPTQ-INT4", SchemeKind::gptq_int4},
     {"NF4", SchemeKind::nf4},               {"MLX-4bit", SchemeKind::mlx_4bit},
     {"MLX-8bit", SchemeKind::mlx_8bit},     {"GPTQ", SchemeKind::gptq_int4},

@@ -61,7 +61,7 @@ SchemeKind weight_kind(const QuantScheme& quant, NativeFormat native) {
   if (quant.kind != SchemeKind::native) return quant.kind;
   switch (native) {
     case NativeFormat::fp8_block: return SchemeKind::fp8_block;
-    case NativeFormat::mxfp4_experts: return SchemeKind::mxfp4_experts;
+    case NativeFormat::mxfp4_experts: return SchemeKind::mxfp4;
     case NativeFormat::nvfp4: return SchemeKind::nvfp4;
     default: return SchemeKind::bf16;
   }
@@ -93,7 +93,8 @@ std::optional<std::string> cann_gguf(const QuantScheme& quant, const Device& d) 
 // on import (ollama/ollama docs/import.md, "Quantizing a Model"). A 16-bit
 // checkpoint converts to a GGUF of the same size; the other formats are not
 // loaded, only re-made from 16-bit weights, so the GGUF type to choose is said.
-std::optional<std::string> gguf_only(InferenceEngine engine, SchemeKind kind, const QuantScheme& quant) {
+std::optional<std::string> gguf_only(InferenceEngine engine, SchemeKind kind, const QuantScheme& quant,
+                                     NativeFormat native) {
   if (quant.is_gguf() || kind == SchemeKind::bf16 || kind == SchemeKind::fp16) return std::nullopt;
   const std::string runs = engine == InferenceEngine::ollama ? "Ollama runs GGUF models (it imports FP16 weights)"
                                                               : "llama.cpp loads GGUF files";
@@ -101,8 +102,13 @@ std::optional<std::string> gguf_only(InferenceEngine engine, SchemeKind kind, co
                                                             : quant.name + " checkpoints";
   std::string choose;
   switch (kind) {
-    case SchemeKind::mxfp4_experts:
-      choose = "MXFP4 experts are the GGUF file type MXFP4_MOE (choose it)";
+    case SchemeKind::mxfp4:
+      // MXFP4_MOE puts only routed experts in MXFP4 (the rest Q8_0): gpt-oss's
+      // layout, not an MXFP4 checkpoint of every linear layer.
+      choose = native == NativeFormat::mxfp4_experts
+                   ? "MXFP4 experts are the GGUF file type MXFP4_MOE (choose it)"
+                   : "its MXFP4 file type (MXFP4_MOE) holds only MoE experts in MXFP4; choose a GGUF type of about "
+                     "the same size (Q4_K_M for 4 bits)";
       break;
     case SchemeKind::fp8_block:
       // The launch commands' note on the same fact: llama.cpp's converter does
@@ -142,7 +148,7 @@ std::optional<std::string> vllm_weights(SchemeKind kind, const QuantScheme& quan
 // quantization guide, docs.vllm.ai/projects/ascend v0.13.0).
 std::optional<std::string> ascend_weights(InferenceEngine engine, SchemeKind kind, const QuantScheme& quant,
                                           const Device& d) {
-  if (kind == SchemeKind::fp8_block || kind == SchemeKind::mxfp4_experts || kind == SchemeKind::nvfp4)
+  if (kind == SchemeKind::fp8_block || kind == SchemeKind::mxfp4 || kind == SchemeKind::nvfp4)
     return display_name(engine) + " on Ascend runs BF16 or Huawei's W8A8/W4A8 conversions, not " + quant.name +
            " weights" + on(d);
   return std::nullopt;
@@ -250,7 +256,7 @@ std::optional<std::string> runtime_unsupported(InferenceEngine engine, const Qua
   switch (engine) {
     case InferenceEngine::llama_cpp:
     case InferenceEngine::ollama:
-      if (auto why = gguf_only(engine, kind, quant)) return why;
+      if (auto why = gguf_only(engine, kind, quant, native)) return why;
       if (backend == Backend::cann && quant.is_gguf()) return cann_gguf(quant, device);
       return std::nullopt;
     case InferenceEngine::vllm:

@@ -100,7 +100,7 @@ WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format)
   }
   switch (quant.kind) {
     case SchemeKind::fp8_block: return WeightFamily::fp8;
-    case SchemeKind::mxfp4_experts:
+    case SchemeKind::mxfp4:
     case SchemeKind::nvfp4: return WeightFamily::fp4;
     case SchemeKind::awq_int4:
     case SchemeKind::gptq_int4:
@@ -120,12 +120,17 @@ WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format)
 }
 
 bool fp4_products(const QuantScheme& quant, NativeFormat native_format) {
+  // NVFP4 checkpoints quantize activations too; so do AMD Quark's MXFP4 ones
+  // ("Activation quantization: OCP MXFP4", w_mxfp4_a_mxfp4: the MXFP4 scheme
+  // for a model not published in MXFP4, weights.cpp). gpt-oss's MXFP4 experts
+  // are weight-only.
   return quant.kind == SchemeKind::nvfp4 ||
+         (quant.kind == SchemeKind::mxfp4 && native_format != NativeFormat::mxfp4_experts) ||
          (quant.kind == SchemeKind::native && native_format == NativeFormat::nvfp4);
 }
 
 std::string_view served_weights_key(const QuantScheme& quant, NativeFormat native_format) {
-  const bool mxfp4 = quant.kind == SchemeKind::mxfp4_experts ||
+  const bool mxfp4 = quant.kind == SchemeKind::mxfp4 ||
                      (quant.kind == SchemeKind::native && native_format == NativeFormat::mxfp4_experts) ||
                      (quant.is_gguf() && quant.ftype == LlamaFtype::MXFP4_MOE);
   return mxfp4 ? "mxfp4" : weight_family_name(weight_family(quant, native_format));

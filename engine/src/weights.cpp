@@ -19,7 +19,15 @@ double native_bits(SchemeKind kind, const TensorInfo& t, NativeFormat format) {
     case SchemeKind::bf16:
     case SchemeKind::fp16: return 16.0;
     case SchemeKind::fp8_block: return edge ? 16.0 : 8.0 + 32.0 / (128.0 * 128.0);
-    case SchemeKind::mxfp4_experts: return expert ? 4.25 : 16.0;
+    case SchemeKind::mxfp4:
+      // A model published in MXFP4 keeps its own layout (gpt-oss: the routed
+      // experts, the rest bf16). Any other model's MXFP4 checkpoints are AMD
+      // Quark's, every linear layer in MXFP4 but the head: "Weight
+      // quantization: OCP MXFP4" with "--quant_scheme w_mxfp4_a_mxfp4"
+      // (huggingface.co/amd/Llama-3.1-405B-Instruct-MXFP4-Preview README),
+      // '--exclude_layers "*lm_head"' (amd/DeepSeek-R1-MXFP4 README, d39da30).
+      if (format == NativeFormat::mxfp4_experts) return expert ? 4.25 : 16.0;
+      return edge ? 16.0 : 4.25;
     case SchemeKind::nvfp4: return edge ? 16.0 : 4.0 + 8.0 / 16.0;
     case SchemeKind::awq_int4:
     case SchemeKind::gptq_int4: return edge ? 16.0 : 4.0 + (16.0 + 4.0) / 128.0;

@@ -62,6 +62,21 @@ test('switching engine keeps the quantization it loads, else takes its usual for
   await page.close();
 });
 
+test('MXFP4 becomes MXFP4_MOE under llama.cpp for gpt-oss only; a dense model MXFP4 is every layer at 4.25 bits', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=gpt-oss-20b&engine=vllm&quant=MXFP4&gpu=rtx-4090`);
+  await page.selectOption('#engine', 'llama.cpp');
+  await page.waitForFunction(() => document.querySelector('#quant').value === 'MXFP4_MOE');  // its experts' GGUF type
+  await page.close();
+  // Llama 3.1 8B in MXFP4 (AMD Quark's layout): (8030261248 - 1050673152) x 4.25 / 8
+  // + 1050673152 x 2 bytes = 5.81 GB (5.41 GiB), not the 16 GB of nothing quantized.
+  const dense = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&engine=vllm&quant=MXFP4&gpu=mi300x`);
+  await dense.page.waitForFunction(() => /5\.4 GiB \(5\.8 GB\)/.test(document.querySelector('[data-field="memory.weights_bytes"]')?.textContent || ''));
+  await dense.page.selectOption('#engine', 'llama.cpp');
+  await dense.page.waitForFunction(() => document.querySelector('#quant').value === 'Q4_K_M');
+  assert.deepEqual([...log.errors, ...dense.log.errors], []);
+  await dense.page.close();
+});
+
 test('a backend from the link that the device lacks is refused and named', async () => {
   const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&backend=opencl`);
   assert.match(await page.textContent('#summary'), /unknown backend/);

@@ -219,10 +219,12 @@ export function markEngines(device) {
 // for llama.cpp and Ollama, MLX's for MLX-LM, the checkpoint as published for
 // the serving engines.
 let ggufQuants = new Set();  // the catalog's GGUF file types (fillStatic)
-function formatFor(engine, quant) {
+function formatFor(engine, quant, model) {
   const gguf = ggufQuants.has(quant);
-  // gpt-oss's MXFP4 checkpoint is the GGUF file type MXFP4_MOE.
-  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : quant === 'MXFP4' ? 'MXFP4_MOE' : 'Q4_K_M';
+  // gpt-oss's MXFP4 checkpoint (its experts) is the GGUF file type MXFP4_MOE;
+  // another model's MXFP4 (every linear layer) has no GGUF twin.
+  const mxfp4Experts = quant === 'MXFP4' && model?.native_dtype === 'mxfp4';
+  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : mxfp4Experts ? 'MXFP4_MOE' : 'Q4_K_M';
   if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
   return gguf || quant.startsWith('MLX-') ? 'native' : quant;
 }
@@ -301,7 +303,7 @@ export function readControl(name, state, model) {
     case 'engine':
       next.engine = el.value;
       next.backend = '';  // each engine has its own builds
-      next.quant = formatFor(next.engine, state.quant);
+      next.quant = formatFor(next.engine, state.quant, model);
       break;
     case 'gpu':
       next.gpu = el.value;

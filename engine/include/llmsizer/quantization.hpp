@@ -24,7 +24,7 @@ enum class SchemeKind {
   gguf_q8_edges, // bartowski *_L / *_XL: the file type with Q8_0 embedding and output
   gguf_dynamic,  // unsloth UD-*: approximation of the dynamic mix (labelled)
   native,        // the checkpoint as published (config's dtype / quantization_config)
-  bf16, fp16, fp8_block, mxfp4_experts, nvfp4, awq_int4, gptq_int4, nf4, mlx_4bit, mlx_8bit
+  bf16, fp16, fp8_block, mxfp4, nvfp4, awq_int4, gptq_int4, nf4, mlx_4bit, mlx_8bit
 };
 
 struct QuantScheme {
