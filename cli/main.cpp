@@ -301,13 +301,18 @@ int run_hub_command(const cli::Command& c) {
   const LoadedModel& loaded = model.value();
   const bool measured = loaded.weights && !c.quant;
   if (measured) scenario.value().quant = *loaded.quant;
-  auto result = measured ? estimate(loaded.arch, scenario.value(), *loaded.weights) : estimate(loaded.arch, scenario.value());
+  const Estimator estimate_fn = [&](const Scenario& s) {
+    return measured && s.quant.name == loaded.quant->name ? estimate(loaded.arch, s, *loaded.weights)
+                                                          : estimate(loaded.arch, s);
+  };
+  auto result = estimate_fn(scenario.value());
   if (!result) return fail(result.error());
   SizedModel sized;
   sized.architecture = &loaded.arch;
   sized.label = loaded.label;
-  cli::print_commands(hub_launch_commands(*loaded.hub, sized, scenario.value(), result.value()), c.json);
-  return 0;
+  return cli::print_commands_that_fit(
+      loaded.arch, scenario.value(), result.value(), estimate_fn, c.json,
+      [&](const Scenario& sc, const Estimate& x) { return hub_launch_commands(*loaded.hub, sized, sc, x); });
 }
 
 int main(int argc, char** argv) {

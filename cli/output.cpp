@@ -48,6 +48,28 @@ std::string params_table(const ParamCounts& p) {
   return out.str();
 }
 
+// A suggestion as the flags that apply it (the estimate's list, and what
+// `command` starts when the scenario as set does not fit).
+std::string change_flags(const Suggestion& x) {
+  std::string what;
+  if (x.change.offload) {
+    char t[96];
+    std::snprintf(t, sizeof t, "--offload %.4g --offload-mode %s (%d layers, %.1f GiB RAM)", *x.change.offload,
+                  x.change.offload_mode.value_or("auto").c_str(), x.offloaded_layers,
+                  static_cast<double>(x.ram_required_bytes) / static_cast<double>(kGiB));
+    what = t;
+  }
+  if (x.change.quant) what = "--quant " + *x.change.quant;
+  if (x.change.kv) what = "--kv-type " + *x.change.kv;
+  if (x.change.gpu_limit_mib) what = "--gpu-limit-mib " + std::to_string(*x.change.gpu_limit_mib) + " (sudo sysctl iogpu.wired_limit_mb=" + std::to_string(*x.change.gpu_limit_mib) + ")";
+  if (!x.change.layer_split.empty())
+    what = (what.empty() ? "" : what + " ") + "--layer-split " + layer_split_text(x.change.layer_split) +
+           (x.change.offload ? "" : " (llama.cpp --tensor-split)");
+  if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
+  if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
+  return what;
+}
+
 std::string estimate_table(const Estimate& e, const Scenario& s, const std::string& model_label,
                            const std::vector<Suggestion>& suggestions) {
   std::ostringstream out;
@@ -135,22 +157,7 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     if (suggestions.empty())
       out << "  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)\n";
     for (const Suggestion& x : suggestions) {
-      std::string what;
-      if (x.change.offload) {
-        char t[96];
-        std::snprintf(t, sizeof t, "--offload %.4g --offload-mode %s (%d layers, %.1f GiB RAM)", *x.change.offload,
-                      x.change.offload_mode.value_or("auto").c_str(), x.offloaded_layers,
-                      static_cast<double>(x.ram_required_bytes) / static_cast<double>(kGiB));
-        what = t;
-      }
-      if (x.change.quant) what = "--quant " + *x.change.quant;
-      if (x.change.kv) what = "--kv-type " + *x.change.kv;
-      if (x.change.gpu_limit_mib) what = "--gpu-limit-mib " + std::to_string(*x.change.gpu_limit_mib) + " (sudo sysctl iogpu.wired_limit_mb=" + std::to_string(*x.change.gpu_limit_mib) + ")";
-      if (!x.change.layer_split.empty())
-        what = (what.empty() ? "" : what + " ") + "--layer-split " + layer_split_text(x.change.layer_split) +
-               (x.change.offload ? "" : " (llama.cpp --tensor-split)");
-      if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
-      if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
+      const std::string what = change_flags(x);
       std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),
                     x.utilization * 100.0, x.decode_tokens_per_s);
       out << line;

@@ -17,6 +17,7 @@ Json params_json(const ParamCounts& params);
 Json estimate_json(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                    const std::vector<Suggestion>& suggestions, bool speed_if_no_fit, const SizedModel& model);
 std::string params_table(const ParamCounts& params);
+std::string change_flags(const Suggestion& suggestion);
 std::string estimate_table(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                            const std::vector<Suggestion>& suggestions);
 Json list_json(const Catalog& catalog, const std::string& what);

@@ -1,6 +1,7 @@
 #include "planner_commands.hpp"
 
 #include "calibrate_command.hpp"
+#include "output.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "llmsizer/serve.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/sizer.hpp"
+#include "llmsizer/suggestions.hpp"
 #include "llmsizer/units.hpp"
 
 namespace llmsizer::cli {
@@ -445,17 +447,23 @@ int run_command(const Command& c, const Sizer& sizer) {
   const Scenario& scenario = resolved.value().scenario;
   auto e = sizer.estimate(model, scenario);
   if (!e) return fail(e.error());
-  print_commands(launch_commands(model, scenario, e.value()), c.json);
-  return 0;
+  const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(model, s); };
+  return print_commands_that_fit(model.arch(), scenario, e.value(), by_sizer, c.json,
+                                 [&](const Scenario& s, const Estimate& x) { return launch_commands(model, s, x); });
 }
 
 }  // namespace
 
-void print_commands(const std::vector<LaunchCommand>& commands, bool json) {
+void print_commands(const std::vector<LaunchCommand>& commands, bool json, const std::string& preface) {
   if (json) {
-    std::cout << dump_json(launch_commands_to_json(commands), 1) << "\n";
+    // Each engine's note says it too: a reader of one engine's entry sees it.
+    std::vector<LaunchCommand> noted = commands;
+    if (!preface.empty())
+      for (LaunchCommand& lc : noted) lc.note = preface + (lc.note.empty() ? "" : " " + lc.note);
+    std::cout << dump_json(launch_commands_to_json(noted), 1) << "\n";
     return;
   }
+  if (!preface.empty()) std::cout << "# " << preface << "\n\n";
   // Each step on its own (Ollama's server, then its client); notes as comments.
   for (const LaunchCommand& lc : commands) {
     std::cout << "# " << lc.engine << "\n";
@@ -463,6 +471,27 @@ void print_commands(const std::vector<LaunchCommand>& commands, bool json) {
     for (const std::string& step : lc.steps) std::cout << step << "\n";
     std::cout << "\n";
   }
+}
+
+int print_commands_that_fit(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
+                            const Estimator& estimate_fn, bool json, const CommandsFor& commands_for) {
+  if (runs(estimate)) {
+    print_commands(commands_for(scenario, estimate), json);
+    return 0;
+  }
+  // As the page does: a scenario that does not fit has no commands of its
+  // own (they would stop on out-of-memory); those of its first suggestion,
+  // named, else none.
+  const std::vector<Suggestion> suggestions = suggest_fits(arch, scenario, estimate, estimate_fn);
+  if (suggestions.empty())
+    return fail(Error{"estimate.does_not_fit",
+                      "as set it does not fit, and no single change makes it fit: no command would run it "
+                      "(llm-sizer estimate shows the memory)"});
+  const Suggestion& first = suggestions.front();
+  print_commands(commands_for(first.scenario, first.estimate), json,
+                 "As set it does not fit, so these start the first change llm-sizer estimate lists: " +
+                     change_flags(first) + ".");
+  return 0;
 }
 
 // "1,2,4,8" -> {1, 2, 4, 8}; an error names the bad item.

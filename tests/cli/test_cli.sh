@@ -103,7 +103,9 @@ if "$bin" estimate --model llama-3.1-8b --gpu rtx-4090 | grep -q 'GiB (.* GB)'; 
 # Upstream llama.cpp has no runtime for DeepSeek V4.1 (its GGUFs load only in forks, sourced in
 # curated_models.json): no llama-server or ollama command is printed, vLLM is not told to hand the
 # GGUF to llama.cpp, and an estimate for llama.cpp says first that it cannot run the model.
-out=$("$bin" command --model deepseek-v4.1-flash --quant Q4_K_M --gpu h200-sxm --gpus 8)
+# (256 GiB of RAM: its Engram tables, 103 GiB, sit there under llama.cpp, and a scenario that does
+# not fit gets no command of its own.)
+out=$("$bin" command --model deepseek-v4.1-flash --quant Q4_K_M --gpu h200-sxm --gpus 8 --ram-gib 256)
 if ! grep -q '^llama-server\|^ollama run' <<<"$out" && grep -q 'llama.cpp cannot run deepseek-ai/DeepSeek-V4.1-Flash' <<<"$out" &&
    ! grep -q 'serve Q4_K_M with llama.cpp or Ollama' <<<"$out"; then ok
 else bad "DeepSeek V4.1 commands offer llama.cpp: $out"; fi
@@ -360,6 +362,13 @@ json_check "finetune full: 16 bytes per parameter" "j['optimizer_bytes'] == 6 * 
 # server and client as two steps, no vLLM command for a GGUF, MLX only on a Mac.
 json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].startswith('llama-server -hf lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M') and j['ollama']['steps'][0].endswith('ollama serve') and j['ollama']['steps'][1] == 'ollama run llama3.1:8b' and j['vllm']['steps'] == [] and 'GGUF' in j['vllm']['note'] and j['mlx']['steps'] == [] and all(set(v) == {'steps', 'note'} for v in j.values())" \
   command --model llama-3.1-8b --gpu rtx-4090
+# A scenario that does not fit prints no command of its own (it would stop on
+# out-of-memory): Qwen3-30B-A3B at Q4_K_M (17.3 GiB of weights) on a 12 GB card
+# gets the first suggestion's, experts in RAM, said before the commands (and in
+# each engine's note in JSON), as the page does; with no change that fits, none.
+json_check "command: does not fit, the first suggestion's" "all(v['note'].startswith('As set it does not fit, so these start the first change') for v in j.values()) and '--n-cpu-moe' in j['llama.cpp']['steps'][0] and '--offload-mode experts' in j['llama.cpp']['note']" \
+  command --model qwen3-30b-a3b --quant Q4_K_M --gpu rtx-3060-12gb --engine llama.cpp --ctx 32768
+expect_error "command: nothing fits, no command" command --model llama-3.1-405b --gpu rtx-3060-12gb --engine llama.cpp
 # Unasked, the context is 8192 or the model's whole window if shorter: Llama 2
 # 7B's config says max_position_embeddings 4096, so no -c 8192 and no warning.
 json_check "default context within Llama 2's window" "j['llama.cpp']['steps'][-1].split('-c ')[1].startswith('4096') and 'OLLAMA_CONTEXT_LENGTH=4096' in j['ollama']['steps'][0]" \
