@@ -459,7 +459,7 @@ TEST_CASE("a row that misses its runs' first-token times by more than 25% labels
   CHECK(ev.speed->served->ttft_rough_because.empty());
 }
 
-TEST_CASE("llama-server with one sequence decodes as the single stream does: matrix-vector kernels up to 8, tiles above", "[served]") {
+TEST_CASE("llama-server decodes as llama.cpp's batched decode does: matrix-vector kernels up to 8, tiles sized to the batch above", "[served]") {
   // llama.cpp multiplies a decode batch of up to 8 rows with its matrix-vector
   // kernels (MMVQ_MAX_BATCH_SIZE 8, ggml-cuda/mmvq.cuh): bandwidth-bound, no
   // GEMM tiles. Qwen3-32B Q4_K_M on an RTX 5090, one request of 256 in and
@@ -478,10 +478,20 @@ TEST_CASE("llama-server with one sequence decodes as the single stream does: mat
   const ServedEstimate& v = *e.speed->served;
   CHECK(v.decode_step_work.gemm_rows == 0.0);
   CHECK_THAT(v.decode_step_time.total_s, WithinRel(e.speed->decode_single_time.total_s, 1e-9));
-  // 16 sequences: past the vector kernels, the tile term is back.
+  // 16 sequences: past the vector kernels MMQ sizes its token tile to the
+  // batch (mmq_x in steps of 8, ggml-cuda/mmq.cuh): 16 columns, one full
+  // tile, so no tile term either; the served decode step is the estimate's
+  // batched decode step of 16 sequences at the same window (2304 tokens each).
   s.sequences = 16;
-  s.context_tokens = 4352;
   const Estimate sixteen = run(arch, s);
   REQUIRE(sixteen.speed->served);
-  CHECK(sixteen.speed->served->decode_step_work.gemm_rows == 16.0);
+  CHECK(sixteen.speed->served->decode_step_work.gemm_rows == 0.0);
+  CHECK_THAT(sixteen.speed->served->decode_step_time.total_s,
+             WithinRel(sixteen.speed->decode_batch_time.total_s, 1e-9));
+  // A ninth request adds output, it does not halve it (it did with the tile term).
+  s.sequences = 8;
+  const double eight = run(arch, s).speed->served->output_tokens_per_s;
+  s.sequences = 9;
+  const double nine = run(arch, s).speed->served->output_tokens_per_s;
+  CHECK(nine > eight);
 }

@@ -309,13 +309,16 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
   const double split = static_cast<double>(w.tensor_parallel);
   // One GEMM over the step's tokens; each routed expert multiplies the tokens
   // routed to it: a batch of decode tokens leaves the tiles part empty too.
-  // Except llama.cpp's decode of up to 8 sequences, which multiplies with its
-  // matrix-vector kernels ("#define MMVQ_MAX_BATCH_SIZE 8 // Max. batch size
-  // for which to use MMVQ kernels", ggml/src/ggml-cuda/mmvq.cuh; the other
-  // backends have matrix-vector kernels of their own): no tiles, as
-  // its single-stream decode is timed, so one sequence served is one stream.
-  const bool vector_kernels = engine_is_llama_cpp_based(s.engine) && prefill_tokens <= 0 && decode_sequences <= 8;
-  w.gemm_rows = vector_kernels ? 0.0 : tokens;
+  // Except llama.cpp's decode steps, timed as its batched decode is
+  // (decode_step_work, fitted on llama-batched-bench runs): up to 8 sequences
+  // it multiplies with matrix-vector kernels ("#define MMVQ_MAX_BATCH_SIZE 8",
+  // ggml/src/ggml-cuda/mmvq.cuh), above with MMQ, whose token tile (mmq_x)
+  // it sizes to the batch in steps of 8 ("for (int mmq_x = 8; mmq_x <=
+  // mmq_x_max && ntiles_x_best > 1; mmq_x += 8)", ggml-cuda/mmq.cuh), so the
+  // tiles stay all but full: no tile term. (With one, a ninth request halved
+  // the server's output: 70B Q4_K_M on an H200 NVL, 315 tok/s at 8, 155 at 9.)
+  const bool own_decode_kernels = engine_is_llama_cpp_based(s.engine) && prefill_tokens <= 0;
+  w.gemm_rows = own_decode_kernels ? 0.0 : tokens;
   for (const LayerSpec& l : arch.layers) {
     if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
       const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);
