@@ -213,15 +213,19 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   auto r = recommend(sizer, model, scenario, offers.value(), options);
   if (!r) return fail(r.error());
   const Recommendation& rec = r.value();
-  auto line = [](const char* what, const std::optional<HardwareChoice>& h) {
+  char usable[96];
+  std::snprintf(usable, sizeof usable, "below %.3g tokens/s: none of this kind that holds it is faster",
+                rec.min_tokens_per_s);
+  auto line = [&usable](const char* what, const std::optional<HardwareChoice>& h) {
     std::cout << what;
     if (!h) {
       std::cout << "nothing priced in the catalog holds it\n";
       return;
     }
-    std::printf("%d x %s  %s\n      %.1f%% of %s usable; %s\n", h->count, h->name.c_str(), price_label(h->price).c_str(),
-                h->utilization * 100.0, gib(h->usable_bytes).c_str(),
-                speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str());
+    std::printf("%d x %s  %s\n      %.1f%% of %s usable; %s%s%s\n", h->count, h->name.c_str(),
+                price_label(h->price).c_str(), h->utilization * 100.0, gib(h->usable_bytes).c_str(),
+                speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str(), h->below_usable_speed ? "; " : "",
+                h->below_usable_speed ? usable : "");
   };
   // The headroom the verdict kept: the engine's own rule.
   std::string headroom = "the engine's own headroom";
@@ -232,7 +236,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     headroom = std::string(engine_name(scenario.engine)) + " keeping 1 GiB free per GPU";
   }
   std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
-            << " (fits: the estimate's verdict, " << headroom << ")\n";
+            << " (fits: the estimate's verdict, " << headroom << "); the cheapest of each kind at "
+            << rec.min_tokens_per_s << " tokens/s or faster, else the cheapest that holds it\n";
   line("best single device:      ", rec.single);
   if (rec.value_beaten_by_single) std::cout << "best value (2+ devices): none costs less than the single device above\n";
   else line("best value (2+ devices): ", rec.value);
@@ -240,10 +245,11 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   for (const auto* cloud : {&rec.cloud, &rec.cloud_any}) {
     std::cout << (cloud == &rec.cloud ? "cloud (on-demand):       " : "cloud (any billing):     ");
     if (*cloud)
-      std::printf("%s  %s/h; %s\n",
+      std::printf("%s  %s/h; %s%s%s\n",
                   rented((*cloud)->provider, (*cloud)->instance, (*cloud)->count, (*cloud)->name).c_str(),
                   money((*cloud)->usd_per_hour).c_str(),
-                  speed_label((*cloud)->tokens_per_s_per_user, (*cloud)->ttft_s).c_str());
+                  speed_label((*cloud)->tokens_per_s_per_user, (*cloud)->ttft_s).c_str(),
+                  (*cloud)->below_usable_speed ? "; " : "", (*cloud)->below_usable_speed ? usable : "");
     else std::cout << "no offer fits\n";
   }
   if (!rec.unpriced.empty()) {

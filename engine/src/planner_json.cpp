@@ -38,6 +38,7 @@ Json hardware_json(const HardwareChoice& c) {
   j["tokens_per_s_total"] = optional_json(c.tokens_per_s_total);
   j["prefill_tokens_per_s"] = optional_json(c.prefill_tokens_per_s);
   j["ttft_s"] = optional_json(c.ttft_s);
+  j["below_usable_speed"] = c.below_usable_speed;
   return j;
 }
 
@@ -62,6 +63,7 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["prefill_tokens_per_s"] = optional_json(c->prefill_tokens_per_s);
   j["ttft_s"] = optional_json(c->ttft_s);
   j["usd_per_million_tokens"] = optional_json(c->usd_per_million_tokens);
+  j["below_usable_speed"] = c->below_usable_speed;
   return j;
 }
 
@@ -69,6 +71,7 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
 
 Json recommendation_to_json(const Recommendation& r) {
   Json j;
+  j["min_tokens_per_s"] = r.min_tokens_per_s;
   j["single"] = hardware_json(r.single);
   j["value"] = hardware_json(r.value);
   j["value_beaten_by_single"] = r.value_beaten_by_single;

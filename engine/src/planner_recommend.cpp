@@ -238,20 +238,36 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   }
   Recommendation r;
   r.max_gpus = options.max_gpus;
-  r.single = trier.first_fit(priced_singles, by_price);
-  r.value = trier.first_fit(priced_multiples(catalog, 2, options.max_gpus), by_price);
-  r.unified = trier.first_fit(unified, by_price);
+  r.min_tokens_per_s = options.min_tokens_per_s;
+  // The cheapest of each kind at the usable speed, else the cheapest that holds it.
+  const Trier usable(sizer, model, scenario, options.min_tokens_per_s);
+  const auto cheapest = [&](const std::vector<Candidate>& candidates) {
+    std::optional<HardwareChoice> c = usable.first_fit(candidates, by_price);
+    if (!c && (c = trier.first_fit(candidates, by_price))) c->below_usable_speed = true;
+    return c;
+  };
+  r.single = cheapest(priced_singles);
+  r.value = cheapest(priced_multiples(catalog, 2, options.max_gpus));
+  r.unified = cheapest(unified);
+  // "Can I run it on a Mac?" asks whether one holds it: the cheapest that does.
   r.mac = trier.first_fit(macs, by_price);
   // Several cards are the value answer only when no single device that holds
-  // it costs as little: two small cards never beat one card at their price.
-  if (r.value && r.single && r.single->price && r.value->price && r.single->price->usd <= r.value->price->usd) {
+  // it as well costs as little: two small cards never beat one card at their
+  // price (a single device below the usable speed does not beat a set above it).
+  if (r.value && r.single && r.single->price && r.value->price && r.single->price->usd <= r.value->price->usd &&
+      (r.value->below_usable_speed || !r.single->below_usable_speed)) {
     r.value.reset();
     r.value_beaten_by_single = true;
   }
 
   const OfferLists lists = offer_lists(offers);
-  r.cloud = cheapest_offer(sizer, trier, lists.on_demand);
-  r.cloud_any = cheapest_offer(sizer, trier, lists.any);
+  const auto cheapest_rent = [&](const std::vector<const CloudOffer*>& list) {
+    std::optional<CloudChoice> c = cheapest_offer(sizer, usable, list);
+    if (!c && (c = cheapest_offer(sizer, trier, list))) c->below_usable_speed = true;
+    return c;
+  };
+  r.cloud = cheapest_rent(lists.on_demand);
+  r.cloud_any = cheapest_rent(lists.any);
 
   // Unpriced devices that hold it alone, the smallest first: no price to rank
   // them by, but a reader who owns or can source one must see it.

@@ -85,6 +85,7 @@ Result<PlannerRequest> planner_request(const Sizer& sizer, std::string_view requ
   RecommendOptions options;
   FieldReader f{parsed.value(), {}};
   f.integer(Limit{"max_gpus", 0, 64}, options.max_gpus);
+  f.number("min_tokens_per_s", options.min_tokens_per_s, 0.0, 100000.0);
   if (f.check.error) return *f.check.error;
   // "quants": the quantizations to answer the smallest hardware for.
   if (const Json* quants = f.find("quants")) {

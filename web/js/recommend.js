@@ -47,8 +47,9 @@ function count(h) {
   return h.count > 1 ? `${h.count} × ` : '';
 }
 
-// One answer: its title, the hardware, and its price, fit, decode and TTFT.
-function card(title, key, h, deviceName, empty = 'Nothing in the catalog with a price and a bandwidth figure holds it.') {
+// One answer: its title, the hardware, and its price, fit, decode and TTFT;
+// said when none of its kind reaches the usable speed (the engine's rule).
+function card(title, key, h, deviceName, minRate, empty = 'Nothing in the catalog with a price and a bandwidth figure holds it.') {
   const box = el('div', { class: 'recommend-card', 'data-answer': key });
   box.append(el('h3', {}, title));
   if (!h) {
@@ -82,6 +83,10 @@ function card(title, key, h, deviceName, empty = 'Nothing in the catalog with a 
       `recommend.${key}.ttft_s`, h.ttft_s),
   );
   box.append(facts);
+  if (h.below_usable_speed) {
+    box.append(span(`Below ${fmt.rate(minRate)}: nothing of this kind that holds it decodes faster.`,
+      `recommend.${key}.below_usable_speed`, true, 'note'));
+  }
   if (cloud && h.usd_per_million_tokens != null) {
     box.append(span(`${fmt.usd(h.usd_per_million_tokens)} per million tokens, one stream`,
       `recommend.${key}.usd_per_million_tokens`, h.usd_per_million_tokens, 'note'));
@@ -91,12 +96,12 @@ function card(title, key, h, deviceName, empty = 'Nothing in the catalog with a 
 
 export function renderRecommendation(r, deviceName, note) {
   $('recommendations').replaceChildren(
-    card('Best single device', 'single', r.single, deviceName),
-    card('Best value: several devices', 'value', r.value, deviceName,
+    card('Best single device', 'single', r.single, deviceName, r.min_tokens_per_s),
+    card('Best value: several devices', 'value', r.value, deviceName, r.min_tokens_per_s,
       r.value_beaten_by_single ? 'No set of several devices costs less than the single device.' : undefined),
-    card('Apple or unified memory', 'unified', r.unified, deviceName),
-    card('Cheapest cloud offer (on demand)', 'cloud', r.cloud, deviceName),
-    card('Cheapest cloud offer (any billing)', 'cloud_any', r.cloud_any, deviceName),
+    card('Apple or unified memory', 'unified', r.unified, deviceName, r.min_tokens_per_s),
+    card('Cheapest cloud offer (on demand)', 'cloud', r.cloud, deviceName, r.min_tokens_per_s),
+    card('Cheapest cloud offer (any billing)', 'cloud_any', r.cloud_any, deviceName, r.min_tokens_per_s),
   );
   const more = $('recommend-more');
   const parts = [];

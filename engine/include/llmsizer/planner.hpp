@@ -111,6 +111,9 @@ struct HardwareChoice {
   std::optional<double> tokens_per_s_total;
   std::optional<double> prefill_tokens_per_s;
   std::optional<double> ttft_s;
+  // recommend: nothing of this kind decodes at the usable speed
+  // (RecommendOptions::min_tokens_per_s); this is the cheapest that holds it.
+  bool below_usable_speed = false;
 };
 
 struct CloudChoice {
@@ -129,6 +132,7 @@ struct CloudChoice {
   std::optional<double> prefill_tokens_per_s;
   std::optional<double> ttft_s;
   std::optional<double> usd_per_million_tokens;  // one stream at the hourly price
+  bool below_usable_speed = false;  // as HardwareChoice's
 };
 
 struct QuantChoice {
@@ -138,7 +142,12 @@ struct QuantChoice {
 
 // Every answer fits by the estimate's own verdict (memory.fits: the engine's
 // usable memory, fit_margin_bytes_per_gpu kept free); no second rule.
+// Each answer of a kind (but the Mac's: does one hold it?) is the cheapest
+// that decodes each sequence at the usable speed (min_tokens_per_s); where
+// none does, the cheapest that holds it, marked below_usable_speed. (A CPU at
+// 1 token/s holds a 70B; it is not the best single device to run it.)
 struct Recommendation {
+  double min_tokens_per_s = 0.0;          // the usable speed the answers were held to
   std::optional<HardwareChoice> single;   // cheapest priced device that holds it alone
   std::optional<HardwareChoice> value;    // cheapest priced set of 2 or more identical devices
   // A set of devices held it, but the single device costs no more: value is
@@ -164,6 +173,9 @@ struct RecommendOptions {
   // consumer or workstation cards, 8 datacenter GPUs); a number asks for up to that.
   int max_gpus = 0;
   std::size_t unpriced_listed = 6;
+  // The usable speed: each sequence's decode at least this (tokens/s); the
+  // "what can I run" planner's default (FitRequest::min_tokens_per_s).
+  double min_tokens_per_s = 10.0;
   // The quantizations per_quant answers for (the page's matrix rows); empty:
   // standard_quants(engine).
   std::vector<std::string> per_quant_names;
