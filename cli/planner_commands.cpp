@@ -554,6 +554,14 @@ int run_serve(const Command& c, const Sizer& sizer) {
                 p.served.output_tokens_per_s_per_gpu, p.served.ttft_s, p.served.tpot_s * 1000.0, cost,
                 p.served.prefill_bound ? "  prompts wait for the budget" : "");
   }
+  // What "$/M out" is priced at: the hourly cost and where it comes from.
+  if (v.usd_per_hour && v.cost_basis == "rent")
+    std::printf("$/M out at %s/h, the price given (--hourly-price)\n", money(*v.usd_per_hour).c_str());
+  else if (v.usd_per_hour)
+    std::printf("$/M out at %s/h owned: the catalog's purchase price over %.3g years of %.3g h/day, and power at TDP "
+                "($%.2f/kWh); --hourly-price sets a rent\n",
+                money(*v.usd_per_hour).c_str(), s.amortization_years, s.hours_per_day, s.electricity_usd_per_kwh);
+  else std::printf("$/M out: no purchase price in the catalog for this hardware; --hourly-price sets one\n");
   if (v.max_concurrency) std::printf("the KV pool holds %lld such requests at once\n", static_cast<long long>(*v.max_concurrency));
   if (v.saturation) std::printf("peak output at concurrency %lld\n", static_cast<long long>(v.points[*v.saturation].concurrency));
   if (!v.points.empty()) {

@@ -170,6 +170,12 @@ json_check "serve: a close row is not" \
 out=$("$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1)
 if grep -q '^serving row vllm/cuda: fitted on [0-9]* measured runs, reproduced within [0-9]*% on median; a rough estimate: only [0-9]* measured runs behind this row$' <<<"$out"; then ok
 else bad "serve text lacks the rough label: $out"; fi
+# "$/M out" says what it is priced at: owned (purchase over the years of use, and
+# power), or the rent given.
+if grep -q '^\$/M out at \$[0-9.]*/h owned: the catalog.s purchase price over 3 years of 24 h/day' <<<"$out" &&
+   "$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1 --hourly-price 2.5 |
+   grep -q '^\$/M out at \$2.50/h, the price given (--hourly-price)$'; then ok
+else bad "serve text does not say what \$/M out is priced at: $out"; fi
 # MLA models under SGLang on ROCm take the MLA kernels' row.
 json_check "serve: SGLang on ROCm, an MLA model" "j['points'][0]['basis']['row'] == 'sglang/rocm/mla'" \
   serve --model deepseek-v3 --quant FP8 --gpu mi300x --gpus 8 --engine sglang --concurrency 1
