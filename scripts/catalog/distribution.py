@@ -69,6 +69,22 @@ SAFE = re.compile(r"^[A-Za-z0-9._/:-]+$")
 # quantized checkpoints for vLLM and SGLang.
 SOURCED_GGUF = [Path(__file__).resolve().parent / name for name in ("sourced_gguf_repos.json", "sourced_gguf_repos_2.json")]
 SOURCED_CHECKPOINTS = Path(__file__).resolve().parent / "sourced_checkpoints.json"
+# MLX repositories and Ollama tags sourced after the reference (helper batch of
+# 2026-12-06: Xinference catalogs, exo model cards, Hugging Face pages, an
+# ollama.com library scrape).
+SOURCED_MLX_OLLAMA = Path(__file__).resolve().parent / "sourced_mlx_ollama.json"
+# Sourced MLX repos left out: `mlx_lm.server` (the command printed) is not
+# sourced to load them: vision conversions catalogued for mlx-vlm (Mistral
+# Small 3.2, Gemma 4, Qwen3.8-27B), the legacy weights.npz format (Llama 2),
+# 2026 architectures whose mlx-lm support no source shows (GLM-5.3, Step-3.5,
+# DeepSeek V4.1, whose repo one source calls incomplete), and a small
+# third-party upload where mlx-community's builds exist.
+MLX_LEFT_OUT_MODELS = {"mistral-small-3.2-24b-instruct-2506", "gemma-4-12b-it", "qwen3.8-27b", "llama-2-7b", "glm-5.3",
+                       "glm-5.3-flash", "step-3.5-flash", "deepseek-v4.1-flash"}
+MLX_OWNERS = ("mlx-community/", "lmstudio-community/")
+# A default tag the scrape (2025-08) shows on the release, which its note says
+# may since point at a later one: the explicit tags name the release.
+OLLAMA_LEFT_OUT_TAGS = {"devstral:24b"}
 # The checkpoint formats the engine's serving commands look up.
 CHECKPOINT_FORMATS = {"AWQ", "GPTQ", "FP8", "NVFP4", "MXFP4"}
 
@@ -125,6 +141,42 @@ def add_sourced_checkpoints(checkpoints, records):
         checkpoints.append({"format": fmt, "repo": r["repo"], "source": sourced_text(r)})
 
 
+def add_sourced_mlx(mlx, model_id, records):
+    """MLX repos from sourced records: mlx-community's and LM Studio's builds
+    of models whose architecture mlx_lm is sourced to load. DWQ builds are
+    MLX's affine quantization (distilled), sized as such."""
+    if model_id in MLX_LEFT_OUT_MODELS:
+        return
+    for r in records:
+        repo = r.get("repo") or ""
+        if not repo.startswith(MLX_OWNERS) or not SAFE.match(repo) or not precise_source(r):
+            continue
+        if any(m["repo"].lower() == repo.lower() for m in mlx) or not isinstance(r.get("bits"), int):
+            continue
+        fmt = "affine" if r.get("format") == "dwq" else r.get("format") or mlx_format(repo, r["bits"])
+        mlx.append({"repo": repo, "bits": r["bits"], "format": fmt, "source": sourced_text(r)})
+    # The plain conversion before a distilled (DWQ) one of the same bits.
+    mlx.sort(key=lambda m: "dwq" in m["repo"].lower())
+
+
+def add_sourced_ollama(ollama, records):
+    """Ollama tags from sourced records, with the note's bracketed role (base
+    or text variant, default tag) in front of the source as the reference does."""
+    for r in records:
+        tag = r.get("tag") or ""
+        if tag in OLLAMA_LEFT_OUT_TAGS or not SAFE.match(tag) or not precise_source(dict(r, repo=tag.split(":")[0])):
+            continue
+        if any(t["tag"] == tag for t in ollama):
+            continue
+        note = (r.get("note") or "").strip()
+        role = note[:note.index("]") + 1] if note.startswith("[") and "]" in note else ""
+        item = {"tag": tag, "quant": r.get("quant")}
+        if r.get("cloud"):
+            item["cloud"] = True
+        item["source"] = " ".join(x for x in (role, sourced_text(r)) if x)
+        ollama.append(item)
+
+
 def load_sourced(paths, key="records"):
     out = {}
     for path in paths if isinstance(paths, list) else [paths]:
@@ -170,6 +222,8 @@ def from_reference(reference, catalog):
     records = {r["id"]: r for r in reference["records"]}
     sourced_gguf = load_sourced(SOURCED_GGUF)
     sourced_checkpoints = load_sourced(SOURCED_CHECKPOINTS)
+    sourced_mlx = load_sourced(SOURCED_MLX_OLLAMA, key="mlx")
+    sourced_ollama = load_sourced(SOURCED_MLX_OLLAMA, key="ollama")
     models = []
     for entry in catalog["models"]:
         mid = entry["id"]
@@ -195,9 +249,11 @@ def from_reference(reference, catalog):
         def rank(t):
             return (1 if "moved_to" in t else 0,
                     1 if serve_repo and t["source"].startswith("[base/text variant]") else 0)
+        add_sourced_ollama(ollama, sourced_ollama.get(mid, []))
         ollama.sort(key=rank)
         mlx = [{"repo": m["repo"], "bits": m["bits"], "format": mlx_format(m["repo"], m["bits"]), "source": m["source"]}
                for m in rec["mlx"]]
+        add_sourced_mlx(mlx, mid, sourced_mlx.get(mid, []))
         checkpoints = []
         native = NATIVE_FORMAT.get(entry.get("native_dtype") or "")
         if native and entry.get("hf_repo"):

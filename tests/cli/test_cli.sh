@@ -375,6 +375,13 @@ json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].st
 json_check "command: does not fit, the first suggestion's" "all(v['note'].startswith('As set it does not fit, so these start the first change') for v in j.values()) and '--n-cpu-moe' in j['llama.cpp']['steps'][0] and '--offload-mode experts' in j['llama.cpp']['note']" \
   command --model qwen3-30b-a3b --quant Q4_K_M --gpu rtx-3060-12gb --engine llama.cpp --ctx 32768
 expect_error "command: nothing fits, no command" command --model llama-3.1-405b --gpu rtx-3060-12gb --engine llama.cpp
+# Names sourced after the reference (scripts/catalog/sourced_mlx_ollama.json):
+# Xinference's Qwen3-Coder catalog lists mlx-community/Qwen3-Coder-30B-A3B-Instruct-4bit,
+# and the ollama.com library scrape the tag qwen3-coder:30b (= 30b-a3b-q4_K_M).
+json_check "command: sourced MLX build" "j['mlx']['steps'] == ['mlx_lm.server --model mlx-community/Qwen3-Coder-30B-A3B-Instruct-4bit']" \
+  command --model qwen3-coder-30b-a3b-instruct --quant MLX-4bit --gpu mac-m4-pro-48gb --engine mlx --ctx 32768
+json_check "command: sourced Ollama tag" "j['ollama']['steps'][1] == 'ollama run qwen3-coder:30b'" \
+  command --model qwen3-coder-30b-a3b-instruct --quant Q4_K_M --gpu rtx-4090 --engine ollama --ctx 32768
 # Unasked, the context is 8192 or the model's whole window if shorter: Llama 2
 # 7B's config says max_position_embeddings 4096, so no -c 8192 and no warning.
 json_check "default context within Llama 2's window" "j['llama.cpp']['steps'][-1].split('-c ')[1].startswith('4096') and 'OLLAMA_CONTEXT_LENGTH=4096' in j['ollama']['steps'][0]" \
