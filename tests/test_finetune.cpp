@@ -100,3 +100,25 @@ TEST_CASE("fine-tuning memory lands within the frameworks' published figures") {
     CHECK_THAT(static_cast<double>(ours), Catch::Matchers::WithinRel(expected, c["tolerance_rel"].get<double>()));
   }
 }
+
+TEST_CASE("the cheapest device to fine-tune on trains with PyTorch: CUDA or ROCm, never an inference NPU or a CPU") {
+  // 84.5 GiB (Qwen3-30B-A3B LoRA at 4K) was answered with the Atlas 300I Duo,
+  // an Ascend 310P inference card; 7.7 GiB (Llama 3.1 8B QLoRA) with an Intel
+  // Arc B580, where bitsandbytes' NF4 is not the stack these figures model.
+  const Catalog& catalog = test::catalog();
+  for (const std::int64_t gib : {8, 24, 85, 150}) {
+    const std::int64_t bytes = gib * kGiB;
+    const Device* d = finetune_device(catalog, bytes);
+    REQUIRE(d != nullptr);
+    CHECK((d->backend == Backend::cuda || d->backend == Backend::rocm));
+    CHECK(d->kind != DeviceKind::cpu);
+    CHECK(usable_memory(*d).usable_bytes >= bytes);
+    // No priced CUDA or ROCm device that holds it costs less.
+    for (const Device& other : catalog.devices) {
+      if (!other.price_usd || other.kind == DeviceKind::cpu) continue;
+      if (other.backend != Backend::cuda && other.backend != Backend::rocm) continue;
+      if (usable_memory(other).usable_bytes < bytes) continue;
+      CHECK(*other.price_usd >= *d->price_usd);
+    }
+  }
+}

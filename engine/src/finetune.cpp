@@ -160,8 +160,10 @@ const Device* finetune_device(const Catalog& catalog, std::int64_t bytes_per_gpu
   const Device* best = nullptr;
   for (const Device& d : catalog.devices) {
     if (!d.price_usd || usable_memory(d).usable_bytes < bytes_per_gpu) continue;
-    // Training runs on CUDA/ROCm datacenter and desktop parts; CPUs are not an option.
-    if (d.kind == DeviceKind::cpu) continue;
+    // Training runs on CUDA/ROCm datacenter and desktop parts, where PyTorch,
+    // PEFT and bitsandbytes (the stack these figures model) train; not on CPUs,
+    // inference NPUs (the Atlas 300I Duo, an Ascend 310P card) or other backends.
+    if (d.kind == DeviceKind::cpu || (d.backend != Backend::cuda && d.backend != Backend::rocm)) continue;
     if (best == nullptr || *d.price_usd < *best->price_usd) best = &d;
   }
   return best;
