@@ -112,10 +112,11 @@ TEST_CASE("the cheapest device to fine-tune on trains with PyTorch: CUDA or ROCm
     REQUIRE(d != nullptr);
     CHECK((d->backend == Backend::cuda || d->backend == Backend::rocm));
     CHECK(d->kind != DeviceKind::cpu);
+    CHECK(!d->price_low_confidence);
     CHECK(usable_memory(*d).usable_bytes >= bytes);
     // No priced CUDA or ROCm device that holds it costs less.
     for (const Device& other : catalog.devices) {
-      if (!other.price_usd || other.kind == DeviceKind::cpu) continue;
+      if (!other.price_usd || other.price_low_confidence || other.kind == DeviceKind::cpu) continue;
       if (other.backend != Backend::cuda && other.backend != Backend::rocm) continue;
       if (usable_memory(other).usable_bytes < bytes) continue;
       CHECK(*other.price_usd >= *d->price_usd);

@@ -159,7 +159,8 @@ Result<FinetuneEstimate> estimate_finetune(const Architecture& arch, const Finet
 const Device* finetune_device(const Catalog& catalog, std::int64_t bytes_per_gpu) {
   const Device* best = nullptr;
   for (const Device& d : catalog.devices) {
-    if (!d.price_usd || usable_memory(d).usable_bytes < bytes_per_gpu) continue;
+    // A price the catalog calls low confidence ranks nothing (as recommend's buyable counts).
+    if (!d.price_usd || d.price_low_confidence || usable_memory(d).usable_bytes < bytes_per_gpu) continue;
     // Training runs on CUDA/ROCm datacenter and desktop parts, where PyTorch,
     // PEFT and bitsandbytes (the stack these figures model) train; not on CPUs,
     // inference NPUs (the Atlas 300I Duo, an Ascend 310P card) or other backends.
