@@ -3,6 +3,7 @@
 #include "llmsizer/layer_split.hpp"
 #include "llmsizer/json_contract.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -127,8 +128,9 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   if (!s.cards.empty()) {  // mixed cards: each card's layers and fit
     for (std::size_t i = 0; i < m.per_gpu.size() && i < s.cards.size(); ++i) {
       const GpuShare& g = m.per_gpu[i];
+      // Layers [first, last) shown inclusive, as the page does: 0-32, then 33-65.
       std::snprintf(line, sizeof line, "  card %zu %-15s layers %d-%d, %s of %s %s\n", i, s.cards[i].id.c_str(),
-                    g.first_layer, g.last_layer, bytes_label(g.required_bytes).c_str(),
+                    g.first_layer, std::max(g.first_layer, g.last_layer - 1), bytes_label(g.required_bytes).c_str(),
                     bytes_label(g.usable_bytes).c_str(), g.fits ? "fits" : "DOES NOT FIT");
       out << line;
     }
