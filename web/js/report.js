@@ -57,10 +57,16 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
 
   const single = r.single;
   const minimum = [];
+  // The recommendation's rule: the cheapest at the usable speed, else the
+  // cheapest that holds it (below_usable_speed), said as such.
+  const usable = fmt.rate(r.min_tokens_per_s);
   if (single) {
-    minimum.push('The cheapest single device in the catalog that holds it ', at, ' is ',
-      figure(`${count(single)}${single.name || deviceName(single.gpu)}`, 'minimum.gpu', single.gpu),
-      ` (${priceText(single.price, single.count)}), at ${fmt.percent(single.utilization)} of its usable memory.`);
+    minimum.push(single.below_usable_speed
+      ? `No single priced device runs it ${at} at ${usable}; the cheapest that holds it is `
+      : `The cheapest single device in the catalog that runs it ${at} at ${usable} or faster is `,
+    figure(`${count(single)}${single.name || deviceName(single.gpu)}`, 'minimum.gpu', single.gpu),
+    ` (${priceText(single.price, single.count)}), at ${fmt.percent(single.utilization)} of its usable memory`,
+    single.tokens_per_s_per_user == null ? '.' : `, decoding about ${fmt.rate(single.tokens_per_s_per_user)}.`);
   } else {
     minimum.push(figure(`No single priced device in the catalog holds it ${at}.`, 'minimum.gpu', null));
   }
