@@ -33,13 +33,16 @@ struct RandomScenarios {
 
   // Another device while the engine cannot run these weights on the one
   // picked (runtime_support.hpp), or none: such pairs are refused, not sized.
-  void make_runnable(Scenario& s, NativeFormat native) {
+  // Likewise fewer GPUs while tensor parallel cannot split the heads over them.
+  void make_runnable(Scenario& s, const Architecture& arch) {
+    const NativeFormat native = arch.native_format;
     for (int i = 0; i < 100 && s.device && runtime_unsupported(s.engine, s.quant, native, *s.device); ++i)
       s.device = pick(test::catalog().devices);
     if (s.device && runtime_unsupported(s.engine, s.quant, native, *s.device)) s.device.reset();
+    while (s.gpu_count > 1 && tensor_parallel_unsplittable(arch, s.engine, s.gpu_count)) --s.gpu_count;
   }
 
-  Scenario scenario(NativeFormat native_format) {
+  Scenario scenario(const Architecture& arch) {
     Scenario s;
     const std::vector<InferenceEngine> engines = {InferenceEngine::llama_cpp, InferenceEngine::ollama, InferenceEngine::vllm,
                                                   InferenceEngine::sglang, InferenceEngine::mlx, InferenceEngine::tensorrt_llm};
@@ -55,7 +58,7 @@ struct RandomScenarios {
     s.offload_mode = pick(std::vector<OffloadMode>{OffloadMode::automatic, OffloadMode::layers, OffloadMode::experts});
     s.prompt_tokens = pick(std::vector<std::int64_t>{128, 4096});
     if (std::uniform_int_distribution<int>(0, 5)(rng) > 0) s.device = pick(test::catalog().devices);
-    make_runnable(s, native_format);
+    make_runnable(s, arch);
     return s;
   }
 };
@@ -75,7 +78,7 @@ TEST_CASE("every figure is finite and non-negative; fit agrees with required <= 
   int estimated = 0;
   for (int i = 0; i < 1500; ++i) {
     const std::size_t m = r.model_index();
-    const Scenario s = r.scenario(r.models[m].native_format);
+    const Scenario s = r.scenario(r.models[m]);
     auto e = estimate(r.models[m], s);
     INFO("case " << i << " " << r.model_ids[m] << " " << s.quant.name);
     if (!e) {
@@ -116,7 +119,7 @@ TEST_CASE("more context or more sequences never need less memory", "[property]")
   RandomScenarios r;
   for (int i = 0; i < 400; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario(r.models[m].native_format);
+    Scenario s = r.scenario(r.models[m]);
     s.context_tokens = 2048;
     s.sequences = 1;
     auto small = estimate(r.models[m], s);
@@ -137,12 +140,14 @@ TEST_CASE("more GPUs never put more weight bytes on one GPU", "[property]") {
   RandomScenarios r;
   for (int i = 0; i < 200; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario(r.models[m].native_format);
+    Scenario s = r.scenario(r.models[m]);
     s.offload_fraction = 0.0;
     if (s.engine == InferenceEngine::mlx) s.engine = InferenceEngine::llama_cpp;
-    r.make_runnable(s, r.models[m].native_format);
+    r.make_runnable(s, r.models[m]);
     std::int64_t previous = std::numeric_limits<std::int64_t>::max();
     for (int n = 1; n <= 8; n *= 2) {
+      // Counts tensor parallel cannot split the heads over are refused, not sized.
+      if (tensor_parallel_unsplittable(r.models[m], s.engine, n)) continue;
       s.gpu_count = n;
       auto e = estimate(r.models[m], s);
       REQUIRE(e);
@@ -157,10 +162,10 @@ TEST_CASE("offload moves bytes, it does not create or lose them", "[property]") 
   RandomScenarios r;
   for (int i = 0; i < 300; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario(r.models[m].native_format);
+    Scenario s = r.scenario(r.models[m]);
     s.engine = InferenceEngine::llama_cpp;
     s.quant = quant_scheme_from_name("Q4_K_M").value();
-    r.make_runnable(s, r.models[m].native_format);
+    r.make_runnable(s, r.models[m]);
     auto e = estimate(r.models[m], s);
     REQUIRE(e);
     const Estimate& x = e.value();
@@ -197,7 +202,7 @@ TEST_CASE("decode never beats the bandwidth bound", "[property]") {
   int checked = 0;
   for (int i = 0; i < 800; ++i) {
     const std::size_t m = r.model_index();
-    Scenario s = r.scenario(r.models[m].native_format);
+    Scenario s = r.scenario(r.models[m]);
     if (!s.device || s.device->bandwidth_bytes_per_s <= 0.0) continue;
     auto e = estimate(r.models[m], s);
     REQUIRE(e);

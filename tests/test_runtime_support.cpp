@@ -234,3 +234,32 @@ TEST_CASE("the engines a device runs: those with a build for one of its backends
   // A vendor runtime (Kunlunxin): only vLLM, through the vendor's own build.
   CHECK(engines_for(device("kunlunxin-p800")) == E{InferenceEngine::vllm});
 }
+
+TEST_CASE("tensor parallel needs a GPU count that divides the attention heads; llama.cpp splits layers", "[runtime]") {
+  // Llama 3.1 70B: 64 attention heads, 8 KV heads (config.json). vLLM raises
+  // "Total number of attention heads (64) must be divisible by tensor parallel
+  // size (3)"; 2, 4 and 8 divide both (8 KV heads over 8 GPUs: one each).
+  const Architecture llama = test::catalog_arch("llama-3.1-70b");
+  const auto three = tensor_parallel_unsplittable(llama, InferenceEngine::vllm, 3);
+  REQUIRE(three);
+  CHECK_THAT(*three, Contains("64 attention heads (8 KV heads)") && Contains("3 GPUs do not divide them: 2, 4 or 8 do"));
+  for (const int n : {1, 2, 4, 8}) CHECK_FALSE(tensor_parallel_unsplittable(llama, InferenceEngine::vllm, n));
+  CHECK(tensor_parallel_unsplittable(llama, InferenceEngine::sglang, 6));  // 64 % 6 != 0
+  CHECK(tensor_parallel_unsplittable(llama, InferenceEngine::tensorrt_llm, 5));
+  // llama.cpp and Ollama split by layers: any count.
+  CHECK_FALSE(tensor_parallel_unsplittable(llama, InferenceEngine::llama_cpp, 3));
+  CHECK_FALSE(tensor_parallel_unsplittable(llama, InferenceEngine::ollama, 3));
+  // Qwen3-8B, 32 heads and 8 KV heads: 16 GPUs replicate each KV head twice (16 % 8 == 0).
+  const Architecture qwen = test::catalog_arch("qwen3-8b");
+  CHECK_FALSE(tensor_parallel_unsplittable(qwen, InferenceEngine::vllm, 16));
+  // The estimate refuses the scenario with that reason.
+  Scenario s;
+  s.engine = InferenceEngine::vllm;
+  s.quant = quant_scheme_from_name("FP8").value();
+  s.device = device("h100-sxm");
+  s.gpu_count = 3;
+  const auto e = estimate(llama, s);
+  REQUIRE_FALSE(e);
+  CHECK(e.error().id == "runtime.unsupported");
+  CHECK_THAT(e.error().message, Contains("tensor parallel"));
+}

@@ -5,6 +5,7 @@
 #include "llmsizer/device.hpp"
 #include "llmsizer/engines.hpp"
 #include "llmsizer/estimate.hpp"
+#include "llmsizer/runtime_support.hpp"
 
 namespace llmsizer {
 
@@ -38,15 +39,8 @@ inline int practical_device_count(const Device& d) {
 inline bool split_allowed(const Architecture& arch, const Device& d, InferenceEngine engine, int count) {
   if (count == 1) return true;
   if (is_unified(d) || d.kind == DeviceKind::cpu) return false;
-  if (!engine_uses_kv_pool(engine)) return true;  // llama.cpp splits by layers
-  for (const auto& layer : arch.layers) {
-    const AttentionSpec& a = layer.attn;
-    if (layer.is_mtp || a.n_heads <= 0) continue;
-    if (a.n_heads % count != 0) return false;
-    if (a.n_kv_heads > 0 && a.n_kv_heads % count != 0 && count % a.n_kv_heads != 0) return false;
-    return true;
-  }
-  return true;
+  // llama.cpp splits by layers; the serving engines by heads (runtime_support.hpp).
+  return !tensor_parallel_unsplittable(arch, engine, count);
 }
 
 }  // namespace llmsizer

@@ -4,6 +4,8 @@
 // guess.
 #include "llmsizer/runtime_support.hpp"
 
+#include <algorithm>
+
 #include <array>
 #include <string_view>
 #include <utility>
@@ -271,7 +273,48 @@ std::optional<std::string> runtime_unsupported(InferenceEngine engine, const Qua
   return std::nullopt;
 }
 
+std::optional<std::string> tensor_parallel_unsplittable(const Architecture& arch, InferenceEngine engine, int gpus) {
+  if (gpus <= 1 || !engine_uses_kv_pool(engine)) return std::nullopt;
+  const auto splits = [&arch](int n) {
+    for (const LayerSpec& layer : arch.layers) {
+      const AttentionSpec& a = layer.attn;
+      if (layer.is_mtp || a.n_heads <= 0) continue;
+      if (a.n_heads % n != 0) return false;
+      return a.n_kv_heads <= 0 || a.n_kv_heads % n == 0 || n % a.n_kv_heads == 0;
+    }
+    return true;  // no attention heads to split (attention-free stacks)
+  };
+  if (splits(gpus)) return std::nullopt;
+  std::vector<std::string> counts;
+  for (int n = 2; n <= 8; ++n)
+    if (splits(n)) counts.push_back(std::to_string(n));
+  const AttentionSpec* a = nullptr;
+  for (const LayerSpec& layer : arch.layers)
+    if (!layer.is_mtp && layer.attn.n_heads > 0) {
+      a = &layer.attn;
+      break;
+    }
+  std::string heads = std::to_string(a->n_heads) + " attention heads";
+  if (a->n_kv_heads > 0 && a->n_kv_heads != a->n_heads) heads += " (" + std::to_string(a->n_kv_heads) + " KV heads)";
+  std::string fits = "none of 2 to 8 GPUs does";
+  if (!counts.empty()) {
+    fits = counts.back() + (counts.size() == 1 ? " does" : " do");
+    if (counts.size() > 1) {
+      std::string head;
+      for (std::size_t i = 0; i + 1 < counts.size(); ++i) head += (i ? ", " : "") + counts[i];
+      fits = head + " or " + fits;
+    }
+  }
+  return display_name(engine) + " splits each layer's " + heads + " over the GPUs (tensor parallel), and " +
+         std::to_string(gpus) + " GPUs do not divide them: " + fits;
+}
+
 std::optional<std::string> runtime_unsupported(const Architecture& arch, const Scenario& scenario) {
+  // Attention data parallel keeps each GPU's attention whole (MoE models only, estimate.cpp).
+  const bool routed_experts = std::any_of(arch.layers.begin(), arch.layers.end(),
+                                          [](const LayerSpec& l) { return l.ffn.n_experts > 0; });
+  if (scenario.cards.empty() && !(scenario.attention_data_parallel && routed_experts))
+    if (auto why = tensor_parallel_unsplittable(arch, scenario.engine, scenario.gpu_count)) return why;
   if (scenario.device)
     if (auto why = runtime_unsupported(scenario.engine, scenario.quant, arch.native_format, *scenario.device)) return why;
   for (const Device& card : scenario.cards)

@@ -37,8 +37,18 @@ int cuda_compute_capability(const Device& device);
 std::optional<std::string> runtime_unsupported(InferenceEngine engine, const QuantScheme& quant, NativeFormat native,
                                                const Device& device);
 
-// The same for a scenario: its device, or any of its mixed cards. estimate()
-// refuses a scenario for which this gives a reason.
+// Tensor parallel (vLLM, SGLang, TensorRT-LLM on `gpus` GPUs) splits each
+// layer's attention heads over the GPUs: a count that does not divide them,
+// nor the KV heads (a multiple of the KV heads replicates them), is refused
+// by the engine ("Total number of attention heads (64) must be divisible by
+// tensor parallel size (3)", vllm-project/vllm@c0c2335ce027486d254c31f665ce00d7db427d22:
+// vllm/config.py, verify_with_parallel_config; its QKV layer divides the KV
+// heads likewise). Why, with the counts that do; nullopt when it splits.
+std::optional<std::string> tensor_parallel_unsplittable(const Architecture& arch, InferenceEngine engine, int gpus);
+
+// The same for a scenario: its device, or any of its mixed cards, and the
+// tensor-parallel split of its GPUs. estimate() refuses a scenario for which
+// this gives a reason.
 std::optional<std::string> runtime_unsupported(const Architecture& arch, const Scenario& scenario);
 
 }  // namespace llmsizer
