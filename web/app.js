@@ -324,9 +324,9 @@ class App {
     }
     const unchanged = toHash(next) === toHash(this.state);
     this.state = next;
-    // The engine and the device count decide whether attention data parallel is offered.
+    // The engine, the device count and the model decide whether attention data parallel is offered.
     if (name === 'engine' || name === 'gpus') {
-      $('adp-row').hidden = !controls.attentionDpOffered(next);
+      $('adp-row').hidden = !controls.attentionDpOffered(next, model);
     }
     if (name === 'engine') $('quant').value = next.quant;  // another engine's usual format (controls.readControl)
     if (name === 'gpu') controls.markEngines(this.devices.get(next.gpu));

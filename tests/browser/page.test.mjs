@@ -225,6 +225,10 @@ test('attention data parallel: offered for a serving engine on several devices, 
   // One device: nothing to split, the choice is not offered.
   await page.goto(session.server.url + '#model=deepseek-r1&quant=native&engine=sglang&gpu=h200-sxm&gpus=1');
   await page.waitForFunction(() => document.getElementById('adp-row').hidden);
+  // A dense model has no experts to split: the engine ignores the choice, so it is not offered.
+  await page.goto(session.server.url + '#model=llama-3.1-70b&quant=FP8&engine=vllm&gpu=h100-sxm&gpus=4');
+  await waitForApp(page);
+  assert.equal(await page.$eval('#adp-row', (e) => e.hidden), true);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -200,8 +200,10 @@ export function contextFromSlider(position, maxTokens) {
 }
 
 // Attention data parallel is a serving engine's layout over several equal devices.
-export function attentionDpOffered(state) {
-  return SERVING_ENGINES.has(state.engine) && state.gpus > 1 && !state.cards;
+// Attention data parallel keeps each GPU's attention whole and splits the
+// experts: the engine applies it to MoE models only (a dense model's is ignored).
+export function attentionDpOffered(state, model) {
+  return SERVING_ENGINES.has(state.engine) && state.gpus > 1 && !state.cards && model?.moe !== false;
 }
 
 // The engines without a build for the chosen device, labelled so in the list
@@ -237,7 +239,7 @@ export function writeControls(state, model) {
   $('gpu').value = state.gpu;
   $('vision-row').hidden = !model?.vision;
   $('vision').checked = state.vision === 1;
-  $('adp-row').hidden = !attentionDpOffered(state);
+  $('adp-row').hidden = !attentionDpOffered(state, model);
   $('adp').checked = state.adp === 1;
   $('draft').value = state.draft;
   setContextRange(model?.max_context_tokens);
