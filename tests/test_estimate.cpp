@@ -63,6 +63,20 @@ TEST_CASE("an 8B model at Q4_K_M fits a 24 GB card; a 70B needs two", "[estimate
   CHECK(two.memory.per_gpu[0].last_layer == 41);
 }
 
+TEST_CASE("llama.cpp's --fit-target keeps 1 GiB free on a GPU, none on a CPU-only machine", "[estimate][fit]") {
+  // llama_params_fit_impl returns at once without devices of their own memory
+  // ("no devices with dedicated memory found", llama.cpp src/llama.cpp): a CPU
+  // machine's usable memory is its RAM less the OS's share, nothing more.
+  Scenario s = scenario("Q4_K_M", 8192);
+  s.device = device_of("epyc-9004-genoa-384gb-ddr5-4800");
+  const Estimate cpu = run(catalog_arch("llama-3.1-8b"), s);
+  CHECK(cpu.memory.fit_margin_bytes_per_gpu == 0);
+  CHECK(*cpu.memory.usable_bytes == usable_memory(*s.device).usable_bytes);
+  s.device = device_of("rtx-4090");
+  const Estimate gpu = run(catalog_arch("llama-3.1-8b"), s);
+  CHECK(*gpu.memory.usable_bytes == usable_memory(*s.device).usable_bytes - 1024 * static_cast<std::int64_t>(kMiB));
+}
+
 TEST_CASE("layer split: the GPUs and the host hold exactly the file's tensors", "[estimate][split]") {
   Scenario s = scenario("Q4_K_M", 4096);
   s.device = device_of("rtx-4090");

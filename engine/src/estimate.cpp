@@ -158,15 +158,20 @@ std::vector<std::pair<int, int>> mixed_card_layers(const Architecture& arch, con
 
 }  // namespace
 
-std::int64_t fit_margin_bytes_per_gpu(InferenceEngine engine) {
+std::int64_t fit_margin_bytes_per_gpu(const Scenario& s) {
   // llama.cpp keeps --fit-target 1024 MiB free per device by default when it
-  // fits a model (reference README, "Facts for runtime memory").
-  return engine == InferenceEngine::llama_cpp ? std::int64_t{1024} * static_cast<std::int64_t>(kMiB) : 0;
+  // fits a model (reference README, "Facts for runtime memory"). Devices with
+  // memory of their own only: on a CPU it fits nothing ("if (nd == 0) {
+  // LLAMA_LOG_INFO("%s: no devices with dedicated memory found\n", __func__);
+  // return; }", llama.cpp src/llama.cpp, llama_params_fit_impl; a CPU-only
+  // server's log prints that line).
+  const bool cpu = s.device && (s.device->kind == DeviceKind::cpu || s.device->backend == Backend::cpu);
+  return s.engine == InferenceEngine::llama_cpp && !cpu ? std::int64_t{1024} * static_cast<std::int64_t>(kMiB) : 0;
 }
 
 std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& s) {
   if (!engine_uses_kv_pool(s.engine))
-    return std::max<std::int64_t>(0, usable.usable_bytes - fit_margin_bytes_per_gpu(s.engine));
+    return std::max<std::int64_t>(0, usable.usable_bytes - fit_margin_bytes_per_gpu(s));
   // Paged engines may use utilization x capacity; llama.cpp all of it.
   const double utilization_cap = s.engine == InferenceEngine::sglang ? 0.88 : s.gpu_memory_utilization;
   return static_cast<std::int64_t>(utilization_cap * static_cast<double>(usable.capacity_bytes));

@@ -132,7 +132,7 @@ void judge_memory(const Scenario& s, const std::optional<UsableMemory>& usable, 
   m.headroom_bytes = usable_sum - m.required_bytes;
   m.utilization = usable_sum > 0 ? static_cast<double>(m.required_bytes) / static_cast<double>(usable_sum) : 0.0;
   m.fits = all_fit && m.ram_fits;
-  m.fit_margin_bytes_per_gpu = pool ? 0 : fit_margin_bytes_per_gpu(s.engine);
+  m.fit_margin_bytes_per_gpu = pool ? 0 : fit_margin_bytes_per_gpu(s);
   m.limit = binding_limit(usable, m);
   if (pool && !m.per_gpu.empty()) {
     const GpuShare& g = m.per_gpu.front();

@@ -34,7 +34,9 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
   for (const Device& d : catalog.devices) {
     const UsableMemory u = usable_memory(d);
     sweep.devices.push_back(d.id);
-    usable.push_back(usable_bytes_per_gpu(u, base));
+    Scenario on_device = base;  // the engine's margin depends on the device (none on a CPU)
+    on_device.device = d;
+    usable.push_back(usable_bytes_per_gpu(u, on_device));
     pool_left.push_back(u.shared_pool_bytes > 0 ? u.shared_pool_bytes - u.os_reserve_bytes - u.reserved_bytes : -1);
   }
 

@@ -315,8 +315,9 @@ KvRequest kv_request_for(const Scenario& scenario, std::int64_t context_tokens);
 // MLX; the paged engines' utilization share of capacity (the runtime's reserve
 // is inside that share, not charged on top).
 std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& scenario);
-// The margin usable_bytes_per_gpu keeps free on each GPU for the engine.
-std::int64_t fit_margin_bytes_per_gpu(InferenceEngine engine);
+// The margin usable_bytes_per_gpu keeps free on each GPU for the engine
+// (llama.cpp's --fit-target; none on a CPU, where it fits nothing).
+std::int64_t fit_margin_bytes_per_gpu(const Scenario& scenario);
 
 // Whether the estimate's speed and cost describe something that runs: not when
 // the scenario is known not to fit (the figures would read as if it ran).
