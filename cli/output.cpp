@@ -113,9 +113,11 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                   m.unified_pool ? "the OS and the GPU's share leave" : "given (--ram-gib)");
     out << line;
   }
-  row("required on GPU(s)", m.required_bytes);
+  // A CPU-only machine's memory is its RAM: say so where a GPU's would be.
+  const bool cpu_only = s.device && s.device->kind == DeviceKind::cpu;
+  row(cpu_only ? "required in RAM" : "required on GPU(s)", m.required_bytes);
   if (m.usable_bytes) {
-    row("usable on GPU(s)", *m.usable_bytes);
+    row(cpu_only ? "usable RAM" : "usable on GPU(s)", *m.usable_bytes);
     std::snprintf(line, sizeof line, "  %-22s %.1f%%  %s\n", "utilization", *m.utilization * 100.0,
                   *m.fits ? "FITS" : "DOES NOT FIT");
     out << line;

@@ -117,6 +117,9 @@ json_check "vLLM runs DeepSeek V4.1" "not any('cannot run this model' in w for w
 # "required on GPU(s)" starts the next.
 if "$bin" estimate --model llama-3.1-8b --gpu mac-m3-ultra-256gb | grep -q '^  required on GPU(s)'; then ok
 else bad "unified-memory row runs into the next"; fi
+# A CPU-only machine's memory is its RAM, and the table says so.
+if "$bin" estimate --model llama-3.1-8b --gpu epyc-9004-genoa-384gb-ddr5-4800 | grep -q '^  usable RAM '; then ok
+else bad "a CPU machine's table speaks of GPUs"; fi
 
 # Bad input: one line, exit 2, never a crash.
 expect_error "no arguments" 
