@@ -97,9 +97,7 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
   if (m == nullptr)
     return Error{"cli.unknown_model", "unknown model '" + c.model_id->substr(0, 80) +
                                           "'; `llm-sizer list models` shows the catalog"};
-  auto config = model_config(*m);
-  if (!config) return config.error();
-  auto arch = read_hf_config(config.value());
+  auto arch = read_catalog_architecture(*m);
   if (!arch) return Error{arch.error().id, "catalog model " + m->id + ": " + arch.error().message};
   return LoadedModel{std::move(arch).value(), m->id, std::nullopt, std::nullopt, m};
 }
@@ -227,9 +225,7 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
       if (m == nullptr)
         return Error{"cli.unknown_model", "unknown draft model '" + c.draft->substr(0, 80) +
                                               "'; `llm-sizer list models` shows the catalog"};
-      auto config = model_config(*m);
-      if (!config) return config.error();
-      auto arch = read_hf_config(config.value());
+      auto arch = read_catalog_architecture(*m);
       if (!arch) return Error{arch.error().id, "draft model " + m->id + ": " + arch.error().message};
       d.arch = std::make_shared<const Architecture>(std::move(arch).value());
       d.label = m->id;

@@ -356,3 +356,58 @@ TEST_CASE("Qwen3.8 and DeepSeek V4.1 configs lacking a field are refused, naming
   c["text_config"]["engram_layer_ids"] = {1};  // two tables, one layer
   CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
 }
+
+TEST_CASE("quantized checkpoints: AWQ, GPTQ and compressed-tensors formats, and the catalog's for trimmed copies",
+          "[config][native]") {
+  // A small Llama and a small MoE (Qwen3-MoE) config, each given a quantization_config.
+  Json dense = Json::parse(R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+    "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 1000})");
+  Json moe = Json::parse(R"({"model_type": "qwen3_moe", "hidden_size": 1024, "intermediate_size": 4096,
+    "moe_intermediate_size": 512, "num_experts": 8, "num_experts_per_tok": 2, "num_hidden_layers": 2,
+    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 1000})");
+  const auto read = [](Json config, const char* quantization) {
+    config["quantization_config"] = Json::parse(quantization);
+    auto a = read_hf_config_text(config.dump());
+    REQUIRE(a.ok());
+    return a.value();
+  };
+  // AutoAWQ: 4 bits + an fp16 scale and a 4-bit zero per 128 weights = 4 + 20/128.
+  Architecture a = read(dense, R"({"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm"})");
+  CHECK(a.native_format == NativeFormat::int4);
+  CHECK(a.native_int4_bits == 4.0 + 20.0 / 128.0);
+  // GPTQ's group_size -1 is one group per output channel: 4 bits and a row's scale.
+  a = read(dense, R"({"quant_method": "gptq", "bits": 4, "group_size": -1, "desc_act": false})");
+  CHECK(a.native_format == NativeFormat::int4);
+  CHECK(a.native_int4_bits == 4.0);
+  // 8-bit GPTQ is not an INT4 layout: sized as its 16-bit dtype rather than as 4 bits.
+  CHECK(read(dense, R"({"quant_method": "gptq", "bits": 8, "group_size": 128})").native_format == NativeFormat::bf16);
+  // llm-compressor W4A16, symmetric: a bf16 scale per 128, no zero point = 4.125 bits.
+  a = read(dense, R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"group_0":
+    {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "group_size": 128, "symmetric": true}}},
+    "ignore": ["lm_head"]})");
+  CHECK(a.native_format == NativeFormat::int4);
+  CHECK(a.native_int4_bits == 4.125);
+  // The same on an MoE model that quantizes attention too (an ignore list without self_attn):
+  // every linear layer. Moonshot's layout ignores attention: the routed experts only.
+  CHECK(read(moe, R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+    "ignore": ["lm_head", "re:.*mlp.gate$"]})").native_format == NativeFormat::int4);
+  a = read(moe, R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"group_0":
+    {"weights": {"num_bits": 4, "type": "int", "group_size": 32}}}, "ignore": ["lm_head", "re:.*self_attn.*"]})");
+  CHECK(a.native_format == NativeFormat::int4_experts);
+  CHECK(a.native_int4_bits == 4.5);
+  // FP8 (float-quantized), also in a copy that lost quant_method (the reference's GLM-4.5-FP8).
+  CHECK(read(dense, R"({"format": "float-quantized"})").native_format == NativeFormat::fp8_block);
+  CHECK(read(moe, R"({"quant_method": "compressed-tensors", "format": "mxfp4-pack-quantized"})").native_format ==
+        NativeFormat::mxfp4_experts);
+  CHECK(read(dense, R"({"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized"})").native_format ==
+        NativeFormat::nvfp4);
+
+  // Trimmed catalog copies without a quantization_config take the catalog's native_dtype.
+  CHECK(catalog_arch("glm-4.7-fp8").native_format == NativeFormat::fp8_block);
+  CHECK(catalog_arch("deepseek-v3-0324-nvfp4").native_format == NativeFormat::nvfp4);
+  const Architecture k2 = catalog_arch("kimi-k2-thinking");
+  CHECK(k2.native_format == NativeFormat::int4_experts);
+  CHECK(k2.native_int4_bits == 4.5);
+  // A 16-bit release stays 16-bit.
+  CHECK(catalog_arch("glm-4.5").native_format == NativeFormat::bf16);
+}

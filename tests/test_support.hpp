@@ -26,9 +26,7 @@ inline const Catalog& catalog() {
 inline Architecture catalog_arch(const std::string& id) {
   const CatalogModel* m = catalog().find_model(id);
   if (m == nullptr) FAIL("catalog has no model " << id);
-  auto config = model_config(*m);
-  if (!config) FAIL(id << ": " << config.error().message);
-  auto arch = read_hf_config(config.value());
+  auto arch = read_catalog_architecture(*m);
   if (!arch) FAIL(id << ": " << arch.error().message);
   return arch.value();
 }

@@ -166,3 +166,32 @@ TEST_CASE("Qwen3.8 and DeepSeek V4.1 native checkpoints against their files", "[
   CHECK(ds.token_embd_bytes == 202758032400LL + 129280LL * 5120 * 2);
   CHECK_THAT(static_cast<double>(ds.total_bytes), WithinRel(475.2 * 1073741824.0, 0.005));
 }
+
+TEST_CASE("native INT4 and FP8 releases whose configs say so in compressed-tensors terms", "[weights][native]") {
+  // Kimi K2.5 (compressed-tensors pack-quantized, routed experts only, group 32):
+  // 60 MoE layers x 384 experts x 3 matrices x 7168 x 2048 = 1,014,686,023,680
+  // expert weights at 4 + 16/32 = 4.5 bits = 570,760,888,320 B; the other
+  // 11,722,208,768 weights (embedding and head 2 x 163840 x 7168, MLA attention
+  // 61 x 101,122,048, dense layer 0 3 x 7168 x 18432, shared experts
+  // 60 x 3 x 7168 x 2048, routers, norms) in bf16: 23,444,417,536 B.
+  // Sum 594,205,305,856 B; the routers' fp32 adds 0.06%.
+  const WeightBreakdown k25 = weights_of(catalog_arch("kimi-k2.5"), "native");
+  CHECK_THAT(static_cast<double>(k25.total_bytes), WithinRel(594205305856.0, 0.002));
+  CHECK_THAT(static_cast<double>(k25.routed_expert_bytes), WithinRel(570760888320.0, 0.0001));
+  // Kimi K2 Thinking's trimmed config has no quantization_config: the catalog's
+  // native_dtype (int4, same layout) gives the same bytes, not 2 TB of bf16.
+  CHECK_THAT(static_cast<double>(weights_of(catalog_arch("kimi-k2-thinking"), "native").total_bytes),
+             WithinRel(static_cast<double>(k25.total_bytes), 1e-6));
+  // Kimi K3 (mxfp4-pack-quantized experts): "The official checkpoint is around
+  // 1.56 TB" (FareedKhan-dev/kimi-k3-in-c#3, 2026-08-03).
+  CHECK_THAT(static_cast<double>(weights_of(catalog_arch("kimi-k3"), "native").total_bytes), WithinRel(1.56e12, 0.01));
+  // GLM-4.5-FP8 (float-quantized, every linear layer but the head): the same
+  // bytes as the FP8 scheme of GLM-4.5, about half its BF16 file.
+  const Architecture glm = catalog_arch("glm-4.5");
+  const double fp8 = static_cast<double>(weights_of(glm, "FP8").total_bytes);
+  CHECK_THAT(static_cast<double>(weights_of(catalog_arch("glm-4.5-fp8"), "native").total_bytes), WithinRel(fp8, 0.001));
+  // GLM-4.7-FP8's trimmed copy (no quantization_config, no MTP count) takes the catalog's fp8.
+  const Architecture glm47 = catalog_arch("glm-4.7-fp8");
+  CHECK(weights_of(glm47, "native").total_bytes == weights_of(glm47, "FP8").total_bytes);
+  CHECK(fp8 < 0.51 * static_cast<double>(weights_of(glm, "native").total_bytes));
+}

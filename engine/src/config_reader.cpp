@@ -166,24 +166,83 @@ AttentionKind layer_attention_kind(const ConfigView& v, std::int64_t i, const st
   return AttentionKind::full;
 }
 
-NativeFormat read_native_format(const ConfigView& v) {
-  const Json* q = v.json_field({"quantization_config"});
-  if (q != nullptr && q->is_object()) {
-    const std::string method = json_string_or(*q, "quant_method", "");
-    const std::string fmt = json_string_or(*q, "fmt", "");
-    if (method == "mxfp4") return NativeFormat::mxfp4_experts;
-    if (method == "fp8" || fmt.find("e4m3") != std::string::npos) {
-      // expert_dtype at the top level (DeepSeek V4) or inside quantization_config (V4.1).
-      const std::string expert = json_string_or(*q, "expert_dtype", v.string_field({"expert_dtype"}).value_or(""));
-      return expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
+// A compressed-tensors (llm-compressor) checkpoint: `format` names the
+// packing, config_groups the bits and group size, and the ignore list what
+// stays 16-bit. Moonshot's INT4 and MXFP4 releases ignore attention, shared
+// experts and dense MLPs ("re:.*self_attn.*", "re:.*shared_experts.*":
+// moonshotai/Kimi-K2.5 and Kimi-K3 config.json in the reference's
+// models_more.json): only their routed experts are quantized. A copy without
+// its ignore list (the catalog keeps a config's scalars) of an MoE model is
+// read the same way. GLM-4.5-FP8's float-quantized weights are every linear
+// layer but the head (its ignore list: norms, biases, mlp.gate, lm_head).
+void read_compressed_tensors(const Json& q, bool moe, Architecture& arch) {
+  const std::string fmt = json_string_or(q, "format", "");
+  std::int64_t bits = 0, group = 0;
+  std::string type;
+  if (auto groups = q.find("config_groups"); groups != q.end() && groups->is_object())
+    for (const auto& [name, g] : groups->items()) {
+      auto w = g.is_object() ? g.find("weights") : g.end();
+      if (!g.is_object() || w == g.end() || !w->is_object()) continue;
+      if (auto b = w->find("num_bits"); b != w->end() && b->is_number_integer()) bits = b->get<std::int64_t>();
+      if (auto gs = w->find("group_size"); gs != w->end() && gs->is_number_integer()) group = gs->get<std::int64_t>();
+      type = json_string_or(*w, "type", "");
+      break;
     }
-    if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos)
-      return NativeFormat::nvfp4;
+  bool experts_only = moe;
+  if (auto ignore = q.find("ignore"); moe && ignore != q.end() && ignore->is_array())
+    experts_only = std::any_of(ignore->begin(), ignore->end(), [](const Json& e) {
+      return e.is_string() && e.get<std::string>().find("self_attn") != std::string::npos;
+    });
+  if (fmt.find("nvfp4") != std::string::npos) {
+    arch.native_format = NativeFormat::nvfp4;
+  } else if (fmt.find("mxfp4") != std::string::npos) {
+    if (moe) arch.native_format = NativeFormat::mxfp4_experts;
+  } else if (fmt == "float-quantized" || (bits == 8 && type == "float")) {
+    arch.native_format = NativeFormat::fp8_block;
+  } else if (fmt == "pack-quantized" && (bits == 0 || bits == 4)) {
+    arch.native_format = experts_only ? NativeFormat::int4_experts : NativeFormat::int4;
+    // Symmetric: a bf16 scale per group, no zero point. Moonshot's INT4 has "a
+    // quant scale of 1x32"; llm-compressor's W4A16 preset groups 128.
+    if (group <= 0) group = experts_only ? 32 : 128;
+    arch.native_int4_bits = 4.0 + 16.0 / static_cast<double>(group);
   }
+}
+
+std::int64_t first_int_or(const Json& obj, std::initializer_list<const char*> keys, std::int64_t fallback) {
+  for (const char* key : keys)
+    if (auto it = obj.find(key); it != obj.end() && it->is_number_integer()) return it->get<std::int64_t>();
+  return fallback;
+}
+
+void read_native_format(const ConfigView& v, Architecture& arch) {
   const std::string dtype = v.string_field({"torch_dtype", "dtype"}).value_or("bfloat16");
-  if (dtype == "float16") return NativeFormat::fp16;
-  if (dtype == "float32") return NativeFormat::fp32;
-  return NativeFormat::bf16;
+  arch.native_format = dtype == "float16"   ? NativeFormat::fp16
+                       : dtype == "float32" ? NativeFormat::fp32
+                                            : NativeFormat::bf16;
+  const Json* q = v.json_field({"quantization_config"});
+  if (q == nullptr || !q->is_object()) return;
+  const std::string method = json_string_or(*q, "quant_method", "");
+  const std::string fmt = json_string_or(*q, "fmt", "");
+  if (method == "mxfp4") {
+    arch.native_format = NativeFormat::mxfp4_experts;
+  } else if (method == "fp8" || fmt.find("e4m3") != std::string::npos) {
+    // expert_dtype at the top level (DeepSeek V4) or inside quantization_config (V4.1).
+    const std::string expert = json_string_or(*q, "expert_dtype", v.string_field({"expert_dtype"}).value_or(""));
+    arch.native_format = expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
+  } else if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos) {
+    arch.native_format = NativeFormat::nvfp4;
+  } else if ((method == "awq" || method == "gptq") && first_int_or(*q, {"bits", "w_bit"}, 4) == 4) {
+    // AutoAWQ / GPTQ: INT4 with an fp16 scale and a packed 4-bit zero point per
+    // group (qweight, scales, qzeros), the head left in 16 bits; GPTQ's group
+    // size -1 is one group per output channel.
+    const std::int64_t group = first_int_or(*q, {"group_size", "q_group_size"}, 128);
+    arch.native_format = NativeFormat::int4;
+    arch.native_int4_bits = 4.0 + (group > 0 ? 20.0 / static_cast<double>(group) : 0.0);
+  } else if (method == "compressed-tensors" || (method.empty() && q->contains("format"))) {
+    // Some copies lost the quant_method key (the reference's GLM-4.5-FP8).
+    const bool moe = v.int_or({"n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts"}, 0) > 1;
+    read_compressed_tensors(*q, moe, arch);
+  }
 }
 
 std::string read_model_type(const Json& config) {
@@ -1013,7 +1072,7 @@ Result<Architecture> read_hf_config(const Json& config) {
   arch.hidden_size = s.hidden;
   arch.max_context_tokens = v.int_or({"max_position_embeddings", "max_sequence_length", "seq_length",
                                       "n_positions", "model_max_length"}, 0);
-  arch.native_format = read_native_format(v);
+  read_native_format(v, arch);
 
   const FamilyEntry* family = find_family(arch.model_type);
   if (family == nullptr) {

@@ -735,6 +735,8 @@ std::string native_dtype_name(NativeFormat f) {
     case NativeFormat::mxfp4_experts: return "mxfp4";
     case NativeFormat::nvfp4: return "nvfp4";
     case NativeFormat::fp4_experts_fp8: return "fp4";
+    case NativeFormat::int4:
+    case NativeFormat::int4_experts: return "int4";
   }
   return "";
 }

@@ -345,7 +345,9 @@ std::vector<GgmlType> gguf_tensor_types(const Architecture& arch, const std::vec
   std::vector<GgmlType> types;
   types.reserve(tensors.size());
   int i_attention_wv = 0;
-  const bool gpt_oss = arch.native_format == NativeFormat::mxfp4_experts;
+  // convert_hf_to_gguf.py repacks gpt-oss's MXFP4 experts as they are (its
+  // GptOssModel); other checkpoints convert from 16-bit weights.
+  const bool gpt_oss = arch.native_format == NativeFormat::mxfp4_experts && arch.model_type == "gpt_oss";
   for (const TensorInfo& t : tensors) {
     T type = entry.default_type;
     if (tensor_stays_f32(t.role)) {

@@ -65,6 +65,11 @@ SchemeKind weight_kind(const QuantScheme& quant, NativeFormat native) {
     case NativeFormat::fp8_block: return SchemeKind::fp8_block;
     case NativeFormat::mxfp4_experts: return SchemeKind::mxfp4;
     case NativeFormat::nvfp4: return SchemeKind::nvfp4;
+    // INT4 checkpoints (AWQ, GPTQ, compressed-tensors W4A16) keep the scheme
+    // "native": llama.cpp and Ollama still refuse them below; the serving
+    // engines read their quantization_config.
+    case NativeFormat::int4:
+    case NativeFormat::int4_experts: return SchemeKind::native;
     default: return SchemeKind::bf16;
   }
 }

@@ -39,6 +39,22 @@ Result<Device> custom_device(const CustomDevice& c) {
   return d;
 }
 
+// The catalog's native_dtype, for a config that states only a 16-bit dtype.
+void apply_catalog_native_dtype(const std::string& dtype, Architecture& arch) {
+  const NativeFormat f = arch.native_format;
+  if (f != NativeFormat::bf16 && f != NativeFormat::fp16 && f != NativeFormat::fp32) return;
+  const bool moe = arch.is_moe();
+  if (dtype == "fp8") arch.native_format = NativeFormat::fp8_block;
+  else if (dtype == "nvfp4") arch.native_format = NativeFormat::nvfp4;
+  else if (dtype == "mxfp4" && moe) arch.native_format = NativeFormat::mxfp4_experts;
+  else if (dtype == "int4" && moe) {
+    // Moonshot's native INT4: routed experts only, a bf16 scale per 32 weights
+    // (the layout of Kimi-K2.5's full config, read_compressed_tensors).
+    arch.native_format = NativeFormat::int4_experts;
+    arch.native_int4_bits = 4.0 + 16.0 / 32.0;
+  }
+}
+
 }  // namespace
 
 Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
@@ -57,14 +73,22 @@ Sizer::Sizer(Catalog catalog) : catalog_(std::move(catalog)) {
 
 const Result<Architecture>& Sizer::catalog_architecture(std::size_t index) const {
   std::optional<Result<Architecture>>& slot = architectures_[index];
-  if (!slot) {
-    auto config = model_config(catalog_.models[index]);
-    slot.emplace(config ? read_hf_config(config.value()) : Result<Architecture>(config.error()));
-    // A config without its maximum (a derived record) takes the one the catalog sourced.
-    if (slot->ok() && slot->value().max_context_tokens <= 0 && catalog_.models[index].max_context_tokens > 0)
-      slot->value().max_context_tokens = catalog_.models[index].max_context_tokens;
-  }
+  if (!slot) slot.emplace(read_catalog_architecture(catalog_.models[index]));
   return *slot;
+}
+
+Result<Architecture> read_catalog_architecture(const CatalogModel& m) {
+  auto config = model_config(m);
+  if (!config) return config.error();
+  auto arch = read_hf_config(config.value());
+  if (!arch) return arch;
+  // A config without its maximum (a derived record) takes the one the catalog sourced.
+  if (arch.value().max_context_tokens <= 0 && m.max_context_tokens > 0)
+    arch.value().max_context_tokens = m.max_context_tokens;
+  // A trimmed config copy without its quantization_config (GLM-4.7-FP8,
+  // Kimi K2 Thinking) takes the published format the catalog sourced.
+  apply_catalog_native_dtype(m.native_dtype, arch.value());
+  return arch;
 }
 
 ModelFacts read_model_facts(const CatalogModel& m, const Result<Architecture>& arch) {

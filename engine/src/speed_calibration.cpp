@@ -113,6 +113,8 @@ WeightFamily weight_family(const QuantScheme& quant, NativeFormat native_format)
         case NativeFormat::fp4_experts_fp8: return WeightFamily::fp8;
         case NativeFormat::mxfp4_experts:
         case NativeFormat::nvfp4: return WeightFamily::fp4;
+        case NativeFormat::int4:
+        case NativeFormat::int4_experts: return WeightFamily::int4;
         default: return WeightFamily::float16;
       }
     default: return WeightFamily::float16;

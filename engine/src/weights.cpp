@@ -11,7 +11,8 @@ namespace {
 // bitsandbytes NF4 with double quantization: 4 bits + 8-bit absmax per 64 +
 // fp32 per 256 absmax blocks. MLX: 4 or 8 bits + fp16 scale and bias per 64.
 // NVFP4: 4 bits + fp8 scale per 16.  MXFP4: 4 bits + 8-bit scale per 32.
-double native_bits(SchemeKind kind, const TensorInfo& t, NativeFormat format) {
+double native_bits(SchemeKind kind, const TensorInfo& t, const Architecture& arch) {
+  const NativeFormat format = arch.native_format;
   const bool edge = t.role == TensorRole::token_embd || t.role == TensorRole::output;
   const bool expert = t.is_routed_expert();
   if (tensor_stays_f32(t.role)) return kind == SchemeKind::native && format == NativeFormat::fp32 ? 32.0 : 32.0;
@@ -47,6 +48,8 @@ double native_bits(SchemeKind kind, const TensorInfo& t, NativeFormat format) {
       // columns, 264 bytes per 256-wide row (colibri docs/deepseek-v41-delta.md).
       if (t.role == TensorRole::per_layer_embd) return 8.0 + 8.0 / 32.0;
       return expert ? 4.25 : edge ? 16.0 : 8.0 + 32.0 / (128.0 * 128.0);
+    case NativeFormat::int4: return edge ? 16.0 : arch.native_int4_bits;
+    case NativeFormat::int4_experts: return expert ? arch.native_int4_bits : 16.0;
     default: return 16.0;
   }
 }
@@ -81,7 +84,7 @@ WeightBreakdown compute_weights(const Architecture& arch, const std::vector<Tens
     if (gguf) {
       bytes = tensor_bytes(types[i], t.row_elements, t.rows);
     } else {
-      const double bits = native_bits(scheme.kind, t, arch.native_format);
+      const double bits = native_bits(scheme.kind, t, arch);
       bytes = static_cast<std::int64_t>(static_cast<double>(t.elements()) * bits / 8.0 + 0.5);
     }
     params_in_files += t.elements();

@@ -128,7 +128,9 @@ enum class NativeFormat {
   fp8_block,      // e4m3 weights, one fp32 scale per 128x128 block
   mxfp4_experts,  // gpt-oss: routed experts MXFP4, the rest bf16
   nvfp4,          // NVIDIA FP4: 16-element blocks with fp8 scales
-  fp4_experts_fp8 // DeepSeek V4: routed experts FP4, the rest FP8 block
+  fp4_experts_fp8,// DeepSeek V4: routed experts FP4, the rest FP8 block
+  int4,           // W4A16 (AWQ, GPTQ, compressed-tensors): every linear layer but the head INT4, scaled per group
+  int4_experts    // the same for the routed experts only, the rest bf16 (Kimi K2 Thinking, K2.5)
 };
 
 struct Architecture {
@@ -139,6 +141,8 @@ struct Architecture {
   std::vector<LayerSpec> layers;  // decoder layers, then MTP layers (is_mtp)
   std::int64_t max_context_tokens = 0;
   NativeFormat native_format = NativeFormat::bf16;
+  // INT4 formats: bits per quantized weight, its group's scale (and zero point) included.
+  double native_int4_bits = 0.0;
   bool mtp_in_gguf = false;  // llama.cpp's converter keeps MTP tensors (GLM-4.5) or drops them
   bool falcon_style = false; // llama.cpp's quantizer treats Falcon specially
   std::int64_t extra_params = 0;  // parameters outside the layer model (e.g. per-layer embeddings)

@@ -92,6 +92,10 @@ void note_runtime_support(const CatalogModel* entry, const Scenario& scenario, E
 // A catalog model's facts read from its architecture (or its error).
 ModelFacts read_model_facts(const CatalogModel& model, const Result<Architecture>& arch);
 
+// A catalog model's architecture: its config read, with the facts the catalog
+// sourced where the config copy lacks them (maximum context, published format).
+Result<Architecture> read_catalog_architecture(const CatalogModel& model);
+
 class Sizer {
  public:
   explicit Sizer(Catalog catalog);
