@@ -258,11 +258,17 @@ int run_recommend(const Command& c, const Sizer& sizer) {
       std::printf("  %s  %.1f%%; %s\n", h.name.c_str(), h.utilization * 100.0,
                   speed_label(h.tokens_per_s_per_user, h.ttft_s).c_str());
   }
-  std::cout << "smallest hardware per quantization:\n";
+  std::cout << "per quantization, by the same rule:\n";
   for (const QuantChoice& q : rec.per_quant) {
     std::printf("  %-12s ", q.quant.c_str());
-    if (q.hardware) std::cout << q.hardware->count << " x " << q.hardware->name << "  " << price_label(q.hardware->price) << "\n";
-    else std::cout << "nothing in the catalog\n";
+    if (!q.hardware) {
+      std::cout << "nothing in the catalog holds it\n";
+      continue;
+    }
+    const HardwareChoice& h = *q.hardware;
+    std::printf("%d x %s  %s; %s%s\n", h.count, h.name.c_str(), price_label(h.price).c_str(),
+                speed_label(h.tokens_per_s_per_user, h.ttft_s).c_str(),
+                h.below_usable_speed ? " (below the usable speed)" : "");
   }
   if (rec.max_ctx_gpu)
     std::cout << "largest context on " << rec.max_ctx_gpu_count << " x " << *rec.max_ctx_gpu << ": " << rec.max_ctx

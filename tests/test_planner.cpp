@@ -219,17 +219,29 @@ TEST_CASE("recommend on the hand-made catalog") {
   CHECK(rec.cloud->usd_per_hour == Approx(0.30));
   REQUIRE(rec.cloud_any);
   CHECK(rec.cloud_any->instance == "1x-mid");
-  // Per quantization, the least total memory: Q8_0 (~8 GB + 1 GiB KV) needs 12 GiB,
-  // and one mid-12g is preferred over two small-6g at equal memory (fewer devices);
-  // Q2_K (~3.2 GB + 1 GiB KV + buffers, ~4.6 GiB) fits one small-6g.
+  // Per quantization, the answers' rule (the cheapest at the usable speed): Q8_0
+  // (~8 GB + 1 GiB KV, ~4.7 GiB a card split in two) on two small-6g ($300), not
+  // one mid-12g ($400); Q2_K (~3.2 GB + 1 GiB KV + buffers, ~4.6 GiB) on one small-6g ($150).
   REQUIRE(rec.per_quant.size() == 6);
   CHECK(rec.per_quant.front().quant == "Q8_0");
   REQUIRE(rec.per_quant.front().hardware);
-  CHECK(rec.per_quant.front().hardware->gpu == "mid-12g");
+  CHECK(rec.per_quant.front().hardware->gpu == "small-6g");
+  CHECK(rec.per_quant.front().hardware->count == 2);
+  CHECK_FALSE(rec.per_quant.front().hardware->below_usable_speed);
   CHECK(rec.per_quant.back().quant == "Q2_K");
   REQUIRE(rec.per_quant.back().hardware);
   CHECK(rec.per_quant.back().hardware->gpu == "small-6g");
   CHECK(rec.per_quant.back().hardware->count == 1);
+  SECTION("a speed nothing reaches: the cheapest that holds each quantization, marked") {
+    RecommendOptions strict;
+    strict.min_tokens_per_s = 1e6;
+    auto slow = recommend(sizer, m, llama_scenario(), offers, strict);
+    REQUIRE(slow.ok());
+    const auto& q2 = slow.value().per_quant.back().hardware;
+    REQUIRE(q2);
+    CHECK(q2->gpu == "small-6g");
+    CHECK(q2->below_usable_speed);
+  }
   // The largest context is solved on the single choice.
   CHECK(rec.max_ctx_gpu.value() == "mid-12g");
   CHECK(rec.max_ctx > 40000);
@@ -248,7 +260,8 @@ TEST_CASE("recommend on the hand-made catalog") {
   const auto j = recommendation_to_json(rec);
   for (const char* key : {"single", "value", "unified", "cloud", "per_quant", "max_ctx"}) CHECK(j.contains(key));
   CHECK(j["cloud"]["provider"] == "P2");
-  CHECK(j["per_quant"][0]["count"] == 1);
+  CHECK(j["per_quant"][0]["count"] == 2);
+  CHECK(j["per_quant"][0]["below_usable_speed"] == false);
 }
 
 TEST_CASE("recommend: a device without a bandwidth figure is not offered as if it had a speed") {

@@ -582,7 +582,7 @@ class App {
   }
 
   // The quantizations the matrix shows for this engine (the planner answers
-  // the smallest hardware for each).
+  // the cheapest hardware for each).
   matrixQuants() {
     const s = this.state;
     const list = s.engine === 'llama.cpp' || s.engine === 'ollama' ? MATRIX_GGUF : s.engine === 'mlx' ? MATRIX_MLX : MATRIX_NATIVE;

@@ -93,6 +93,7 @@ Json recommendation_to_json(const Recommendation& r) {
     item["price"] = q.hardware ? price_json(q.hardware->price) : Json(nullptr);
     item["required_bytes"] = q.hardware ? Json(q.hardware->required_bytes) : Json(nullptr);
     item["tokens_per_s_per_user"] = q.hardware ? optional_json(q.hardware->tokens_per_s_per_user) : Json(nullptr);
+    item["below_usable_speed"] = q.hardware && q.hardware->below_usable_speed;
     per.push_back(std::move(item));
   }
   j["per_quant"] = std::move(per);

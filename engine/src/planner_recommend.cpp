@@ -281,25 +281,29 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     if (auto c = trier.fit(*d, 1)) r.unpriced.push_back(std::move(*c));
   }
 
-  // Smallest hardware per quantization: least total memory, then least price
-  // (unpriced last), so the answer is the lightest machine that runs it.
+  // Hardware per quantization, by the answers' rule: the cheapest set at the
+  // usable speed, else the cheapest that holds it (marked). Ordered by least
+  // memory instead, a 106B MoE had its Q6_K on 3 x A100 40GB ($15,000) and its
+  // Q8_0 on a $959 PC with 128 GB, which holds Q6_K too. Where no priced
+  // hardware holds it, the lightest unpriced set does, so a row still names one.
   auto by_memory = [](const Candidate& a, const Candidate& b) {
-    const auto price = [](const Candidate& c) {
-      const std::optional<PriceInfo> p = price_of(*c.device, c.count);
-      return p ? p->usd : 1e300;
-    };
-    const double pa = price(a);
-    const double pb = price(b);
-    return std::make_tuple(total_memory(a), a.count, pa) < std::make_tuple(total_memory(b), b.count, pb);
+    return std::make_tuple(total_memory(a), a.count) < std::make_tuple(total_memory(b), b.count);
   };
   const std::vector<std::string> per_quant_names =
       options.per_quant_names.empty() ? standard_quants(scenario.engine) : options.per_quant_names;
+  const std::vector<Candidate> buyable = priced_multiples(catalog, 1, options.max_gpus);
   for (const std::string& name : per_quant_names) {
     auto quant = quant_scheme_from_name(name);
     if (!quant) return quant.error();
-    Trier per(sizer, model, scenario);
-    per.scenario().quant = quant.value();
-    r.per_quant.push_back({name, per.first_fit(multiples, by_memory)});
+    Trier holds(sizer, model, scenario);
+    holds.scenario().quant = quant.value();
+    Trier fast(sizer, model, scenario, options.min_tokens_per_s);
+    fast.scenario().quant = quant.value();
+    std::optional<HardwareChoice> c = fast.first_fit(buyable, by_price);
+    if (!c && (c = holds.first_fit(buyable, by_price))) c->below_usable_speed = true;
+    if (!c && (c = holds.first_fit(multiples, by_memory))) c->below_usable_speed = !c->tokens_per_s_per_user ||
+                                                                 *c->tokens_per_s_per_user < options.min_tokens_per_s;
+    r.per_quant.push_back({name, std::move(c)});
   }
 
   const std::optional<HardwareChoice>& chosen = r.single ? r.single : r.value ? r.value : r.unified;

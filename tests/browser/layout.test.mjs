@@ -11,7 +11,7 @@ import { artifacts, openPage, useBrowser } from './harness.mjs';
 const session = useBrowser();
 
 // GLM-4.5 on one MI300X (its context chart runs to 266 GiB, its tables are the
-// widest: every quantization's smallest hardware, the cloud offers) and
+// widest: every quantization's cheapest hardware, the cloud offers) and
 // Llama 3.1 70B FP8 under vLLM on two H100s (the serving curve).
 const SCENARIOS = {
   'glm-4.5 on MI300X': '#model=glm-4.5&quant=Q4_K_M&ctx=8192&gpu=mi300x',

@@ -152,7 +152,7 @@ for (const [hash, request] of [
       assert.equal(Number(await fieldValue(page, `recommend.${key}.tokens_per_s_per_user`)), expected[key].tokens_per_s_per_user, key);
     }
     assert.equal(await fieldValue(page, 'recommend.cloud.instance'), expected.cloud.instance);
-    // The smallest hardware per quantization is a column of the matrix.
+    // The cheapest hardware per quantization is a column of the matrix.
     const q4 = await fieldValue(page, 'recommend.per_quant.Q4_K_M.gpu');
     assert.equal(q4, expected.per_quant.find((q) => q.quant === 'Q4_K_M').gpu);
     if (request.model === 'glm-4.5') await page.screenshot({ path: join(artifacts, 'recommend-glm45.png'), fullPage: true });

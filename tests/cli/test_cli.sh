@@ -405,11 +405,12 @@ json_check "estimate: no attention data parallel for a dense model" "j['memory']
 # 16 users at 20 tokens/s each: the buy and the rent both reach the speed; each
 # offer's month is its hourly price x 8 h x 365.25/12 days.
 # Falcon 7B's config states no maximum context: the largest context is the one asked, marked so.
-# GLM-4.5 at Q6_K (about 295 GB with KV) fits one 288 GB MI355X at the smallest memory; MI355X
-# modules come only on 8-GPU UBB boards (curated_devices.json server_modules), so the price a
-# buyer pays is 8 x the catalog's $23,000 module estimate = $184,000, labelled as such.
-json_check "recommend: a module's price is its board's" "[q for q in j['per_quant'] if q['quant'] == 'Q6_K'][0]['gpu'] == 'mi355x' and [q for q in j['per_quant'] if q['quant'] == 'Q6_K'][0]['price']['board_gpus'] == 8 and [q for q in j['per_quant'] if q['quant'] == 'Q6_K'][0]['price']['usd'] == 8 * 23000" \
-  recommend --model glm-4.5 --quant Q4_K_M --ctx 8192
+# Qwen3-235B-A22B at FP8 (about 236 GB of weights) under vLLM on one device: vLLM runs no FP8 on
+# x86 CPUs, and the cheapest single GPU that holds it is a 256 GB MI325X. MI325X modules come only
+# on 8-GPU UBB boards (curated_devices.json server_modules), so the price a buyer pays is 8 x the
+# catalog's $20,000 module estimate = $160,000, labelled as such.
+json_check "recommend: a module's price is its board's" "[q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['gpu'] == 'mi325x' and [q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['price']['board_gpus'] == 8 and [q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['price']['usd'] == 8 * 20000" \
+  recommend --model qwen3-235b-a22b --engine vllm --ctx 8192 --max-gpus 1
 # Several cards cost more than the one Mac that holds GLM-4.5 (M3 Ultra 512 GB, $9,499): the value
 # answer is empty by choice, and says so, rather than "nothing holds it".
 json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['price']['usd'] == 9499" \

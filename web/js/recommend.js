@@ -1,7 +1,7 @@
 // Hardware that fits: the engine's recommendation answer drawn as the seed
 // page's four answers (best single device, best value with several devices,
 // unified memory, cheapest cloud offer), the devices that fit without a known
-// price, and the smallest hardware per quantization in the matrix. Every
+// price, and the cheapest hardware per quantization in the matrix. Every
 // figure carries data-field (recommend.*, as the CLI's JSON) and data-value.
 import * as fmt from './format.js';
 import { el } from './dom.js';
@@ -133,7 +133,8 @@ export function renderRecommendationText(text, field) {
   $('recommend-more').replaceChildren();
 }
 
-// The matrix's last column: the smallest hardware for each of its rows, kept
+// The matrix's last column: each row's cheapest hardware at the usable speed
+// (else the cheapest that holds it, marked), by the answers' rule, kept
 // for the rows the matrix draws later (a context move rebuilds none, a new
 // model or engine rebuilds them with "…" until the next answer).
 let perQuant = new Map();
@@ -165,7 +166,8 @@ export function fillMatrixHardware() {
     const td = tr.cells[6];
     if (!td) continue;
     const q = perQuant.get(tr.dataset.quant);
-    const text = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}`
+    const speed = q?.tokens_per_s_per_user ? ` · ${fmt.rate(q.tokens_per_s_per_user)}${q.below_usable_speed ? ' (below usable speed)' : ''}` : '';
+    const text = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}${speed}`
       : 'nothing in the catalog';
     // Attributes written only when they change: a context drag clears this
     // column on every input event.

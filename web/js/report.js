@@ -107,7 +107,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
       figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +
       'Fewer bits per weight leave room for a longer context or more sequences (the table below gives each one\'s memory).']
     : ['None of the table\'s quantizations fits ', where, ` with ${fmt.tokens(state.ctx)} tokens; `,
-      figure(single ? `${single.name || deviceName(single.gpu)} holds ${state.quant}` : 'see the smallest hardware per quantization in the table',
+      figure(single ? `${single.name || deviceName(single.gpu)} holds ${state.quant}` : 'see the cheapest hardware per quantization in the table',
         'quant.best', null), '.']));
 
   const speeds = el('ul', { class: 'common-devices' });
