@@ -495,3 +495,35 @@ TEST_CASE("llama-server decodes as llama.cpp's batched decode does: matrix-vecto
   const double nine = run(arch, s).speed->served->output_tokens_per_s;
   CHECK(nine > eight);
 }
+
+TEST_CASE("vLLM's decode steps pad their tokens to a 16-row tile, not to the prompt's tile term", "[served]") {
+  // Qwen3-32B in BF16 on four RTX 3090s (tensor parallel 4), one request of
+  // 1024 in and 1024 out. A decode step of one token multiplies 2 x 8.2B
+  // weights per GPU (16.4 GFLOP); vLLM's GEMMs pad it to one 16-row tile
+  // (mma.m16n8k16): 16 x that, 262 GFLOP, at the 3090's 71 TFLOPS (GA102
+  // whitepaper) times the row's compute factor, a few ms, below the 16.0 GB of
+  // weights each GPU reads at 936 GB/s x the row's bandwidth factor (about 19
+  // ms): the step is bandwidth-bound, as the single-stream estimate says. With
+  // the prompt's fitted term (1 + 86.8 / 1) its compute was 88 rows' worth,
+  // 66 ms a token: 13 tok/s where the estimate gave 32.
+  const Architecture arch = test::catalog_arch("qwen3-32b");
+  Scenario s = served_scenario("rtx-3090", "BF16-native", 1024, 1024, 1);
+  s.gpu_count = 4;
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  CHECK(v.decode_step_work.gemm_rows == 1.0);
+  CHECK(v.decode_step_work.gemm_tile_rows == 16.0);
+  const double rate = v.decode_step_time.compute_s > 0.0 ? v.decode_step_work.flops * 16.0 / v.decode_step_time.compute_s : 0.0;
+  // The rate the compute time implies is the device's 71 TFLOPS scaled by a
+  // fitted factor inside its search range (0.3 to 2).
+  CHECK(rate > 0.3 * 71e12 * 0.99);
+  CHECK(rate < 2.0 * 71e12 * 1.01);
+  CHECK(v.decode_step_time.compute_s < v.decode_step_time.weights_s);
+  // Within the served row's factors of the single-stream decode (32 tok/s).
+  CHECK(v.tokens_per_s_per_user > 0.8 * e.speed->decode_tokens_per_s);
+  // A prompt chunk's step keeps the fitted tile term.
+  const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, 1536));
+  CHECK(served_step_work(arch, s, e, 1, cache, 1536, 1024, 512.0).gemm_tile_rows == 0.0);
+}

@@ -243,7 +243,17 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   const bool own_attention_rate = r.attention_flops > 0.0;
   const double attention = own_attention_rate ? w.attention_flops : 0.0;
   double gemm_flops = w.flops - attention;
-  if (w.gemm_rows > 0.0) {
+  if (w.gemm_rows > 0.0 && w.gemm_tile_rows > 0.0) {
+    // A decode step's few rows, padded to whole tiles: the products of a
+    // padded tile, not the prompt's fitted tile term.
+    const auto padded = [&w](double rows) { return std::ceil(rows / w.gemm_tile_rows) * w.gemm_tile_rows / rows; };
+    const double dense = w.flops - attention - w.expert_flops;
+    gemm_flops = dense * padded(w.gemm_rows);
+    if (w.expert_flops > 0.0 && w.expert_rows > 0.0) {
+      const double share = r.expert_gemm_rate_factor > 0.0 ? r.expert_gemm_rate_factor : 1.0;
+      gemm_flops += w.expert_flops * padded(std::max(w.expert_rows, 1.0)) / share;
+    }
+  } else if (w.gemm_rows > 0.0) {
     const double dense = w.flops - attention - w.expert_flops;
     gemm_flops = dense * (1.0 + k.gemm_half_rows / w.gemm_rows);
     if (w.expert_flops > 0.0 && w.expert_rows > 0.0) {

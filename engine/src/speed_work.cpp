@@ -300,6 +300,12 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   return w;
 }
 
+// The serving engines' decode GEMMs pad a few tokens to a 16-row tile (the
+// tensor cores' mma.m16n8k16 shape; cuBLAS and the fused-MoE kernels' smallest
+// BLOCK_SIZE_M), not to the prompt's fitted tile term, which at one row made
+// a 3090's compute 88 rows' worth.
+constexpr double kDecodeTileRows = 16.0;
+
 StepWork served_step_work(const Architecture& arch, const Scenario& s, const Estimate& e, std::int64_t decode_sequences,
                           const KvBreakdown& cache, std::int64_t cached_tokens, std::int64_t prefill_tokens,
                           double prefill_position) {
@@ -319,6 +325,7 @@ StepWork served_step_work(const Architecture& arch, const Scenario& s, const Est
   // the server's output: 70B Q4_K_M on an H200 NVL, 315 tok/s at 8, 155 at 9.)
   const bool own_decode_kernels = engine_is_llama_cpp_based(s.engine) && prefill_tokens <= 0;
   w.gemm_rows = own_decode_kernels ? 0.0 : tokens;
+  if (!engine_is_llama_cpp_based(s.engine) && prefill_tokens <= 0) w.gemm_tile_rows = kDecodeTileRows;
   for (const LayerSpec& l : arch.layers) {
     if (l.ffn.n_experts > 0 && l.ffn.n_experts_used > 0) {
       const double used_share = static_cast<double>(l.ffn.n_experts_used) / static_cast<double>(l.ffn.n_experts);

@@ -66,6 +66,9 @@ struct StepWork {
   double attention_flops = 0.0;    // the attention products' share of flops (scores and values over the cache)
   double gemm_rows = 0.0;          // prefill: tokens each dense weight matrix multiplies per pass
   double expert_rows = 0.0;        // prefill: expected tokens per routed expert per pass (chunk x k / n)
+  // Decode steps of the serving engines: the row tile their GEMM kernels pad a
+  // few tokens to (0: the prompt's fitted tile term above applies instead).
+  double gemm_tile_rows = 0.0;
   int layers = 0;                  // decoder layers run per pass
   int moe_layers = 0;              // of which routed-expert layers (more kernels: router, top-k, gathers)
   int passes = 1;                  // prefill: micro-batches; weights are read once per pass
