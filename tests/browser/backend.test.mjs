@@ -77,6 +77,17 @@ test('MXFP4 becomes MXFP4_MOE under llama.cpp for gpt-oss only; a dense model MX
   await dense.page.close();
 });
 
+test('a link naming a serving engine but no quantization sizes the checkpoint as published, as the CLI does', async () => {
+  // Kimi K2 Thinking as published: INT4 routed experts, the rest bf16, 594.5 GB
+  // (553.7 GiB) of weights (test_weights.cpp works the bytes out), not the page's
+  // GGUF default Q4_K_M, which vLLM does not serve.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=kimi-k2-thinking&engine=vllm&gpu=h200-sxm&gpus=8`);
+  assert.equal(await page.$eval('#quant', (q) => q.value), 'native');
+  await page.waitForFunction(() => /553\.7 GiB \(594\.5 GB\)/.test(document.querySelector('[data-field="memory.weights_bytes"]')?.textContent || ''));
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('a backend from the link that the device lacks is refused and named', async () => {
   const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&backend=opencl`);
   assert.match(await page.textContent('#summary'), /unknown backend/);

@@ -4,6 +4,7 @@ import * as fmt from './format.js';
 import { writeText, writeValue } from './render.js';
 import { SERVING_ENGINES } from './serving.js';
 import { backendLabel } from './speed-text.js';
+import { formatFor, ggufQuantNames } from './state.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -173,7 +174,7 @@ export function fillDrafts(catalog, model, selected) {
 
 export function fillStatic(catalog) {
   $('quant').replaceChildren(...catalog.quants.map((q) => option(q.name, q.approximate ? `${q.name} (third-party mix, size approximate)` : q.name)));
-  ggufQuants = new Set(catalog.quants.filter((q) => q.gguf).map((q) => q.name));
+  ggufQuants = ggufQuantNames(catalog);
   $('kv').replaceChildren(...catalog.kv_types.map((k) => option(k, k)));
   $('engine').replaceChildren(...catalog.engines.map((e) => option(e, e)));
   // The kinds of host RAM (data/system_ram.json), valued in GB/s; a figure
@@ -216,20 +217,7 @@ export function markEngines(device) {
   }
 }
 
-// The quantization kept across an engine change where the new engine loads
-// its format, else that engine's usual one (the engine's own default): GGUF
-// for llama.cpp and Ollama, MLX's for MLX-LM, the checkpoint as published for
-// the serving engines.
 let ggufQuants = new Set();  // the catalog's GGUF file types (fillStatic)
-function formatFor(engine, quant, model) {
-  const gguf = ggufQuants.has(quant);
-  // gpt-oss's MXFP4 checkpoint (its experts) is the GGUF file type MXFP4_MOE;
-  // another model's MXFP4 (every linear layer) has no GGUF twin.
-  const mxfp4Experts = quant === 'MXFP4' && model?.native_dtype === 'mxfp4';
-  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : mxfp4Experts ? 'MXFP4_MOE' : 'Q4_K_M';
-  if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
-  return gguf || quant.startsWith('MLX-') ? 'native' : quant;
-}
 
 export function writeControls(state, model) {
   $('model').value = state.model;
@@ -305,7 +293,7 @@ export function readControl(name, state, model) {
     case 'engine':
       next.engine = el.value;
       next.backend = '';  // each engine has its own builds
-      next.quant = formatFor(next.engine, state.quant, model);
+      next.quant = formatFor(next.engine, state.quant, model, ggufQuants);
       break;
     case 'gpu':
       next.gpu = el.value;

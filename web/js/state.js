@@ -92,6 +92,25 @@ const LIMITS = {
   adp: [0, 1],
 };
 
+// The quantization kept across an engine change where the new engine loads
+// its format, else that engine's usual one (the engine's own default): GGUF
+// for llama.cpp and Ollama, MLX's for MLX-LM, the checkpoint as published for
+// the serving engines. A link that names an engine but no quantization gets
+// the same, as the CLI's default for that engine.
+export function ggufQuantNames(catalog) {
+  return new Set(catalog.quants.filter((q) => q.gguf).map((q) => q.name));
+}
+
+export function formatFor(engine, quant, model, ggufQuants) {
+  const gguf = ggufQuants.has(quant);
+  // gpt-oss's MXFP4 checkpoint (its experts) is the GGUF file type MXFP4_MOE;
+  // another model's MXFP4 (every linear layer) has no GGUF twin.
+  const mxfp4Experts = quant === 'MXFP4' && model?.native_dtype === 'mxfp4';
+  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : mxfp4Experts ? 'MXFP4_MOE' : 'Q4_K_M';
+  if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
+  return gguf || quant.startsWith('MLX-') ? 'native' : quant;
+}
+
 // base: the state keys absent from the hash take (a prerendered page's own
 // scenario, <html data-scenario>), else the defaults.
 export function parseHash(hash, catalog, base = DEFAULTS) {
@@ -156,6 +175,9 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
   // is shorter (Llama 2 7B's 4096), as choosing the model in the list gives.
   const model = catalog.models.find((m) => m.id === state.model);
   if (!params.has('ctx') && model?.max_context_tokens && state.ctx > model.max_context_tokens) state.ctx = model.max_context_tokens;
+  if (params.has('engine') && !params.has('quant') && !params.has('hf')) {
+    state.quant = formatFor(state.engine, state.quant, model, ggufQuantNames(catalog));
+  }
   return { state, problems };
 }
 
