@@ -99,8 +99,10 @@ SizerRequest served(SizerRequest r) {
   return r;
 }
 
-// Text that stands for a name the user would have to fill in.
-const std::regex kPlaceholder(R"(MODEL|REPO|path/to|[<>{}]|\.\.\.)");
+// Text that stands for a name the user would have to fill in: a capitalized
+// word of its own (not VLLM_ALLOW_LONG_MAX_MODEL_LEN), a <slot> or {slot}
+// (not a JSON argument's braces), an elided path.
+const std::regex kPlaceholder(R"(\bMODEL\b|\bREPO\b|path/to|[<>]|\{[a-z_]+\}|\.\.\.)");
 
 // The .gguf files the steps read that no earlier step writes (as --outfile,
 // llama-quantize's output or llama-gguf-split's merged file). A find pattern
@@ -514,4 +516,48 @@ TEST_CASE("a serving engine's scenario: llama.cpp's note names the GGUF type to 
   const std::string ollama = served.step("ollama");
   CHECK_THAT(ollama, Contains("ollama serve") && !Contains("OLLAMA_KV_CACHE_TYPE"));
   CHECK(served.of("ollama").steps.back() == "ollama run gpt-oss:120b");
+}
+
+TEST_CASE("a Qwen3 context past its config's 40,960 tokens: the commands carry the YaRN its card documents", "[commands]") {
+  // Qwen3-32B: max_position_embeddings 40,960; "Context Length: 32,768 natively
+  // and 131,072 tokens with YaRN" (its card); the factor the context needs in
+  // half steps ("set factor as 2.0" for 65,536 tokens): 65,536 / 32,768 = 2.
+  SizerRequest r = request("qwen3-32b", "native");
+  r.engine = "vllm";
+  r.gpu_id = "h100-sxm";
+  r.gpu_count = 2;
+  r.context_tokens = 65536;
+  const Run two = run(r, nullptr);
+  CHECK_THAT(two.step("vllm"),
+             Contains("--max-model-len 65536") &&
+                 EndsWith("--hf-overrides '{\"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 2.0, "
+                          "\"original_max_position_embeddings\": 32768, \"rope_theta\": 1000000}}'"));
+  CHECK_THAT(two.step("sglang"), StartsWith("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server") &&
+                                     EndsWith("--json-model-override-args '{\"rope_scaling\": {\"rope_type\": \"yarn\", "
+                                              "\"factor\": 2.0, \"original_max_position_embeddings\": 32768}}'"));
+  CHECK_THAT(two.of("vllm").note, Contains("YaRN factor 2 over the model's 32768 pretraining tokens reaches 65536"));
+  bool warned = false;
+  for (const std::string& w : two.estimate.warnings) warned = warned || w.find("extends it with YaRN to 131072") != std::string::npos;
+  CHECK(warned);
+  // 50,000 tokens: 50,000 / 32,768 = 1.53, up to the half step 2 (1.5 x 32,768 = 49,152 is short).
+  r.context_tokens = 50000;
+  CHECK_THAT(run(r, nullptr).step("vllm"), Contains("\"factor\": 2.0"));
+  // llama-server at 131,072 tokens (Q4_K_M on two H100s): the card's own flags, factor 4.
+  SizerRequest g = request("qwen3-32b", "Q4_K_M");
+  g.gpu_id = "h100-sxm";
+  g.gpu_count = 2;
+  g.context_tokens = 131072;
+  const Run four = run(g, nullptr);
+  CHECK_THAT(four.step("llama.cpp"), EndsWith("--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768"));
+  CHECK_THAT(four.of("ollama").note, Contains("Ollama has no YaRN setting"));
+  // Within the config's own 40,960 tokens: nothing added.
+  g.context_tokens = 40960;
+  const Run own = run(g, nullptr);
+  CHECK(own.step("llama.cpp").find("rope") == std::string::npos);
+  // Past even 131,072: no YaRN to set; vLLM starts only when allowed, and says why.
+  r.context_tokens = 262144;
+  const Run past = run(r, nullptr);
+  CHECK_THAT(past.step("vllm"), StartsWith("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve"));
+  CHECK(past.step("vllm").find("rope") == std::string::npos);
+  CHECK_THAT(past.of("vllm").note, Contains("past the model's maximum of 131072 (with YaRN)"));
 }

@@ -662,7 +662,8 @@ class App {
   facts(m) {
     const badges = [m.moe && 'MoE', m.mla && 'MLA', m.swa && 'sliding window', m.hybrid && 'hybrid', m.estimated && 'estimated'].filter(Boolean);
     return `${m.name} · ${controls.sizeLabel(m)}${badges.length ? ` · ${badges.join(' · ')}` : ''}` +
-      `${m.license ? ` · ${m.license}` : ''}${m.max_context_tokens ? ` · up to ${tokens(m.max_context_tokens)} tokens` : ' · context limit not stated'}`;
+      `${m.license ? ` · ${m.license}` : ''}${m.max_context_tokens ? ` · up to ${tokens(m.max_context_tokens)} tokens` : ' · context limit not stated'}` +
+      `${m.yarn_context_tokens ? ` (${tokens(m.yarn_context_tokens)} with YaRN)` : ''}`;
   }
 
   async copy(text, button) {

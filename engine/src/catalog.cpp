@@ -78,6 +78,15 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   m.llama_cpp_unsupported = string_or(entry, "llama_cpp_unsupported", "");
   m.config_provenance = string_or(entry, "config_provenance", "");
   if (auto v = positive_number(entry, "max_context_tokens")) m.max_context_tokens = static_cast<std::int64_t>(*v);
+  if (auto it = entry.find("context_extension"); it != entry.end() && it->is_object()) {
+    const auto factor = positive_number(*it, "factor");
+    const auto original = positive_number(*it, "original_context_tokens");
+    const auto max = positive_number(*it, "max_context_tokens");
+    if (!factor || !original || !max)
+      return Error{"catalog.bad_entry", path + "/context_extension needs factor, original_context_tokens and max_context_tokens"};
+    m.context_extension = ContextExtension{*factor, static_cast<std::int64_t>(*original), static_cast<std::int64_t>(*max),
+                                           positive_number(*it, "rope_theta").value_or(0.0)};
+  }
   for (const char* key : {"gguf_repos", "ollama_tags", "uses"}) {
     auto& target = std::string(key) == "gguf_repos" ? m.gguf_repos : std::string(key) == "uses" ? m.uses : m.ollama_tags;
     if (auto it = entry.find(key); it != entry.end() && it->is_array())

@@ -223,9 +223,19 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
                          s.quant.name + " support there is experimental");
   if (llama && s.kv_type != KvType::f16 && s.kv_type != KvType::bf16 && !s.flash_attention)
     e.warnings.push_back("llama.cpp needs flash attention (-fa on) for a quantized V cache");
-  if (arch.max_context_tokens > 0 && s.context_tokens > arch.max_context_tokens)
-    e.warnings.push_back("context " + std::to_string(s.context_tokens) + " exceeds the model's maximum of " +
-                         std::to_string(arch.max_context_tokens) + " tokens");
+  if (arch.max_context_tokens > 0 && s.context_tokens > arch.max_context_tokens) {
+    const auto& x = arch.context_extension;
+    if (x && s.context_tokens <= x->max_context_tokens)
+      e.warnings.push_back("context " + std::to_string(s.context_tokens) + " is past the model's own " +
+                           std::to_string(arch.max_context_tokens) + " tokens: its publisher extends it with YaRN to " +
+                           std::to_string(x->max_context_tokens) + " (RoPE scaling over its " +
+                           std::to_string(x->original_context_tokens) +
+                           " pretraining tokens; the launch commands set it), advised only for long contexts");
+    else
+      e.warnings.push_back("context " + std::to_string(s.context_tokens) + " exceeds the model's maximum of " +
+                           std::to_string(x ? x->max_context_tokens : arch.max_context_tokens) + " tokens" +
+                           (x ? " (with YaRN)" : ""));
+  }
 
   KvRequest kv_request = kv_request_for(s, s.context_tokens);
   if (s.vision) {

@@ -478,6 +478,8 @@ Json catalog_to_json(const Sizer& sizer) {
     append_model_facts(j, sizer.model_facts(i));
     // No maximum known: null, not 0 (the page would read "up to 0 tokens").
     if (j.contains("max_context_tokens") && j["max_context_tokens"] == 0) j["max_context_tokens"] = nullptr;
+    // The longer context its publisher documents with YaRN (the catalog's, sourced there).
+    j["yarn_context_tokens"] = m.context_extension ? Json(m.context_extension->max_context_tokens) : Json();
     models.push_back(std::move(j));
   }
   Json devices = Json::array();

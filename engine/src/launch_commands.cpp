@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 
@@ -676,6 +678,87 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
 
 namespace {
 
+// A number as a flag value: 4, 1.5, 1000000.
+std::string flag_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", v);
+  return text;
+}
+
+// A number in a JSON argument: 4.0, 1.5 (a float where the config has one).
+std::string json_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, v == std::floor(v) ? "%.1f" : "%g", v);
+  return text;
+}
+
+// A context past the model's own maximum. With the RoPE scaling its publisher
+// documents (Qwen3: YaRN over 32,768 pretraining tokens, up to 4 x), each
+// command carries it, per engine as the model card gives it (llama-server,
+// SGLang) or vLLM's docs do (--hf-overrides with rope_parameters; its older
+// --rope-scaling flag is gone), the factor the context needs in half steps
+// (Qwen: "set factor as 2.0" for 65,536 tokens). Without one, vLLM and SGLang
+// refuse a length above the config's unless told to allow it ("set the env var
+// VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1):
+// the commands say so and set it, since the estimate was asked for that length.
+void extend_context(std::vector<LaunchCommand>& out, const Architecture& arch, const Scenario& s) {
+  const std::int64_t ctx = s.context_tokens;
+  if (arch.max_context_tokens <= 0 || ctx <= arch.max_context_tokens) return;
+  const auto& x = arch.context_extension;
+  const std::string own = std::to_string(arch.max_context_tokens);
+  const auto add_note = [](LaunchCommand& c, const std::string& text) {
+    c.note += std::string(c.note.empty() ? "" : " ") + text;
+  };
+  if (!x || ctx > x->max_context_tokens) {
+    const std::string past = std::to_string(ctx) + " tokens is past the model's maximum of " +
+                             (x ? std::to_string(x->max_context_tokens) + " (with YaRN)" : own) +
+                             ": the output past it is not what its publisher validated.";
+    for (LaunchCommand& c : out) {
+      if (c.steps.empty()) continue;
+      if (c.engine == "vllm") c.steps.back() = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 " + c.steps.back();
+      if (c.engine == "sglang") c.steps.back() = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 " + c.steps.back();
+      add_note(c, past + (c.engine == "vllm" || c.engine == "sglang" ? " The variable lets the server start with it." : ""));
+    }
+    return;
+  }
+  const double o = static_cast<double>(x->original_context_tokens);
+  const double factor = std::min(x->factor, std::max(1.0, std::ceil(2.0 * static_cast<double>(ctx) / o) / 2.0));
+  const std::string orig = std::to_string(x->original_context_tokens);
+  const std::string why = "YaRN factor " + flag_number(factor) + " over the model's " + orig +
+                          " pretraining tokens reaches " + std::to_string(static_cast<std::int64_t>(factor * o)) +
+                          ", past its own " + own + " (static YaRN: its publisher advises it only for long contexts).";
+  for (LaunchCommand& c : out) {
+    if (c.engine == "ollama") {
+      if (!c.steps.empty())
+        add_note(c, "Ollama has no YaRN setting: past " + own + " tokens use llama-server, which the llama.cpp command sets up for it.");
+      continue;
+    }
+    if (c.engine == "mlx") {
+      if (!c.steps.empty())
+        add_note(c, "MLX-LM reads RoPE scaling from the model's config.json: add \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": " +
+                        json_number(factor) + ", \"original_max_position_embeddings\": " + orig + "} to it for " +
+                        std::to_string(ctx) + " tokens.");
+      continue;
+    }
+    if (c.steps.empty()) continue;
+    std::string& line = c.steps.back();
+    if (c.engine == "llama.cpp") {
+      line += " \\\n  --rope-scaling yarn --rope-scale " + flag_number(factor) + " --yarn-orig-ctx " + orig;
+    } else if (c.engine == "vllm") {
+      line += " \\\n  --hf-overrides '{\"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": " + json_number(factor) +
+              ", \"original_max_position_embeddings\": " + orig +
+              (x->rope_theta > 0.0 ? ", \"rope_theta\": " + flag_number(x->rope_theta) : std::string()) + "}}'";
+    } else if (c.engine == "sglang") {
+      // SGLang keeps the config's maximum as the derived length: the variable lets --context-length pass it.
+      line = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 " + line + " \\\n  --json-model-override-args '{\"rope_scaling\": "
+             "{\"rope_type\": \"yarn\", \"factor\": " + json_number(factor) + ", \"original_max_position_embeddings\": " + orig + "}}'";
+    } else {
+      continue;
+    }
+    add_note(c, why);
+  }
+}
+
 std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
                                         const DistributionIndex& names) {
   Names draft;  // the draft model's names, for its GGUF repo
@@ -686,6 +769,7 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
   }
   std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, e.memory.attention_ranks, false),
                                  serving(n, s, e.memory.attention_ranks, true), mlx(n, s)};
+  extend_context(out, model.arch(), s);
   if (s.gpu_limit_bytes > 0 && is_apple(s)) {
     // The raised GPU limit first: macOS resets it at the next restart.
     const std::string raise = "sudo sysctl iogpu.wired_limit_mb=" + std::to_string(s.gpu_limit_bytes >> 20);

@@ -88,6 +88,8 @@ Result<Architecture> read_catalog_architecture(const CatalogModel& m) {
   // A trimmed config copy without its quantization_config (GLM-4.7-FP8,
   // Kimi K2 Thinking) takes the published format the catalog sourced.
   apply_catalog_native_dtype(m.native_dtype, arch.value());
+  if (m.context_extension && m.context_extension->max_context_tokens > arch.value().max_context_tokens)
+    arch.value().context_extension = m.context_extension;
   return arch;
 }
 

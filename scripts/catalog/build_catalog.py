@@ -465,6 +465,9 @@ def build_models(ref, cur):
             # None where it can: the launch commands say so instead of printing one that fails.
             "llama_cpp_unsupported": (c.get("llama_cpp_unsupported") or {}).get("reason"),
             "max_context_tokens": max_ctx,
+            # RoPE scaling the publisher documents past max_context_tokens (Qwen3's
+            # YaRN), with its source: the launch commands carry its flags.
+            "context_extension": c.get("context_extension"),
             "uses": None,
             "uses_sources": None,
             "config": cfg,

@@ -45,7 +45,8 @@ MODEL_FIELDS = {
     "hf_repo": (str, False), "gguf_repos": (list, True), "license": (str, False), "release_date": (str, False),
     "official_params_total": (int, False), "official_params_active": (int, False),
     "official_params_precise": (bool, True), "official_params_text": (str, False), "native_dtype": (str, False),
-    "llama_cpp_unsupported": (str, False), "max_context_tokens": (int, False), "config": (dict, True), "config_provenance": (str, True),
+    "llama_cpp_unsupported": (str, False), "max_context_tokens": (int, False),
+    "context_extension": (dict, False), "config": (dict, True), "config_provenance": (str, True),
     "estimated_fields": (list, True), "notes": (str, False), "sources": (list, True),
     "uses": (list, True), "uses_sources": (dict, True),
 }
@@ -189,6 +190,25 @@ def check_uses(c, F, p, m):
         c.err(F, p + "/uses", "a base release gets no chat tag")
 
 
+def check_context_extension(c, F, p, m):
+    """context_extension: YaRN past the config's maximum, up to a larger one, with its source."""
+    x = m.get("context_extension")
+    if x is None:
+        return
+    if x.get("method") != "yarn":
+        c.err(F, p + "/context_extension/method", "must be yarn")
+    for k in ("factor", "original_context_tokens", "max_context_tokens", "rope_theta"):
+        if not isinstance(x.get(k), (int, float)) or isinstance(x.get(k), bool) or x[k] <= 0:
+            c.err(F, p + f"/context_extension/{k}", "must be a number > 0")
+    if not isinstance(x.get("source"), str) or not x["source"].strip():
+        c.err(F, p + "/context_extension/source", "must say where it comes from")
+    if all(isinstance(x.get(k), (int, float)) for k in ("factor", "original_context_tokens", "max_context_tokens")):
+        if x["original_context_tokens"] * x["factor"] != x["max_context_tokens"]:
+            c.err(F, p + "/context_extension", "max_context_tokens must be original_context_tokens x factor")
+        if m.get("max_context_tokens") and x["max_context_tokens"] <= m["max_context_tokens"]:
+            c.err(F, p + "/context_extension/max_context_tokens", "must exceed the model's max_context_tokens")
+
+
 def check_models(c, doc, excluded_doc):
     F = "models.json"
     models = doc.get("models")
@@ -219,6 +239,7 @@ def check_models(c, doc, excluded_doc):
             continue
         mid = m["id"]
         check_uses(c, F, p, m)
+        check_context_extension(c, F, p, m)
         if not ID_RE.match(mid or ""):
             c.err(F, f"{p}/id", f"id {mid!r} must be lowercase [a-z0-9.-]")
         if mid in excluded_ids:

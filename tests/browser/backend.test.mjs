@@ -88,6 +88,18 @@ test('a link naming a serving engine but no quantization sizes the checkpoint as
   await page.close();
 });
 
+test('Qwen3 past its config\'s 40,960 tokens: the facts name the YaRN window and the commands set it', async () => {
+  // "Context Length: 32,768 natively and 131,072 tokens with YaRN" (Qwen3-32B's card);
+  // 65,536 tokens need factor 2 (65,536 / 32,768).
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-32b&engine=vllm&quant=native&gpu=h100-sxm&gpus=2&ctx=65536`);
+  assert.match(await page.textContent('#model-facts'), /up to 40,960 tokens \(131,072 with YaRN\)/);
+  await page.waitForFunction(() => document.querySelector('#commands').textContent.includes('"factor": 2.0'));
+  assert.match(await page.textContent('#commands'), /--hf-overrides '\{"rope_parameters": \{"rope_type": "yarn"/);
+  assert.match(await page.textContent('#commands'), /SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang\.launch_server/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('a backend from the link that the device lacks is refused and named', async () => {
   const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&backend=opencl`);
   assert.match(await page.textContent('#summary'), /unknown backend/);

@@ -133,6 +133,16 @@ enum class NativeFormat {
   int4_experts    // the same for the routed experts only, the rest bf16 (Kimi K2 Thinking, K2.5)
 };
 
+// RoPE scaling a model's publisher documents past its config's maximum
+// context: YaRN by `factor` over the tokens it was pretrained on (Qwen3: 4 x
+// 32,768 = 131,072). The catalog sources it; the launch commands apply it.
+struct ContextExtension {
+  double factor = 1.0;
+  std::int64_t original_context_tokens = 0;
+  std::int64_t max_context_tokens = 0;
+  double rope_theta = 0.0;
+};
+
 struct Architecture {
   std::string model_type;
   std::int64_t vocab_size = 0;
@@ -140,6 +150,7 @@ struct Architecture {
   bool tied_embeddings = false;
   std::vector<LayerSpec> layers;  // decoder layers, then MTP layers (is_mtp)
   std::int64_t max_context_tokens = 0;
+  std::optional<ContextExtension> context_extension;  // YaRN past max_context_tokens (catalog)
   NativeFormat native_format = NativeFormat::bf16;
   // INT4 formats: bits per quantized weight, its group's scale (and zero point) included.
   double native_int4_bits = 0.0;

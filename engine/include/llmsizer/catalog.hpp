@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llmsizer/architecture.hpp"
 #include "llmsizer/json.hpp"
 
 #include "llmsizer/device.hpp"
@@ -67,6 +68,7 @@ struct CatalogModel {
   // The catalog's max_context_tokens: the config's own field, or a figure the
   // catalog build sourced elsewhere (a card's "128K context"); 0: none known.
   std::int64_t max_context_tokens = 0;
+  std::optional<ContextExtension> context_extension;  // the catalog's, with its source there
   std::optional<ModelFacts> facts;  // precomputed by the build; else read on demand
 };
 
