@@ -228,7 +228,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
         }
       }
       r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;
-      r.usable_speed = r.decode_tokens_per_s >= request.min_tokens_per_s;
+      r.usable_speed = reaches_usable_speed(r.decode_tokens_per_s, request.min_tokens_per_s);
       r.offload_bytes = a.estimate->memory.offload_bytes;
       r.offloaded_layers = a.estimate->memory.offloaded_layers;
       r.offload_fraction = a.scenario.offload_fraction;

@@ -57,8 +57,12 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
 
 class Trier {
  public:
-  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, double min_tokens_per_s_per_user = 0.0)
-      : sizer_(sizer), model_(model), scenario_(scenario), min_tokens_per_s_per_user_(min_tokens_per_s_per_user) {}
+  // min_tokens_per_s_per_user: a speed each sequence must reach; `usable`:
+  // the usable speed's line (reaches_usable_speed), else the exact target.
+  Trier(const Sizer& sizer, const SizedModel& model, const Scenario& scenario, double min_tokens_per_s_per_user = 0.0,
+        bool usable = false)
+      : sizer_(sizer), model_(model), scenario_(scenario), min_tokens_per_s_per_user_(min_tokens_per_s_per_user),
+        usable_(usable) {}
 
   // The choice when `count` devices hold the scenario and, when asked, decode
   // each sequence at the speed asked for.
@@ -96,9 +100,11 @@ class Trier {
         c.ttft_s = speed->ttft_s;
       }
     }
-    if (min_tokens_per_s_per_user_ > 0.0 &&
-        !(c.tokens_per_s_per_user && *c.tokens_per_s_per_user >= min_tokens_per_s_per_user_))
-      return std::nullopt;
+    if (min_tokens_per_s_per_user_ > 0.0) {
+      const double speed = c.tokens_per_s_per_user.value_or(0.0);
+      if (usable_ ? !reaches_usable_speed(speed, min_tokens_per_s_per_user_) : speed < min_tokens_per_s_per_user_)
+        return std::nullopt;
+    }
     return c;
   }
 
@@ -118,6 +124,7 @@ class Trier {
   const SizedModel& model_;
   Scenario scenario_;
   double min_tokens_per_s_per_user_;
+  bool usable_;
 };
 
 double total_price(const Candidate& c) { return price_of(*c.device, c.count)->usd; }
@@ -240,7 +247,7 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   r.max_gpus = options.max_gpus;
   r.min_tokens_per_s = options.min_tokens_per_s;
   // The cheapest of each kind at the usable speed, else the cheapest that holds it.
-  const Trier usable(sizer, model, scenario, options.min_tokens_per_s);
+  const Trier usable(sizer, model, scenario, options.min_tokens_per_s, true);
   const auto cheapest = [&](const std::vector<Candidate>& candidates) {
     std::optional<HardwareChoice> c = usable.first_fit(candidates, by_price);
     if (!c && (c = trier.first_fit(candidates, by_price))) c->below_usable_speed = true;
@@ -297,12 +304,12 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     if (!quant) return quant.error();
     Trier holds(sizer, model, scenario);
     holds.scenario().quant = quant.value();
-    Trier fast(sizer, model, scenario, options.min_tokens_per_s);
+    Trier fast(sizer, model, scenario, options.min_tokens_per_s, true);
     fast.scenario().quant = quant.value();
     std::optional<HardwareChoice> c = fast.first_fit(buyable, by_price);
     if (!c && (c = holds.first_fit(buyable, by_price))) c->below_usable_speed = true;
-    if (!c && (c = holds.first_fit(multiples, by_memory))) c->below_usable_speed = !c->tokens_per_s_per_user ||
-                                                                 *c->tokens_per_s_per_user < options.min_tokens_per_s;
+    if (!c && (c = holds.first_fit(multiples, by_memory)))
+      c->below_usable_speed = !reaches_usable_speed(c->tokens_per_s_per_user.value_or(0.0), options.min_tokens_per_s);
     r.per_quant.push_back({name, std::move(c)});
   }
 
