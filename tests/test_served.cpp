@@ -184,6 +184,35 @@ TEST_CASE("the serve curve stops where more requests no longer decode at once, i
   CHECK(bad.error().id == "serve.bad_value");
 }
 
+TEST_CASE("a target speed per user is met only where every request in flight runs", "[served]") {
+  // gpt-oss-120b on one H100 under vLLM, 1024 in and 1024 out: the KV pool
+  // holds max_concurrency such requests; at 256 in flight the rest queue for
+  // a place and wait seconds for their first token, whatever the running
+  // ones decode at. The target is the busiest point with none waiting.
+  const Sizer sizer(test::catalog());
+  SizerRequest r;
+  r.model_id = "gpt-oss-120b";
+  auto model = sizer.model_for(r);
+  REQUIRE(model);
+  Scenario s = served_scenario("h100-sxm", "native", 1024, 1024, 1);
+  auto curve = serve_curve(sizer, model.value(), s, {}, 20.0);
+  REQUIRE(curve);
+  const ServeCurve& c = curve.value();
+  REQUIRE(c.max_concurrency);
+  REQUIRE(c.points.back().concurrency > *c.max_concurrency);  // the sweep reaches the queue
+  REQUIRE(c.target);
+  const ServePoint& t = c.points[*c.target];
+  CHECK(t.served.admitted_concurrency == t.concurrency);
+  CHECK(t.concurrency <= *c.max_concurrency);
+  CHECK(t.served.tokens_per_s_per_user >= 20.0);
+  for (const ServePoint& p : c.points)
+    if (p.served.admitted_concurrency == p.concurrency && p.served.tokens_per_s_per_user >= 20.0)
+      CHECK(p.served.output_tokens_per_s <= t.served.output_tokens_per_s);
+  // The peak itself queues: it is not the answer to a speed per user.
+  REQUIRE(c.saturation);
+  CHECK(c.points[*c.saturation].served.admitted_concurrency < c.points[*c.saturation].concurrency);
+}
+
 TEST_CASE("each engine's step budget and request limit are its own defaults on the device", "[served]") {
   // vLLM V1's OpenAI server (vllm/engine/arg_utils.py, get_batch_defaults):
   // 8192 tokens and 1024 requests on 70 GiB or more unless an A100, else 2048
