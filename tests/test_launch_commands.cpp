@@ -440,7 +440,7 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
       for (const char* gpu : {"h100-sxm", "mac-m3-ultra-512gb"}) {
         SizerRequest r = request(model.id.c_str(), quant);
         r.gpu_id = gpu;
-        // Each format under an engine that loads it (the commands cover all five).
+        // Each format under an engine that loads it (the commands cover all six).
         if (quant[0] != 'Q') r.engine = std::string(quant) == "MLX-4bit" ? "mlx" : "vllm";
         auto m = sizer().model_for(r);
         auto s = sizer().scenario_for(r);
@@ -449,7 +449,7 @@ TEST_CASE("every catalog model: no placeholder in a command; a listed GGUF repo 
         if (!e) continue;
         ++estimates;
         const auto commands = launch_commands(m.value(), s.value(), e.value());
-        REQUIRE(commands.size() == 5);
+        REQUIRE(commands.size() == 6);
         for (const LaunchCommand& c : commands) {
           INFO(model.id << " " << quant << " " << gpu << " " << c.engine);
           CHECK((c.steps.empty() ? !c.note.empty() : true));  // no command: a reason
@@ -560,4 +560,46 @@ TEST_CASE("a Qwen3 context past its config's 40,960 tokens: the commands carry t
   CHECK_THAT(past.step("vllm"), StartsWith("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve"));
   CHECK(past.step("vllm").find("rope") == std::string::npos);
   CHECK_THAT(past.of("vllm").note, Contains("past the model's maximum of 131072 (with YaRN)"));
+}
+
+TEST_CASE("TensorRT-LLM: trtllm-serve with the estimate's KV pool, pre-quantized checkpoints only", "[commands]") {
+  // Llama 3.1 8B in BF16 on one H100 under TensorRT-LLM. The estimate's pool
+  // is 0.9 x the card less the weights and buffers (vLLM's rule); trtllm-serve
+  // gives its KV cache a fraction of the memory free after them, so the
+  // fraction printed is pool / (card - the rest), two decimals rounded down.
+  SizerRequest r = request("llama-3.1-8b", "BF16-native");
+  r.engine = "tensorrt-llm";
+  r.gpu_id = "h100-sxm";
+  const Run bf16 = run(r);
+  const std::string step = bf16.step("tensorrt-llm");
+  CHECK_THAT(step, StartsWith("trtllm-serve org/M-Instruct \\\n  --max_seq_len 8192 \\\n  --max_batch_size 1"));
+  const GpuShare& g = bf16.estimate.memory.per_gpu.front();
+  const double capacity = static_cast<double>(usable_memory(test::device_of("h100-sxm")).capacity_bytes);
+  const double rest = static_cast<double>(g.required_bytes - g.kv_cache_bytes);
+  const double fraction = std::floor(100.0 * (static_cast<double>(g.usable_bytes) - rest) / (capacity - rest)) / 100.0;
+  char flag[64];
+  std::snprintf(flag, sizeof flag, "--kv_cache_free_gpu_memory_fraction %.2f", fraction);
+  CHECK_THAT(step, Contains(flag));
+  CHECK(fraction > 0.8);  // 0.9 of the card less 16 GB of weights: most of what is free
+  CHECK(fraction < 0.9);
+  CHECK(step.find("--tp_size") == std::string::npos);
+  // No FP8 checkpoint known: trtllm-serve does not quantize as it loads.
+  r.quant = "FP8";
+  const LaunchCommand fp8 = run(r).of("tensorrt-llm");
+  CHECK(fp8.steps.empty());
+  CHECK_THAT(fp8.note, Contains("does not quantize as it loads"));
+  // FP8 KV cache: an LLM API option, written to the YAML file the server reads.
+  r.quant = "BF16-native";
+  r.kv_type = "fp8";
+  r.gpu_count = 2;
+  const Run kv = run(r);
+  REQUIRE(kv.of("tensorrt-llm").steps.size() == 2);
+  CHECK(kv.of("tensorrt-llm").steps[0] == "printf 'kv_cache_config:\\n  dtype: fp8\\n' > trtllm-options.yml");
+  CHECK_THAT(kv.of("tensorrt-llm").steps[1], Contains("--tp_size 2") && EndsWith("--extra_llm_api_options trtllm-options.yml"));
+  // Not on a Mac, not on AMD.
+  r.kv_type = "";
+  r.gpu_count = 1;
+  r.gpu_id = "mi300x";
+  r.engine = "vllm";
+  CHECK_THAT(run(r).of("tensorrt-llm").note, Contains("NVIDIA GPUs only"));
 }

@@ -612,6 +612,92 @@ LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bo
   return out;
 }
 
+// TensorRT-LLM's OpenAI server, trtllm-serve (NVIDIA/TensorRT-LLM@00209af149e7774406881a37283dce303571eb11:
+// tensorrt_llm/commands/serve.py): the checkpoint, --tp_size, --max_batch_size,
+// --max_seq_len and --kv_cache_free_gpu_memory_fraction, the KV cache's share
+// of the memory left once the weights and buffers are in (0.9 by default).
+// The estimate's pool follows vLLM's rule (the utilization x the card, less
+// the rest); the fraction printed gives TensorRT-LLM that same pool. FP8 KV
+// and attention data parallel are LLM API options it takes from a YAML file
+// (kv_cache_config: dtype: fp8; enable_attention_dp: true, as NVIDIA's
+// DeepSeek-R1 serving example writes them). trtllm-serve does not quantize as
+// it loads: FP8, NVFP4, AWQ or GPTQ weights are checkpoints made beforehand
+// (TensorRT Model Optimizer).
+LaunchCommand tensorrt_llm(const Names& n, const Scenario& s, const Estimate& e) {
+  LaunchCommand out{"tensorrt-llm", {}, {}};
+  const Device* device = s.device ? &*s.device : nullptr;
+  if (is_apple(s) || (device && device->backend != Backend::cuda)) {
+    out.note = "TensorRT-LLM runs on NVIDIA GPUs only" + (device ? ", not on the " + device->name : std::string()) + ".";
+    return out;
+  }
+  if (!s.cards.empty()) {
+    out.note = "TensorRT-LLM splits every layer across the GPUs (tensor parallel), which needs equal cards; these cards differ (" +
+               safe_card_ids(s) + "): use llama.cpp or Ollama, which split by layers.";
+    return out;
+  }
+  if (s.kv_type != KvType::f16 && s.kv_type != KvType::bf16 && s.kv_type != KvType::fp8) {
+    out.note = "TensorRT-LLM keeps the KV cache in the model's dtype or fp8, not " + std::string(kv_type_name(s.kv_type)) + ".";
+    return out;
+  }
+  std::string repo;
+  const std::string quant = shell_safe(s.quant.name);
+  const auto prequantized = [&](const char* format) {
+    repo = n.checkpoint(format);
+    if (repo.empty())
+      out.note = "No " + std::string(format) + " checkpoint of " + n.label() +
+                 " is known, and trtllm-serve does not quantize as it loads (TensorRT Model Optimizer makes one).";
+  };
+  switch (s.quant.kind) {
+    case SchemeKind::native: repo = n.native_repo(); break;
+    case SchemeKind::bf16:
+    case SchemeKind::fp16:
+      repo = n.checkpoint("BF16");
+      if (repo.empty() && n.native_dtype.empty()) repo = n.native_repo();
+      if (repo.empty()) out.note = "No BF16 checkpoint of " + n.label() + " is known.";
+      break;
+    case SchemeKind::fp8_block: prequantized("FP8"); break;
+    case SchemeKind::nvfp4: prequantized("NVFP4"); break;
+    case SchemeKind::mxfp4: prequantized("MXFP4"); break;
+    case SchemeKind::awq_int4: prequantized("AWQ"); break;
+    case SchemeKind::gptq_int4: prequantized("GPTQ"); break;
+    default:
+      out.note = "TensorRT-LLM runs 16-bit checkpoints and its own quantization recipes (FP8, NVFP4, MXFP4, AWQ or GPTQ INT4), not " +
+                 quant + ".";
+      return out;
+  }
+  if (repo.empty()) {
+    if (out.note.empty()) out.note = "A model given as config.json: no repo is known to serve.";
+    return out;
+  }
+  std::vector<std::string> p{"trtllm-serve " + repo, "--max_seq_len " + std::to_string(s.context_tokens),
+                             "--max_batch_size " + std::to_string(s.sequences)};
+  if (s.gpu_count > 1) p.push_back("--tp_size " + std::to_string(s.gpu_count));
+  const bool attention_dp = e.memory.attention_ranks > 1;
+  if (attention_dp) p.push_back("--ep_size " + std::to_string(s.gpu_count));
+  if (device && !e.memory.per_gpu.empty()) {
+    const GpuShare& g = e.memory.per_gpu.front();
+    const double capacity = static_cast<double>(usable_memory(*device).capacity_bytes);
+    const double rest = static_cast<double>(g.required_bytes - g.kv_cache_bytes);
+    const double pool = static_cast<double>(g.usable_bytes) - rest;
+    if (capacity > rest && pool > 0.0) {
+      // Two decimals, rounded down: a pool no larger than the estimate's.
+      const double fraction = std::clamp(std::floor(100.0 * pool / (capacity - rest)) / 100.0, 0.01, 0.95);
+      char text[48];
+      std::snprintf(text, sizeof text, "--kv_cache_free_gpu_memory_fraction %.2f", fraction);
+      p.push_back(text);
+    }
+  }
+  std::string yaml;
+  if (s.kv_type == KvType::fp8) yaml += "kv_cache_config:\\n  dtype: fp8\\n";
+  if (attention_dp) yaml += "enable_attention_dp: true\\n";
+  if (!yaml.empty()) {
+    out.steps.push_back("printf '" + yaml + "' > trtllm-options.yml");
+    p.push_back("--extra_llm_api_options trtllm-options.yml");
+  }
+  out.steps.push_back(join(p));
+  return out;
+}
+
 LaunchCommand mlx(const Names& n, const Scenario& s) {
   LaunchCommand out{"mlx", {}, {}};
   if (!is_apple(s)) {
@@ -733,9 +819,10 @@ void extend_context(std::vector<LaunchCommand>& out, const Architecture& arch, c
         add_note(c, "Ollama has no YaRN setting: past " + own + " tokens use llama-server, which the llama.cpp command sets up for it.");
       continue;
     }
-    if (c.engine == "mlx") {
+    if (c.engine == "mlx" || c.engine == "tensorrt-llm") {
       if (!c.steps.empty())
-        add_note(c, "MLX-LM reads RoPE scaling from the model's config.json: add \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": " +
+        add_note(c, std::string(c.engine == "mlx" ? "MLX-LM" : "TensorRT-LLM") +
+                        " reads RoPE scaling from the model's config.json: add \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": " +
                         json_number(factor) + ", \"original_max_position_embeddings\": " + orig + "} to it for " +
                         std::to_string(ctx) + " tokens.");
       continue;
@@ -768,7 +855,7 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
     draft.dist = names.find(s.draft->label);
   }
   std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, e.memory.attention_ranks, false),
-                                 serving(n, s, e.memory.attention_ranks, true), mlx(n, s)};
+                                 serving(n, s, e.memory.attention_ranks, true), mlx(n, s), tensorrt_llm(n, s, e)};
   extend_context(out, model.arch(), s);
   if (s.gpu_limit_bytes > 0 && is_apple(s)) {
     // The raised GPU limit first: macOS resets it at the next restart.
