@@ -39,14 +39,19 @@ TEST_CASE("llama.cpp compute buffer with flash attention", "[runtime][reference]
 }
 
 TEST_CASE("vLLM activation peak and non-torch memory", "[runtime][reference]") {
-  // Logged: Meta-Llama-3-8B on one H100: activation peak 1.26 GiB, non-torch
-  // 1.79 GiB; at TP=2 non-torch 3.58 GiB per GPU.
+  // Logged: Meta-Llama-3-8B on one H100 (SXM, NVLink): activation peak 1.26
+  // GiB, non-torch 1.79 GiB; at TP=2 non-torch 3.58 GiB per GPU
+  // (vllm-project/vllm#10511).
   RuntimeRequest r;
   r.engine = InferenceEngine::vllm;
+  r.gpu_link = true;
   const Architecture a = catalog_arch("llama-3.1-8b");
   const RuntimeBreakdown tp1 = compute_runtime(a, r);
   CHECK_THAT(static_cast<double>(tp1.compute_bytes), WithinRel(1.26 * static_cast<double>(kGiB), 0.03));
   CHECK_THAT(static_cast<double>(tp1.non_torch_bytes), WithinRel(1.79 * static_cast<double>(kGiB), 0.001));
   r.tensor_parallel = 2;
   CHECK_THAT(static_cast<double>(compute_runtime(a, r).non_torch_bytes), WithinRel(3.58 * static_cast<double>(kGiB), 0.001));
+  // Two RTX 4090s on PCIe at TP=2: "non_torch_memory takes 0.25GiB" (vllm-project/vllm#13061).
+  r.gpu_link = false;
+  CHECK_THAT(static_cast<double>(compute_runtime(a, r).non_torch_bytes), WithinRel(0.25 * static_cast<double>(kGiB), 0.001));
 }

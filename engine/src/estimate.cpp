@@ -362,6 +362,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   rr.ubatch_tokens = kv_request.ubatch_tokens;
   rr.kv_type = s.kv_type;
   rr.tensor_parallel = tp ? n_gpus : 1;
+  rr.gpu_link = s.device && s.device->interconnect_bytes_per_s > 0.0;
   // llama.cpp's host compute buffer sits in system RAM beside the embedding
   // (on a CPU-only machine its inputs are in the one compute buffer).
   if (llama && !cpu_only) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "llmsizer/planner.hpp"
+#include "llmsizer/runtime.hpp"
 #include "llmsizer/runtime_support.hpp"
 
 namespace llmsizer {
@@ -69,6 +70,10 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       for (std::size_t q = 0; q < schemes.size() && best < 0; ++q) {
         std::int64_t required = sweep.required_bytes[first_required + q];
         if (required >= 0 && cpu) required += cpu_extra[q];
+        // The device-less estimate has no GPU link: NVLinked parts add what
+        // the serving engines' NCCL buffers take there.
+        if (required >= 0 && engine_uses_kv_pool(request.engine) && catalog.devices[d].interconnect_bytes_per_s > 0.0)
+          required += serving_non_torch_bytes(1, true) - serving_non_torch_bytes(1, false);
         // Held by the memory is not enough: the engine must run those weights there.
         if (runtime_unsupported(request.engine, schemes[q], arch.value().native_format, catalog.devices[d])) continue;
         const bool pool_holds = pool_left[d] < 0 || required + cpu_side[q] <= pool_left[d];

@@ -31,6 +31,18 @@ WidestLayer widest_layer(const Architecture& arch) {
 
 }  // namespace
 
+std::int64_t serving_non_torch_bytes(int tensor_parallel, bool gpu_link) {
+  // Non-torch memory in vLLM's log for Meta-Llama-3-8B on NVLinked H100s:
+  // 1.79 GiB at TP=1, 3.58 GiB per GPU at TP=2 (NCCL buffers;
+  // vllm-project/vllm#10511). Cards on PCIe log a fraction of it: two RTX
+  // 4090s at TP=2, "non_torch_memory takes 0.25GiB" (vllm-project/vllm#13061);
+  // 24 GB cards, 0.20GiB (vllm-project/vllm#14447). 3.58 GiB there had Llama
+  // 3.3 70B AWQ on two 24 GB cards not fitting, a setup people run.
+  const std::int64_t nvlink_tp1 = static_cast<std::int64_t>(1.79 * static_cast<double>(kGiB));
+  if (!gpu_link) return static_cast<std::int64_t>(0.25 * static_cast<double>(kGiB));
+  return tensor_parallel > 1 ? 2 * nvlink_tp1 : nvlink_tp1;
+}
+
 RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest& r) {
   RuntimeBreakdown out;
   const WidestLayer w = widest_layer(arch);
@@ -89,10 +101,7 @@ RuntimeBreakdown compute_runtime(const Architecture& arch, const RuntimeRequest&
       // H100 (1.26 GiB): 8192 x (4 x 14336 + 6 x 4096) x 2 B = 1.25 GiB.
       const int tp = std::max(1, r.tensor_parallel);
       out.compute_bytes = r.max_batched_tokens * (4 * w.ffn + 6 * hidden) * 2 / tp;
-      // Non-torch memory: 1.79 GiB at TP=1, 3.58 GiB per GPU at TP=2 (NCCL
-      // buffers) in the same log.
-      const std::int64_t non_torch_tp1 = static_cast<std::int64_t>(1.79 * static_cast<double>(kGiB));
-      out.non_torch_bytes = tp > 1 ? 2 * non_torch_tp1 : non_torch_tp1;
+      out.non_torch_bytes = serving_non_torch_bytes(tp, r.gpu_link);
       // CUDA graphs: logged between 0.11 and 1.10 GiB. vLLM captures them after
       // sizing the KV pool, out of the memory left above the utilization
       // fraction, so they are reported but not charged against the pool.

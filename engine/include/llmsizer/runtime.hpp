@@ -18,6 +18,7 @@ struct RuntimeRequest {
   std::int64_t ubatch_tokens = 512;
   KvType kv_type = KvType::f16;
   int tensor_parallel = 1;
+  bool gpu_link = false;            // the GPUs are joined by NVLink / Infinity Fabric (NCCL's buffers there)
   bool holds_output = true;         // this device computes the logits (last in a layer split)
   // llama.cpp: the logits rows its worst-case graph reserves. llama-server
   // reserves one per sequence since ggml-org/llama.cpp#23861 (merged
@@ -29,6 +30,10 @@ struct RuntimeRequest {
   std::int64_t ram_tensor_bytes = 0;
   std::int64_t max_batched_tokens = 8192;  // vLLM --max-num-batched-tokens default (V1)
 };
+
+// vLLM's (and the other serving engines') memory outside PyTorch on each GPU:
+// NCCL's buffers and the like, larger on NVLinked GPUs (runtime.cpp).
+std::int64_t serving_non_torch_bytes(int tensor_parallel, bool gpu_link);
 
 struct RuntimeBreakdown {
   std::int64_t compute_bytes = 0;     // llama.cpp compute buffer / vLLM activation peak
