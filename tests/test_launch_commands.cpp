@@ -581,6 +581,14 @@ TEST_CASE("TensorRT-LLM: trtllm-serve with the estimate's KV pool, pre-quantized
   std::snprintf(flag, sizeof flag, "--kv_cache_free_gpu_memory_fraction %.2f", fraction);
   CHECK_THAT(step, Contains(flag));
   CHECK(fraction > 0.8);  // 0.9 of the card less 16 GB of weights: most of what is free
+  // By hand: the H100 SXM's driver capacity 81,559 MiB = 85,520,809,984 B
+  // (devices.json); the rest is the BF16 weights 2 x 8,030,261,248 =
+  // 16,060,522,496 B, vLLM's activation peak 8192 x (4 x 14336 + 6 x 4096) x 2
+  // = 1,342,177,280 B and its non-torch 1.79 GiB on NVLinked H100s
+  // (vllm-project/vllm#10511) = 1,921,997,864 B: 19,324,697,640 B. The
+  // estimate's pool is 0.9 x 85,520,809,984 - 19,324,697,640; over the free
+  // 66,196,112,344 B that is 0.8708: 0.87.
+  CHECK_THAT(step, Contains("--kv_cache_free_gpu_memory_fraction 0.87"));
   CHECK(fraction < 0.9);
   CHECK(step.find("--tp_size") == std::string::npos);
   // No FP8 checkpoint known: trtllm-serve does not quantize as it loads.

@@ -314,7 +314,7 @@ class App {
     }
     if (name === 'model') {
       const chosen = this.models.get(next.model);
-      controls.setContextRange(chosen?.max_context_tokens);
+      controls.setContextRange(controls.contextCeiling(chosen));
       if (chosen?.max_context_tokens && next.ctx > chosen.max_context_tokens) next.ctx = chosen.max_context_tokens;
       $('ctx').value = String(Math.round(Math.log2(next.ctx)));
       this.state = next;

@@ -183,8 +183,8 @@ void read_compressed_tensors(const Json& q, bool moe, Architecture& arch) {
     for (const auto& [name, g] : groups->items()) {
       auto w = g.is_object() ? g.find("weights") : g.end();
       if (!g.is_object() || w == g.end() || !w->is_object()) continue;
-      if (auto b = w->find("num_bits"); b != w->end() && b->is_number_integer()) bits = b->get<std::int64_t>();
-      if (auto gs = w->find("group_size"); gs != w->end() && gs->is_number_integer()) group = gs->get<std::int64_t>();
+      bits = json_int_or(*w, "num_bits", 0);
+      group = json_int_or(*w, "group_size", 0);
       type = json_string_or(*w, "type", "");
       break;
     }
@@ -208,12 +208,6 @@ void read_compressed_tensors(const Json& q, bool moe, Architecture& arch) {
   }
 }
 
-std::int64_t first_int_or(const Json& obj, std::initializer_list<const char*> keys, std::int64_t fallback) {
-  for (const char* key : keys)
-    if (auto it = obj.find(key); it != obj.end() && it->is_number_integer()) return it->get<std::int64_t>();
-  return fallback;
-}
-
 void read_native_format(const ConfigView& v, Architecture& arch) {
   const std::string dtype = v.string_field({"torch_dtype", "dtype"}).value_or("bfloat16");
   arch.native_format = dtype == "float16"   ? NativeFormat::fp16
@@ -231,11 +225,11 @@ void read_native_format(const ConfigView& v, Architecture& arch) {
     arch.native_format = expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
   } else if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos) {
     arch.native_format = NativeFormat::nvfp4;
-  } else if ((method == "awq" || method == "gptq") && first_int_or(*q, {"bits", "w_bit"}, 4) == 4) {
+  } else if ((method == "awq" || method == "gptq") && json_int_or(*q, "bits", json_int_or(*q, "w_bit", 4)) == 4) {
     // AutoAWQ / GPTQ: INT4 with an fp16 scale and a packed 4-bit zero point per
     // group (qweight, scales, qzeros), the head left in 16 bits; GPTQ's group
     // size -1 is one group per output channel.
-    const std::int64_t group = first_int_or(*q, {"group_size", "q_group_size"}, 128);
+    const std::int64_t group = json_int_or(*q, "group_size", json_int_or(*q, "q_group_size", 128));
     arch.native_format = NativeFormat::int4;
     arch.native_int4_bits = 4.0 + (group > 0 ? 20.0 / static_cast<double>(group) : 0.0);
   } else if (method == "compressed-tensors" || (method.empty() && q->contains("format"))) {

@@ -93,6 +93,8 @@ test('Qwen3 past its config\'s 40,960 tokens: the facts name the YaRN window and
   // 65,536 tokens need factor 2 (65,536 / 32,768).
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-32b&engine=vllm&quant=native&gpu=h100-sxm&gpus=2&ctx=65536`);
   assert.match(await page.textContent('#model-facts'), /up to 40,960 tokens \(131,072 with YaRN\)/);
+  // The context slider reaches the YaRN window: 2^17 = 131,072.
+  assert.equal(await page.$eval('#ctx', (c) => c.max), '17');
   await page.waitForFunction(() => document.querySelector('#commands').textContent.includes('"factor": 2.0'));
   assert.match(await page.textContent('#commands'), /--hf-overrides '\{"rope_parameters": \{"rope_type": "yarn"/);
   assert.match(await page.textContent('#commands'), /SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang\.launch_server/);

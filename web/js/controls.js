@@ -189,6 +189,12 @@ const log2 = (n) => Math.log2(n);
 export const PLANNER_INPUTS = [['serve-users', 'users'], ['serve-speed', 'tps'], ['offers-hours', 'hours'], ['offers-kwh', 'kwh'],
   ['serving-in', 'sin'], ['serving-out', 'sout'], ['serving-target', 'stps']];
 
+// The longest context the slider reaches: the model's own, or the one its
+// publisher documents with YaRN (the estimate warns past the own, the commands set YaRN).
+export function contextCeiling(model) {
+  return model?.yarn_context_tokens || model?.max_context_tokens;
+}
+
 export function setContextRange(maxTokens) {
   const ctx = $('ctx');
   ctx.max = String(Math.max(9, Math.ceil(log2(Math.max(512, maxTokens || 131072)))));
@@ -230,7 +236,7 @@ export function writeControls(state, model) {
   $('adp-row').hidden = !attentionDpOffered(state, model);
   $('adp').checked = state.adp === 1;
   $('draft').value = state.draft;
-  setContextRange(model?.max_context_tokens);
+  setContextRange(contextCeiling(model));
   $('ctx').value = String(Math.round(log2(state.ctx)));
   $('prompt').value = String(Math.round(log2(state.prompt)));
   $('batch').value = String(state.batch);
@@ -270,7 +276,7 @@ export function readControl(name, state, model) {
   const el = $(name);
   const next = { ...state };
   switch (name) {
-    case 'ctx': next.ctx = contextFromSlider(el.value, model?.max_context_tokens); break;
+    case 'ctx': next.ctx = contextFromSlider(el.value, contextCeiling(model)); break;
     case 'prompt': next.prompt = 2 ** Number(el.value); break;
     case 'batch': next.batch = Number(el.value); break;
     case 'gpus': next.gpus = Number(el.value); next.split = ''; break;  // a split is per GPU
