@@ -196,6 +196,26 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(v100->price_low_confidence);
   CHECK_FALSE(h100->price_low_confidence);
 
+  // A desktop priced from parts pays today's RAM: the 128 GB DDR5 kit was
+  // $299.99 in 2025-07 (PCPartPicker) and EUR 1,799 at the cheapest on
+  // Geizhals on 2026-08-21 (sourced_prices_7a.json), at 0.88168 EUR per USD
+  // (2026-06-25): 1799 / 0.88168 = 2040.42, $2040; with the 7950X's $699 and
+  // the $159.99 board, $2898.99 (it was $1158.98, which made it the "best
+  // single device" for gpt-oss-120b at 12.6 tok/s).
+  const Device* ryzen_7950x = c.find_device("ryzen-9-7950x-128gb-ddr5-3600");
+  REQUIRE(ryzen_7950x != nullptr);
+  REQUIRE(ryzen_7950x->price_usd);
+  CHECK(*ryzen_7950x->price_usd == Approx(699.0 + 159.99 + 2040.0));
+  CHECK(ryzen_7950x->price_as_of == "2026-08-21");
+  CHECK_FALSE(ryzen_7950x->price_low_confidence);
+  // The 192 GB and DDR4 machines have only mid-2025 RAM prices: doubted, so
+  // no purchase answer names them.
+  for (const char* id : {"ryzen-7-7800x3d-192gb-ddr5-6000", "ryzen-9-5900x-128gb-ddr4-3600"}) {
+    const Device* stale = c.find_device(id);
+    REQUIRE(stale != nullptr);
+    CHECK(stale->price_low_confidence);
+  }
+
   // SXM modules come on 4- or 8-GPU HGX boards (Wikipedia, SXM (socket)); the
   // MI300X's OAM modules on AMD's 8-GPU UBB (ServeTheHome); a PCIe card has none.
   CHECK(h100->server_board_gpus == std::vector<int>{4, 8});

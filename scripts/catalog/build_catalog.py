@@ -1263,10 +1263,8 @@ def in_usd(r, rates):
 def sourced_price_records():
     """The sourced_prices*.json records that give a USD figure, or an amount a sourced rate converts."""
     rates = exchange_rates()
-    names = ("sourced_prices.json", "sourced_prices_2a.json", "sourced_prices_2b.json", "sourced_prices_3a.json",
-             "sourced_prices_3b.json", "sourced_prices_3c.json", "sourced_prices_3d.json", "sourced_prices_4a.json",
-             "sourced_prices_4b.json", "sourced_prices_4c.json")
-    records = [r for name in names if (SCRIPT_DIR / name).exists() for r in load_json(SCRIPT_DIR / name)["records"]]
+    # Every round's file: a list naming them stopped reading new rounds.
+    records = [r for path in sorted(SCRIPT_DIR.glob("sourced_prices*.json")) for r in load_json(path).get("records", [])]
     usable = []
     for r in records:
         if r.get("usd") or r.get("usd_low"):
