@@ -88,7 +88,11 @@ TEST_CASE("DeepSeek-V3: MLA, 3 dense layers, shared expert, one MTP layer", "[co
   CHECK(a.layers[0].attn.kv_lora_rank == 512);
   CHECK(a.layers[0].attn.qk_rope_dim == 64);
   CHECK(a.native_format == NativeFormat::fp8_block);
+  CHECK(a.fp8_weight_block == 128);  // quantization_config.weight_block_size [128, 128]
   CHECK_FALSE(a.mtp_in_gguf);  // llama.cpp's converter drops DeepSeek's MTP layer
+  // DeepSeek V4.1 Flash's blocks are [32, 32]; a BF16 model has none.
+  CHECK(catalog_arch("deepseek-v4.1-flash").fp8_weight_block == 32);
+  CHECK(catalog_arch("glm-4.5").fp8_weight_block == 0);
 }
 
 TEST_CASE("GLM-4.5 keeps its next-token-prediction layer in GGUF", "[config][moe]") {

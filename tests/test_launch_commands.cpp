@@ -153,6 +153,13 @@ TEST_CASE("distribution names parse, and a bad entry is named by its JSON path",
   auto bits = parse_distribution(R"({"models":[{"id":"a","mlx":[{"repo":"x","bits":"4"}]}]})");
   REQUIRE_FALSE(bits);
   CHECK_THAT(bits.error().message, Contains("/models/0/mlx/0/bits"));
+  auto block = parse_distribution(R"({"models":[{"id":"a","weight_blocks":{"org/A-FP8":"128"}}]})");
+  REQUIRE_FALSE(block);
+  CHECK_THAT(block.error().message, Contains("/models/0/weight_blocks/org/A-FP8"));
+  auto blocks = parse_distribution(R"({"models":[{"id":"a","weight_blocks":{"org/A-FP8":128}}]})");
+  REQUIRE(blocks);
+  CHECK(blocks.value().models[0].weight_block("org/A-FP8") == 128);
+  CHECK(blocks.value().models[0].weight_block("org/A") == 0);
   // The embedded copy has every catalog model.
   auto embedded = embedded_distribution();
   REQUIRE(embedded);
@@ -610,4 +617,58 @@ TEST_CASE("TensorRT-LLM: trtllm-serve with the estimate's KV pool, pre-quantized
   r.gpu_id = "mi300x";
   r.engine = "vllm";
   CHECK_THAT(run(r).of("tensorrt-llm").note, Contains("NVIDIA GPUs only"));
+}
+
+TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be whole 128-wide blocks", "[commands]") {
+  // Qwen3-235B-A22B-Instruct-2507-FP8 ("fine-grained fp8 quantization with
+  // block size of 128", its card): experts are moe_intermediate_size 1536
+  // wide. At TP8 a GPU's share is 1536 / 8 = 192 = 1.5 blocks, the
+  // "output_size ... = 192 is not divisible by weight quantization block_n =
+  // 128" of vllm-project/vllm#17569; expert parallel keeps experts whole.
+  // Its attention: 64 heads x 128 / 8 = 1024 = 8 blocks, and 4 KV heads
+  // under 8 GPUs leave one whole 128-wide head each: no other share breaks.
+  SizerRequest r = served(request("qwen3-235b-a22b-instruct-2507", "FP8"));
+  r.gpu_id = "h100-sxm";
+  r.gpu_count = 8;
+  r.context_tokens = 32768;
+  const Run eight = run(r, nullptr);
+  CHECK_THAT(eight.step("vllm"), StartsWith("vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8") &&
+                                     Contains("--tensor-parallel-size 8 \\\n  --enable-expert-parallel"));
+  CHECK_THAT(eight.of("vllm").note, Contains("The experts are 1536 wide"));
+  // TP4: 1536 / 4 = 384 = 3 blocks; nothing added.
+  r.gpu_count = 4;
+  CHECK(run(r, nullptr).step("vllm").find("expert-parallel") == std::string::npos);
+  // Qwen3-Next-80B-A3B FP8 at TP8: its shared expert, 512 wide, is cut into
+  // 512 / 8 = 64, half a block, and expert parallel does not keep it whole:
+  // the BF16 weights cast to FP8 as they load (one scale per tensor).
+  SizerRequest next = served(request("qwen3-next-80b-a3b-instruct", "FP8"));
+  next.gpu_id = "h100-sxm";
+  next.gpu_count = 8;
+  next.context_tokens = 32768;
+  const Run cast = run(next, nullptr);
+  CHECK_THAT(cast.step("vllm"), StartsWith("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \\") &&
+                                    EndsWith("--quantization fp8"));
+  CHECK_THAT(cast.of("vllm").note, Contains("the shared expert (512 / 8)"));
+  // At TP4 the shared expert's share is 128, one block: the FP8 checkpoint serves.
+  next.gpu_count = 4;
+  CHECK_THAT(run(next, nullptr).step("vllm"), StartsWith("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct-FP8"));
+  // MiMo-V2-Flash (FP8 as published, weight_block_size [128, 128]): 4 KV
+  // heads of 192 on 4 GPUs leave 192 per GPU, 1.5 blocks (the qkv partition
+  // vllm-project/vllm#52997 names); no BF16 checkpoint is known: no command.
+  SizerRequest mimo = served(request("mimo-v2-flash", "native"));
+  mimo.gpu_id = "h200-sxm";
+  mimo.gpu_count = 4;
+  mimo.context_tokens = 32768;
+  const Run refused = run(mimo, nullptr);
+  CHECK(refused.of("vllm").steps.empty());
+  CHECK_THAT(refused.of("vllm").note, Contains("the key/value heads (768 / 4) is not whole blocks"));
+  // DeepSeek-R1 at TP8: experts 2048 / 8 = 256, two blocks; MLA's heads are
+  // 128 x 192 / 8 = 3072: plain tensor parallel.
+  SizerRequest r1 = served(request("deepseek-r1", "native"));
+  r1.gpu_id = "h200-sxm";
+  r1.gpu_count = 8;
+  r1.context_tokens = 32768;
+  const Run plain = run(r1, nullptr);
+  CHECK_THAT(plain.step("vllm"), Contains("--tensor-parallel-size 8"));
+  CHECK(plain.step("vllm").find("expert-parallel") == std::string::npos);
 }

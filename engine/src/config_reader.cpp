@@ -223,6 +223,12 @@ void read_native_format(const ConfigView& v, Architecture& arch) {
     // expert_dtype at the top level (DeepSeek V4) or inside quantization_config (V4.1).
     const std::string expert = json_string_or(*q, "expert_dtype", v.string_field({"expert_dtype"}).value_or(""));
     arch.native_format = expert == "fp4" ? NativeFormat::fp4_experts_fp8 : NativeFormat::fp8_block;
+    // [block_n, block_k]: a weight's output and input are both cut in these.
+    if (auto b = q->find("weight_block_size"); b != q->end() && b->is_array() && !b->empty()) {
+      for (const Json& w : *b)
+        if (w.is_number_integer() && w.get<std::int64_t>() > 0)
+          arch.fp8_weight_block = std::max(arch.fp8_weight_block, w.get<std::int64_t>());
+    }
   } else if (method == "modelopt" || json_string_or(*q, "quant_algo", "").find("NVFP4") != std::string::npos) {
     arch.native_format = NativeFormat::nvfp4;
   } else if ((method == "awq" || method == "gptq") && json_int_or(*q, "bits", json_int_or(*q, "w_bit", 4)) == 4) {

@@ -127,6 +127,14 @@ Result<ModelDistribution> parse_model(const Json& e, const std::string& path) {
       m.checkpoints.emplace_back(format, repo.get<std::string>());
     }
   }
+  if (auto it = e.find("weight_blocks"); it != e.end()) {
+    if (!it->is_object()) return bad(path + "/weight_blocks", "must be an object");
+    for (const auto& [repo, block] : *it->get_ptr<const Json::object_t*>()) {
+      if (!block.is_number_integer() || block.get<std::int64_t>() < 1 || block.get<std::int64_t>() > 4096)
+        return bad(path + "/weight_blocks/" + repo, "must be a whole number in [1, 4096]");
+      m.weight_blocks.emplace_back(repo, block.get<std::int64_t>());
+    }
+  }
   return m;
 }
 
@@ -142,6 +150,12 @@ const std::string* ModelDistribution::checkpoint(std::string_view format) const 
   for (const auto& [f, repo] : checkpoints)
     if (f == format) return &repo;
   return nullptr;
+}
+
+std::int64_t ModelDistribution::weight_block(std::string_view repo) const {
+  for (const auto& [r, block] : weight_blocks)
+    if (r == repo) return block;
+  return 0;
 }
 
 const ModelDistribution* DistributionIndex::find(std::string_view model_id) const {

@@ -562,12 +562,56 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
   return c;
 }
 
+// vLLM cuts each weight of a block-scaled FP8 checkpoint across the GPUs of
+// tensor parallel and refuses a GPU's share that is not whole blocks: "The
+// output_size of gate's and up's weight = 192 is not divisible by weight
+// quantization block_n = 128" (Qwen3-235B-A22B-FP8 at TP8,
+// vllm-project/vllm#17569); shares narrower than a block or straddling one
+// still fail (vllm-project/vllm#52997, open 2026-08). With expert parallel
+// "each device owns a set of experts fully" (vllm-project/vllm@002d6073aa03:
+// vllm/model_executor/layers/fused_moe/config.py), so an expert's width is
+// not cut; the attention, dense and shared-expert weights still are.
+struct BlockShares {
+  std::int64_t expert_width = 0;  // a routed expert's width whose share is not whole blocks (0: none)
+  std::string other;              // another weight whose share is not ("": none)
+  std::int64_t other_width = 0;
+};
+
+BlockShares fp8_block_shares(const Architecture& arch, int tp, std::int64_t block) {
+  BlockShares out;
+  const auto whole = [&](std::int64_t width) { return width % tp == 0 && (width / tp) % block == 0; };
+  const auto other = [&](const char* what, std::int64_t width) {
+    if (out.other.empty() && width > 0 && !whole(width)) {
+      out.other = what;
+      out.other_width = width;
+    }
+  };
+  for (const LayerSpec& l : arch.layers) {
+    if (l.is_mtp) continue;  // vLLM loads the MTP layers only for speculative decoding
+    const AttentionSpec& a = l.attn;
+    if ((a.kind == AttentionKind::full || a.kind == AttentionKind::sliding || a.kind == AttentionKind::chunked) && !a.mla &&
+        a.n_heads > 0) {
+      other("the query heads", a.n_heads * a.head_dim_k);
+      // Fewer KV heads than GPUs: each GPU keeps one whole head.
+      if (a.n_kv_heads >= tp) other("the key/value heads", a.n_kv_heads * a.head_dim_k);
+      else if (a.head_dim_k % block != 0) other("a key/value head", a.head_dim_k * tp);
+    }
+    const FfnSpec& f = l.ffn;
+    if (f.kind == FfnKind::dense) other("the MLP", f.intermediate);
+    if (f.kind != FfnKind::moe) continue;
+    if (out.expert_width == 0 && f.expert_intermediate > 0 && !whole(f.expert_intermediate)) out.expert_width = f.expert_intermediate;
+    if (f.n_shared_experts > 0) other("the shared expert", f.shared_intermediate);
+    other("the dense MLP beside the experts", f.parallel_dense_intermediate);
+  }
+  return out;
+}
+
 // attention_ranks > 1: the estimate's attention data parallel over that many
 // GPUs. vLLM: "--data-parallel-size 8 --enable-expert-parallel", its DP8+EP
 // layout for DeepSeek-R1 (docs.vllm.ai/projects/recipes/en/latest/DeepSeek/
 // DeepSeek-V3.html); SGLang: "--tp 8 --dp 8 --enable-dp-attention"
 // (docs.sglang.io/basic_usage/deepseek_v32.html, "TP + DP (Recommended)").
-LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bool sglang) {
+LaunchCommand serving(const Names& n, const Architecture& arch, const Scenario& s, int attention_ranks, bool sglang) {
   LaunchCommand out{sglang ? "sglang" : "vllm", {}, {}};
   const std::string engine = sglang ? "SGLang" : "vLLM";
   if (is_apple(s)) {
@@ -590,10 +634,36 @@ LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bo
   if (!sglang) {
     // The pool comes from --gpu-memory-utilization; --max-model-len caps one sequence.
     p = {"vllm serve " + c.repo, "--max-model-len " + std::to_string(s.context_tokens)};
-    if (attention_ranks > 1)
+    if (attention_ranks > 1) {
       p.push_back("--data-parallel-size " + std::to_string(attention_ranks) + " --enable-expert-parallel");
-    else if (s.gpu_count > 1)
+    } else if (s.gpu_count > 1) {
       p.push_back("--tensor-parallel-size " + std::to_string(s.gpu_count));
+      std::int64_t block = n.dist ? n.dist->weight_block(c.repo) : 0;
+      if (block == 0 && c.repo == n.native_repo() && arch.native_format == NativeFormat::fp8_block) block = arch.fp8_weight_block;
+      const BlockShares shares = block > 0 ? fp8_block_shares(arch, s.gpu_count, block) : BlockShares{};
+      const std::string tp = std::to_string(s.gpu_count);
+      const std::string why = " (vllm-project/vllm#17569, #52997)";
+      if (!shares.other.empty()) {
+        // The BF16 weights cast to FP8 as they load (one scale per tensor) have no blocks to split.
+        const std::string* bf16 = n.dist ? n.dist->checkpoint("BF16") : nullptr;
+        const std::string note = c.repo + " scales blocks of " + std::to_string(block) + " weights, and at tensor parallel " + tp +
+                                 " each GPU's share of " + shares.other + " (" + std::to_string(shares.other_width) + " / " + tp +
+                                 ") is not whole blocks, which vLLM refuses" + why + ".";
+        if (bf16 == nullptr) {
+          out.note = note + " Serve it on a GPU count that divides it into whole blocks, or use SGLang.";
+          return out;
+        }
+        p[0] = "vllm serve " + shell_safe(*bf16);
+        c.flags.push_back("--quantization fp8");
+        c.note = note + " So vLLM loads the BF16 weights and casts them to FP8 (one scale per tensor), the same memory.";
+      } else if (shares.expert_width > 0) {
+        p.push_back("--enable-expert-parallel");
+        c.note += std::string(c.note.empty() ? "" : " ") + "The experts are " + std::to_string(shares.expert_width) +
+                  " wide and " + c.repo + " scales blocks of " + std::to_string(block) + ": at tensor parallel " + tp +
+                  " each GPU's share would not be whole blocks, which vLLM refuses" + why +
+                  "; --enable-expert-parallel gives each GPU whole experts instead.";
+      }
+    }
     p.push_back("--gpu-memory-utilization " + std::to_string(s.gpu_memory_utilization).substr(0, 4));
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8");
     // Each data-parallel rank is an engine of its own with its own limit.
@@ -608,6 +678,7 @@ LaunchCommand serving(const Names& n, const Scenario& s, int attention_ranks, bo
     p.push_back("--max-running-requests " + std::to_string(s.sequences));
   }
   for (const std::string& f : c.flags) p.push_back(f);
+  out.note = c.note;
   out.steps.push_back(join(p));
   return out;
 }
@@ -854,8 +925,8 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
     draft.hf_repo = draft.id;
     draft.dist = names.find(s.draft->label);
   }
-  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, s, e.memory.attention_ranks, false),
-                                 serving(n, s, e.memory.attention_ranks, true), mlx(n, s), tensorrt_llm(n, s, e)};
+  std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, model.arch(), s, e.memory.attention_ranks, false),
+                                 serving(n, model.arch(), s, e.memory.attention_ranks, true), mlx(n, s), tensorrt_llm(n, s, e)};
   extend_context(out, model.arch(), s);
   if (s.gpu_limit_bytes > 0 && is_apple(s)) {
     // The raised GPU limit first: macOS resets it at the next restart.

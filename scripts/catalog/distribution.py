@@ -69,6 +69,13 @@ SAFE = re.compile(r"^[A-Za-z0-9._/:-]+$")
 # quantized checkpoints for vLLM and SGLang.
 SOURCED_GGUF = [Path(__file__).resolve().parent / name for name in ("sourced_gguf_repos.json", "sourced_gguf_repos_2.json")]
 SOURCED_CHECKPOINTS = Path(__file__).resolve().parent / "sourced_checkpoints.json"
+# Qwen's FP8 checkpoints scale 128 x 128 blocks of each weight: vLLM refuses a
+# tensor-parallel share that is not whole blocks (launch_commands.cpp).
+QWEN_FP8_REPO = re.compile(r"^Qwen/.+-FP8$")
+QWEN_FP8_BLOCK_SOURCE = ("akash-network/awesome-akash@344abdb144db36d2eaa6bf34b91e987c501712a4:"
+                         "Qwen3-235B-A22B-Instruct-2507-FP8/README.md (Qwen's model card, 'Note on FP8'): 'we have provided "
+                         "fp8-quantized model checkpoint for Qwen3, whose name ends with -FP8. The quantization method is "
+                         "fine-grained fp8 quantization with block size of 128.'")
 # MLX repositories and Ollama tags sourced after the reference (helper batch of
 # 2026-12-06: Xinference catalogs, exo model cards, Hugging Face pages, an
 # ollama.com library scrape).
@@ -266,6 +273,10 @@ def from_reference(reference, catalog):
                 checkpoints.append({"format": fmt, "repo": repo,
                                     "source": f"{REFERENCE_NAME} notes of {rec_id}: \"{quote}\""})
         add_sourced_checkpoints(checkpoints, sourced_checkpoints.get(mid, []))
+        for c in checkpoints:
+            if c["format"] == "FP8" and QWEN_FP8_REPO.match(c["repo"]):
+                c["weight_block"] = 128
+                c["weight_block_source"] = QWEN_FP8_BLOCK_SOURCE
         gguf = [{"repo": g["repo"], "quants": list(g["quants"]), "source": g["source"]} for g in rec["gguf"]]
         add_sourced_gguf(gguf, sourced_gguf.get(mid, []))
         models.append({
@@ -310,6 +321,9 @@ def compact(full):
             out["serve_repo"] = m["serve_repo"]
         if m["checkpoints"]:
             out["checkpoints"] = {c["format"]: c["repo"] for c in m["checkpoints"]}
+            blocks = {c["repo"]: c["weight_block"] for c in m["checkpoints"] if c.get("weight_block")}
+            if blocks:
+                out["weight_blocks"] = blocks
         models.append(out)
     return {"schema_version": full.get("schema_version", 1), "models": models}
 

@@ -154,6 +154,8 @@ struct Architecture {
   NativeFormat native_format = NativeFormat::bf16;
   // INT4 formats: bits per quantized weight, its group's scale (and zero point) included.
   double native_int4_bits = 0.0;
+  // Block-scaled FP8 (quantization_config.weight_block_size): the block's width, 0 otherwise.
+  std::int64_t fp8_weight_block = 0;
   bool mtp_in_gguf = false;  // llama.cpp's converter keeps MTP tensors (GLM-4.5) or drops them
   bool falcon_style = false; // llama.cpp's quantizer treats Falcon specially
   std::int64_t extra_params = 0;  // parameters outside the layer model (e.g. per-layer embeddings)

@@ -4,6 +4,7 @@
 // written by scripts/catalog/distribution.py; the build embeds the compact
 // copy, data/embedded/distribution.json). The launch commands read it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,9 +45,13 @@ struct ModelDistribution {
   std::vector<MlxRepo> mlx;
   std::string serve_repo;  // the instruct repo people serve where the catalog's hf_repo is a base model
   std::vector<std::pair<std::string, std::string>> checkpoints;  // format ("BF16", "FP8", "NVFP4", "MXFP4", "AWQ", "GPTQ") -> repo
+  // Checkpoints whose FP8 scales cover square blocks of weights: repo -> block width.
+  std::vector<std::pair<std::string, std::int64_t>> weight_blocks;
 
   // The repo of that checkpoint format, or null.
   const std::string* checkpoint(std::string_view format) const;
+  // The FP8 block width of that repo's weights, 0 when none is known.
+  std::int64_t weight_block(std::string_view repo) const;
 };
 
 struct DistributionIndex {
