@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "llmsizer/catalog_match.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/llama_bench.hpp"
 #include "llmsizer/machine_calibration.hpp"
@@ -416,4 +417,20 @@ TEST_CASE("'What can I run' on a calibrated machine: every model's decode follow
   REQUIRE(before > 0.0);
   CHECK(after > 1.5 * before);
   CHECK(after < 2.0 * before);
+}
+
+TEST_CASE("A paste names the GPU as the driver reports it: a Strix Halo is 'Radeon 8060S Graphics', a DGX Spark 'NVIDIA GB10'") {
+  // llama.cpp prints the iGPU's own name (ROCm: "Device 0: Radeon 8060S
+  // Graphics, gfx1151"; Vulkan: "ggml_vulkan: 0 = Radeon 8060S Graphics
+  // (RADV GFX1151)"), which shares no word with "AMD Ryzen AI Max+ 395":
+  // both pastes were answered "not in the catalog".
+  for (const char* file : {"02-strixhalo-llama32-3b-rocm.md", "20-strixhalo-glm45air-vulkan.md"}) {
+    INFO(file);
+    CHECK(calibrated(file).device == "ryzen-ai-max-plus-395");
+  }
+  const auto spark = devices_named(sizer().catalog(), "Device 0: NVIDIA GB10, compute capability 12.1, VMM: yes");
+  REQUIRE(spark.size() == 1);
+  CHECK(spark.front()->id == "dgx-spark-gb10");
+  // A name that is only part of a reported one matches nothing.
+  CHECK(devices_named(sizer().catalog(), "Radeon Graphics").empty());
 }

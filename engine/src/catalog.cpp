@@ -105,6 +105,9 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
   if (auto it = entry.find("aliases"); it != entry.end() && it->is_array())
     for (const auto& a : *it)
       if (a.is_string()) d.aliases.push_back(a.get<std::string>());
+  if (auto it = entry.find("reported_names"); it != entry.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) d.reported_names.push_back(a.get<std::string>());
   d.vendor = string_or(entry, "vendor", "");
   d.backend = backend_from_name(string_or(entry, "backend", "other"));
   d.kind = kind_from_name(string_or(entry, "kind", "consumer"));

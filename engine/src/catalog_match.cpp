@@ -1,5 +1,6 @@
 #include "llmsizer/catalog_match.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -49,17 +50,22 @@ std::vector<const Device*> devices_named(const Catalog& catalog, std::string_vie
   const std::set<std::string> have = name_tokens(stated);
   std::vector<const Device*> best;
   std::size_t best_score = 0;
+  // Every word of a name (brands aside) in the text: as many words as match.
+  const auto score_of = [&](const std::string& name) -> std::size_t {
+    std::size_t score = 0;
+    for (const std::string& t : name_tokens(name)) {
+      if (brand.count(t)) continue;
+      if (!have.count(t)) return 0;
+      ++score;
+    }
+    return score;
+  };
   for (const Device& d : catalog.devices) {
     std::string name = d.name.substr(0, d.name.find('('));  // "(HGX/DGX)", "(30-core GPU)"
     name = name.substr(0, name.find(','));                    // "Apple M2 Ultra, 64 GB"
-    std::size_t score = 0;
-    bool all = true;
-    for (const std::string& t : name_tokens(name)) {
-      if (brand.count(t)) continue;
-      if (have.count(t)) ++score;
-      else all = false;
-    }
-    if (!all || score == 0) continue;
+    std::size_t score = score_of(name);
+    for (const std::string& reported : d.reported_names) score = std::max(score, score_of(reported));
+    if (score == 0) continue;
     if (score > best_score) {
       best.clear();
       best_score = score;

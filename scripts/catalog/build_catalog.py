@@ -629,7 +629,7 @@ def merge_device_records(ref, cur):
 
 
 DEVICE_KEYS = [
-    "id", "name", "vendor", "kind", "backend", "aliases", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
+    "id", "name", "vendor", "kind", "backend", "aliases", "reported_names", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "cpu_simd", "gpu_arch", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
     "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "launch_price_usd", "server_board_gpus",
@@ -640,7 +640,7 @@ PRICE_KINDS = ("list", "launch_msrp", "street_new", "street_used", "analyst_esti
 
 
 def device_skeleton():
-    return {k: None for k in DEVICE_KEYS}
+    return dict({k: None for k in DEVICE_KEYS}, reported_names=[])
 
 
 def normalize_device(r, cur):
@@ -665,6 +665,7 @@ def normalize_device(r, cur):
         "kind": kind,
         "backend": cur["backend_overrides"].get(did, cur["default_backend"][vendor]),
         "aliases": r.get("_aliases", []),
+        "reported_names": [],
         "memory_gb_marketed": clean_number(r.get("memory_gb")),
         "driver_memory_mib": to_int(r.get("driver_memory_mib")),
         "gpu_memory_limit_mib": None,
@@ -726,6 +727,10 @@ def normalize_device(r, cur):
         x = cur["marketed_memory_overrides"][did]
         d["memory_gb_marketed"] = x["value"]
         notes.append(x["note"])
+    if did in cur.get("reported_names", {}):
+        x = cur["reported_names"][did]
+        d["reported_names"] = list(x["names"])
+        d["sources"] = list(d.get("sources") or []) + ["reported names " + ", ".join(x["names"]) + ": " + x["source"]]
     if did in cur.get("gpu_memory_limit", {}):
         x = cur["gpu_memory_limit"][did]
         d["gpu_memory_limit_mib"] = x["value"]

@@ -14,6 +14,9 @@ enum class DeviceKind { datacenter, workstation, consumer, unified, apu, cpu };
 struct Device {
   std::string id;
   std::vector<std::string> aliases;  // older ids that still resolve
+  // What its GPU calls itself in llama.cpp's output, where the name shares no
+  // word with it ("Radeon 8060S Graphics" for the Ryzen AI Max+ 395).
+  std::vector<std::string> reported_names;
   std::string name;
   std::string vendor;  // lowercase: nvidia, amd, apple, intel, ...
   Backend backend = Backend::cuda;
