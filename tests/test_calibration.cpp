@@ -434,3 +434,26 @@ TEST_CASE("A paste names the GPU as the driver reports it: a Strix Halo is 'Rade
   // A name that is only part of a reported one matches nothing.
   CHECK(devices_named(sizer().catalog(), "Radeon Graphics").empty());
 }
+
+TEST_CASE("Driver names leave out the catalog's memory size and form factor, and never name a laptop's GPU as the desktop card") {
+  const Catalog& catalog = sizer().catalog();
+  const auto one = [&](const char* text) -> std::string {
+    const auto found = devices_named(catalog, text);
+    return found.size() == 1 ? found.front()->id : std::to_string(found.size()) + " devices";
+  };
+  // nvidia-smi names: the H200 SXM 141GB is "NVIDIA H200", the 12 GB RTX 3060
+  // "NVIDIA GeForce RTX 3060"; the H100 SXM5 reports "NVIDIA H100 80GB HBM3"
+  // (its reported name), the PCIe card "NVIDIA H100 PCIe".
+  CHECK(one("NVIDIA H200") == "h200-sxm");
+  CHECK(one("NVIDIA GeForce RTX 3060") == "rtx-3060-12gb");
+  CHECK(one("NVIDIA H100 80GB HBM3") == "h100-sxm");
+  CHECK(one("NVIDIA H100 PCIe") == "h100-pcie");
+  // A size or form factor the text states must be the device's: a 40 GB PCIe
+  // A100 is not the 80 GB or the SXM4 one.
+  CHECK(one("NVIDIA A100-PCIE-40GB") == "a100-40gb-pcie");
+  CHECK(one("NVIDIA A100-SXM4-80GB") == "a100-80gb-sxm");
+  // The RTX 4090 Laptop GPU (16 GB) is not the desktop RTX 4090, and the
+  // catalog has no such laptop: nothing, where "rtx-4090" was answered.
+  CHECK(devices_named(catalog, "NVIDIA GeForce RTX 4090 Laptop GPU").empty());
+  CHECK(one("NVIDIA GeForce RTX 5070 Ti Laptop GPU") == "nvidia-rtx-5070-ti-laptop");
+}

@@ -43,6 +43,19 @@ std::set<std::string> name_tokens(std::string_view s) {
   return out;
 }
 
+// Words of a catalog name that a driver's name may leave out: the memory
+// size ("NVIDIA H200" for the H200 SXM 141GB, "NVIDIA GeForce RTX 3060" for
+// its 12GB card) and the form factor ("NVIDIA H100 80GB HBM3" for the H100
+// SXM5). Where the text states one of its own, it must be the device's.
+bool memory_word(const std::string& t) {
+  return t.size() > 2 && t.compare(t.size() - 2, 2, "gb") == 0 &&
+         std::all_of(t.begin(), t.end() - 2, [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+bool form_word(const std::string& t) {
+  static const std::set<std::string> forms = {"sxm", "sxm2", "sxm3", "sxm4", "sxm5", "sxm6", "pcie", "oam"};
+  return forms.count(t) > 0;
+}
+
 }  // namespace
 
 std::vector<const Device*> devices_named(const Catalog& catalog, std::string_view stated) {
@@ -50,13 +63,23 @@ std::vector<const Device*> devices_named(const Catalog& catalog, std::string_vie
   const std::set<std::string> have = name_tokens(stated);
   std::vector<const Device*> best;
   std::size_t best_score = 0;
-  // Every word of a name (brands aside) in the text: as many words as match.
+  const bool text_memory = std::any_of(have.begin(), have.end(), memory_word);
+  const bool text_form = std::any_of(have.begin(), have.end(), form_word);
+  const bool text_laptop = have.count("laptop") > 0;
+  // Every word of a name (brands aside) in the text, but a memory size or
+  // form factor the text does not state: as many words as match.
   const auto score_of = [&](const std::string& name) -> std::size_t {
+    const std::set<std::string> words = name_tokens(name);
+    // A laptop's GPU is not the desktop card of its number.
+    if (text_laptop && !words.count("laptop")) return 0;
     std::size_t score = 0;
-    for (const std::string& t : name_tokens(name)) {
+    for (const std::string& t : words) {
       if (brand.count(t)) continue;
-      if (!have.count(t)) return 0;
-      ++score;
+      if (have.count(t)) {
+        ++score;
+      } else if (!((memory_word(t) && !text_memory) || (form_word(t) && !text_form))) {
+        return 0;
+      }
     }
     return score;
   };
