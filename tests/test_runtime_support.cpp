@@ -86,7 +86,10 @@ TEST_CASE("llama.cpp's CANN backend multiplies F16, F32, Q8_0 and Q4_0, and only
 
 TEST_CASE("weight formats follow the GPU generation each engine documents", "[runtime]") {
   // vLLM: FP8 runs from compute capability 7.5 (Turing, as W8A16 Marlin);
-  // AWQ not on Volta; AWQ and GPTQ not on AMD GPUs; FP8 not on x86 CPUs.
+  // AWQ not on Volta; FP8 not on x86 CPUs. On AMD (vllm/platforms/rocm.py):
+  // AWQ (Triton), GPTQ and bitsandbytes among ROCm's supported_quantization;
+  // FP8 where supports_fp8() holds, gfx94/gfx95/gfx12 (later builds any
+  // CDNA): not the RX 7900 XTX (gfx1100) or the Strix Halo (gfx1151).
   auto v100 = why(InferenceEngine::vllm, "FP8", "tesla-v100");
   REQUIRE(v100);
   CHECK_THAT(*v100, Contains("7.5") && Contains("is 7.0"));
@@ -94,9 +97,16 @@ TEST_CASE("weight formats follow the GPU generation each engine documents", "[ru
   CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "a100-80gb-sxm"));
   CHECK(why(InferenceEngine::vllm, "AWQ", "tesla-v100"));
   CHECK_FALSE(why(InferenceEngine::vllm, "GPTQ-INT4", "tesla-v100"));
-  CHECK(why(InferenceEngine::vllm, "AWQ", "mi300x"));
-  CHECK(why(InferenceEngine::vllm, "GPTQ-INT4", "mi300x"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "AWQ", "mi300x"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "GPTQ-INT4", "rx-7900-xtx"));
   CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "mi300x"));
+  CHECK_FALSE(why(InferenceEngine::vllm, "FP8", "radeon-ai-pro-r9700"));  // gfx1201, RDNA4
+  auto xtx = why(InferenceEngine::vllm, "FP8", "rx-7900-xtx");
+  REQUIRE(xtx);
+  CHECK_THAT(*xtx, Contains("gfx1100"));
+  CHECK(why(InferenceEngine::vllm, "FP8", "ryzen-ai-max-plus-395"));
+  // A model published in FP8 at "native" on an RDNA3 card: the same refusal.
+  CHECK(why(InferenceEngine::vllm, "native", "rx-7900-xtx", NativeFormat::fp8_block));
   CHECK(why(InferenceEngine::vllm, "FP8", "epyc-9004-genoa-384gb-ddr5-4800"));
   // A model published in FP8 (DeepSeek V3) at "native" is FP8 weights.
   CHECK(why(InferenceEngine::vllm, "native", "tesla-v100", NativeFormat::fp8_block));

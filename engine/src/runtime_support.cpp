@@ -130,10 +130,17 @@ std::optional<std::string> gguf_only(InferenceEngine engine, SchemeKind kind, co
 // vLLM's quantization support by hardware (its "Supported Hardware" table,
 // https://docs.vllm.ai/en/v0.15.1/features/quantization/ and
 // vllm-project/vllm@5ee0c1f91ca310f2c3abef3c64dbf52bb6df0ab9:docs/features/quantization/supported_hardware.md:
-// AWQ not on Volta nor AMD GPUs, GPTQ not on AMD GPUs, FP8 W8A8 not on Intel
-// GPUs or x86 CPUs, bitsandbytes on NVIDIA only) and its FP8 page (docs.vllm.ai v0.32.0,
+// AWQ not on Volta, FP8 W8A8 not on Intel GPUs or x86 CPUs, bitsandbytes not
+// on CPUs) and its FP8 page (docs.vllm.ai v0.32.0,
 // features/quantization/llm_compressor/fp8: "FP8 models will run on compute
 // capability >= 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin").
+// On AMD GPUs the code decides, newer than that table's AMD column:
+// vllm-project/vllm@001eda31e3d032e9dc864e97f3630358b2ff8b5a:vllm/platforms/rocm.py
+// lists "awq", "gptq", "fp8" and "bitsandbytes" among ROCm's
+// supported_quantization (AWQ through its Triton kernels,
+// VLLM_USE_TRITON_AWQ), and supports_fp8() is `any(gfx in _GCN_ARCH for gfx
+// in ["gfx94", "gfx95", "gfx12"])` (later builds: CDNA or RDNA4): no FP8 on
+// RDNA2/3 Radeons or the RDNA 3.5 Strix Halo (gfx10xx, gfx11xx).
 std::optional<std::string> vllm_weights(SchemeKind kind, const QuantScheme& quant, const Device& d) {
   const int cc = cuda_compute_capability(d);
   const Backend b = d.backend;
@@ -141,8 +148,10 @@ std::optional<std::string> vllm_weights(SchemeKind kind, const QuantScheme& quan
   if (b == Backend::cuda && cc > 0 && cc < 75 && (fp8 || kind == SchemeKind::awq_int4))
     return "vLLM runs " + quant.name + " weights on compute capability 7.5 (Turing) and newer; the " + d.name +
            " is " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-  if (b == Backend::rocm && (kind == SchemeKind::awq_int4 || kind == SchemeKind::gptq_int4 || kind == SchemeKind::nf4))
-    return "vLLM's " + quant.name + " kernels are not built for AMD GPUs (its quantization hardware table)";
+  const std::string_view arch = d.gpu_arch;
+  if (b == Backend::rocm && fp8 && (arch.rfind("gfx10", 0) == 0 || arch.rfind("gfx11", 0) == 0))
+    return "vLLM runs FP8 weights on AMD GPUs with FP8 units (Instinct MI300 and later, Radeon RDNA4: its "
+           "supports_fp8 for ROCm); the " + d.name + " (" + std::string(arch) + ") has none";
   if ((b == Backend::cpu || b == Backend::sycl) && (fp8 || kind == SchemeKind::nf4))
     return "vLLM's " + quant.name + " kernels are not built for " + backend_label(b);
   return std::nullopt;
