@@ -1168,6 +1168,55 @@ def apply_sourced_prices(devices, records):
         d["notes"] = join_notes([d["notes"]] + notes)
 
 
+def apply_superseded(devices, docs):
+    """sourced_superseded*.json: machines their maker no longer sells new (an
+    Apple chip its successor replaced), each with its date and source. Their
+    launch or list price is not what a buyer pays: a sourced used price
+    replaces it (labelled used), else the price is doubted, so no purchase
+    answer names the machine at a price nobody pays."""
+    by_id = {d["id"]: d for d in devices}
+    used = {}
+    for doc in docs:
+        for r in doc.get("used_prices", []):
+            if r["device_id"] not in by_id:
+                raise BuildError(f"sourced_superseded used_prices: {r['device_id']} is not a catalog device")
+            if r.get("usd") or r.get("usd_low"):
+                used.setdefault(r["device_id"], []).append(r)
+    for doc in docs:
+        for s in doc.get("superseded", []):
+            for did in s["devices"]:
+                if did not in by_id:
+                    raise BuildError(f"sourced_superseded: {did} is not a catalog device")
+                d = by_id[did]
+                if not d["price_usd"] or d["price_kind"] not in ("launch_msrp", "list"):
+                    continue  # a current street price (or none) already says what a buyer pays
+                gone = (f"No longer sold new: {s.get('line', '')} {s.get('chip', '')} until {s['sold_new_until']}"
+                        f", replaced by {s.get('replaced_by', 'its successor')} ({s['source']})").replace("  ", " ")
+                offers = sorted(used.get(did, []), key=price_date_key)
+                confident = [r for r in offers if not weak_price(r)]
+                if offers:
+                    chosen = (confident or offers)[-1]
+                    d["launch_price_usd"] = d["launch_price_usd"] or d["price_usd"]
+                    before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})"
+                    d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
+                    d["price_kind"] = "street_used"
+                    d["price_as_of"] = price_date(chosen.get("as_of"))
+                    lows = [x for x in (chosen.get("usd_low"), chosen.get("usd"), chosen.get("usd_high")) if x]
+                    d["price_low_usd"] = clean_number(min(lows)) if len(set(lows)) > 1 else None
+                    d["price_high_usd"] = clean_number(max(lows)) if len(set(lows)) > 1 else None
+                    d["price_machine"] = chosen.get("what")
+                    d["price_low_confidence"] = True if weak_price(chosen) else None
+                    note = (f"{gone}. Price: used, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']});"
+                            f" the new price was {before}.")
+                    d["sources"] = dedupe(d["sources"] + [s["source"], chosen["source"]])
+                else:
+                    d["price_low_confidence"] = True
+                    note = (f"{gone}: its {d['price_kind'].replace('_', ' ')} of {fmt_usd(d['price_usd'])} is not what a"
+                            " buyer pays, and no used price is sourced: LOW CONFIDENCE, not a purchase answer.")
+                    d["sources"] = dedupe(d["sources"] + [s["source"]])
+                d["notes"] = join_notes([d["notes"], note])
+
+
 SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandwidth": "bandwidth_gb_per_s",
                "bandwidth": "bandwidth_gb_per_s", "fp16_tflops": "fp16_tflops", "fp16": "fp16_tflops"}
 
@@ -1719,6 +1768,7 @@ def main(argv=None):
         if len({d["id"] for d in devices}) != len(devices):
             raise BuildError("a CPU machine id repeats a device id")
         apply_sourced_prices(devices, sourced_price_records())
+        apply_superseded(devices, [load_json(path) for path in sorted(SCRIPT_DIR.glob("sourced_superseded*.json"))])
         apply_sourced_specs(devices, sourced_spec_records())
         device_ids = {d["id"] for d in devices}
         outputs = {
