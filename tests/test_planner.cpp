@@ -404,6 +404,14 @@ TEST_CASE("recommend: modules are bought as the baseboards they come on, weak pr
   const auto j = recommendation_to_json(r.value());
   CHECK(j["single"]["price"]["low_confidence"] == false);
   CHECK(j["single"]["price"]["server_board"] == false);
+  // The weak card holds it alone: listed with the devices there is no price
+  // to rank by, its doubted $50 shown with that label, not dropped.
+  const auto listed = std::find_if(r.value().unpriced.begin(), r.value().unpriced.end(),
+                                   [](const HardwareChoice& h) { return h.gpu == "weak-price-16g"; });
+  REQUIRE(listed != r.value().unpriced.end());
+  REQUIRE(listed->price);
+  CHECK(listed->price->usd == Approx(50.0));
+  CHECK(listed->price->low_confidence);
 }
 
 TEST_CASE("recommend: a module with a sourced server price is bought as that server, host included") {

@@ -280,11 +280,14 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   r.cloud = cheapest_rent(lists.on_demand);
   r.cloud_any = cheapest_rent(lists.any);
 
-  // Unpriced devices that hold it alone, the smallest first: no price to rank
-  // them by, but a reader who owns or can source one must see it.
+  // Devices that hold it alone with no price to rank them by, the smallest
+  // first: none sourced, or one the catalog doubts (a Mac no longer sold new,
+  // at a used asking price); a reader who owns or can source one must see it,
+  // with the doubted price where there is one.
   std::vector<const Device*> unpriced;
   for (const Device& d : catalog.devices)
-    if (!d.price_usd && !d.server_price_usd) unpriced.push_back(&d);
+    if ((!d.price_usd && !d.server_price_usd) || (d.price_usd && d.price_low_confidence && !d.server_price_usd))
+      unpriced.push_back(&d);
   std::stable_sort(unpriced.begin(), unpriced.end(),
                    [](const Device* a, const Device* b) { return a->memory_bytes < b->memory_bytes; });
   for (const Device* d : unpriced) {

@@ -1182,39 +1182,46 @@ def apply_superseded(devices, docs):
                 raise BuildError(f"sourced_superseded used_prices: {r['device_id']} is not a catalog device")
             if r.get("usd") or r.get("usd_low"):
                 used.setdefault(r["device_id"], []).append(r)
+    # A device several records cover (a chip sold on in another machine) ends
+    # with the last of them; a record without a date says nothing.
+    last = {}
     for doc in docs:
         for s in doc.get("superseded", []):
             for did in s["devices"]:
                 if did not in by_id:
                     raise BuildError(f"sourced_superseded: {did} is not a catalog device")
-                d = by_id[did]
-                if not d["price_usd"] or d["price_kind"] not in ("launch_msrp", "list"):
-                    continue  # a current street price (or none) already says what a buyer pays
-                gone = (f"No longer sold new: {s.get('line', '')} {s.get('chip', '')} until {s['sold_new_until']}"
-                        f", replaced by {s.get('replaced_by', 'its successor')} ({s['source']})").replace("  ", " ")
-                offers = sorted(used.get(did, []), key=price_date_key)
-                confident = [r for r in offers if not weak_price(r)]
-                if offers:
-                    chosen = (confident or offers)[-1]
-                    d["launch_price_usd"] = d["launch_price_usd"] or d["price_usd"]
-                    before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})"
-                    d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
-                    d["price_kind"] = "street_used"
-                    d["price_as_of"] = price_date(chosen.get("as_of"))
-                    lows = [x for x in (chosen.get("usd_low"), chosen.get("usd"), chosen.get("usd_high")) if x]
-                    d["price_low_usd"] = clean_number(min(lows)) if len(set(lows)) > 1 else None
-                    d["price_high_usd"] = clean_number(max(lows)) if len(set(lows)) > 1 else None
-                    d["price_machine"] = chosen.get("what")
-                    d["price_low_confidence"] = True if weak_price(chosen) else None
-                    note = (f"{gone}. Price: used, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']});"
-                            f" the new price was {before}.")
-                    d["sources"] = dedupe(d["sources"] + [s["source"], chosen["source"]])
-                else:
-                    d["price_low_confidence"] = True
-                    note = (f"{gone}: its {d['price_kind'].replace('_', ' ')} of {fmt_usd(d['price_usd'])} is not what a"
-                            " buyer pays, and no used price is sourced: LOW CONFIDENCE, not a purchase answer.")
-                    d["sources"] = dedupe(d["sources"] + [s["source"]])
-                d["notes"] = join_notes([d["notes"], note])
+                if s.get("sold_new_until") and (did not in last or price_date_key({"as_of": s["sold_new_until"]}) >=
+                                                 price_date_key({"as_of": last[did]["sold_new_until"]})):
+                    last[did] = s
+    for did, s in sorted(last.items()):
+        d = by_id[did]
+        if not d["price_usd"] or d["price_kind"] not in ("launch_msrp", "list"):
+            continue  # a current street price (or none) already says what a buyer pays
+        gone = (f"No longer sold new: {s.get('line', '')} {s.get('chip', '')} until {s['sold_new_until']}"
+                f", replaced by {s.get('replaced_by', 'its successor')} ({s['source']})").replace("  ", " ")
+        offers = sorted(used.get(did, []), key=price_date_key)
+        confident = [r for r in offers if not weak_price(r)]
+        if offers:
+            chosen = (confident or offers)[-1]
+            d["launch_price_usd"] = d["launch_price_usd"] or d["price_usd"]
+            before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})"
+            d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
+            d["price_kind"] = "street_used"
+            d["price_as_of"] = price_date(chosen.get("as_of"))
+            lows = [x for x in (chosen.get("usd_low"), chosen.get("usd"), chosen.get("usd_high")) if x]
+            d["price_low_usd"] = clean_number(min(lows)) if len(set(lows)) > 1 else None
+            d["price_high_usd"] = clean_number(max(lows)) if len(set(lows)) > 1 else None
+            d["price_machine"] = chosen.get("what")
+            d["price_low_confidence"] = True if weak_price(chosen) else None
+            note = (f"{gone}. Price: used, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']});"
+                    f" the new price was {before}.")
+            d["sources"] = dedupe(d["sources"] + [s["source"], chosen["source"]])
+        else:
+            d["price_low_confidence"] = True
+            note = (f"{gone}: its {d['price_kind'].replace('_', ' ')} of {fmt_usd(d['price_usd'])} is not what a"
+                    " buyer pays, and no used price is sourced: LOW CONFIDENCE, not a purchase answer.")
+            d["sources"] = dedupe(d["sources"] + [s["source"]])
+        d["notes"] = join_notes([d["notes"], note])
 
 
 SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandwidth": "bandwidth_gb_per_s",

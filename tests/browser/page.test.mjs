@@ -127,25 +127,27 @@ test('the engine still loads when the early wasm compile cannot stream it', asyn
   await page.close();
 });
 
-// The four answers of issue 18's scenarios, without a click, as the CLI's recommend gives them.
+// The four answers of issue 18's scenarios, without a click, as the CLI's recommend gives them:
+// an answer the CLI has, the same on the page; one it has not (no device sold new holds GLM-4.5
+// alone since the 256-512 GB Mac Studios left Apple's store), none on the page either.
 for (const [hash, request] of [
   [SEED, { model: 'glm-4.5', quant: 'Q4_K_M', ctx: 8192 }],
   ['#model=llama-3.1-70b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090', { model: 'llama-3.1-70b', quant: 'Q4_K_M', ctx: 8192 }],
   ['#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=32768&gpu=rtx-4090', { model: 'qwen3-30b-a3b', quant: 'Q4_K_M', ctx: 32768 }],
   ['#model=gpt-oss-120b&quant=Q4_K_M&ctx=32768&gpu=rtx-4090', { model: 'gpt-oss-120b', quant: 'Q4_K_M', ctx: 32768 }],
 ]) {
-  test(`hardware that fits ${request.model} comes without a click: priced single, value, unified and cloud`, async () => {
+  test(`hardware that fits ${request.model} comes without a click: single, value, unified and cloud as the CLI answers`, async () => {
     const { page, log } = await openPage(session.browser, session.server.url + hash);
-    await page.waitForSelector('[data-field="recommend.single.gpu"]:not([data-value=""])', { timeout: 30000 });
+    await page.waitForSelector('[data-field="recommend.cloud.usd_per_hour"]:not([data-value=""])', { timeout: 30000 });
     const expected = JSON.parse(nativeRecommend(request));
     for (const key of ['single', 'value', 'unified']) {
-      if (key === 'value' && !expected.value) {
-        // Several cards are no answer when one card holds it for less.
-        assert.ok(expected.single, `single exists for ${request.model}`);
-        assert.ok(!(await fieldValue(page, 'recommend.value.gpu').catch(() => '')), 'no value answer shown');
+      if (!expected[key]) {
+        // Several cards are no answer when one card holds it for less; a
+        // kind nothing priced holds is said so, with no device named.
+        if (key === 'value' && expected.value_beaten_by_single) assert.ok(expected.single, `single exists for ${request.model}`);
+        assert.ok(!(await fieldValue(page, `recommend.${key}.gpu`).catch(() => '')), `no ${key} answer shown`);
         continue;
       }
-      assert.ok(expected[key], `${key} exists for ${request.model}`);
       assert.equal(await fieldValue(page, `recommend.${key}.gpu`), expected[key].gpu, key);
       assert.equal(Number(await fieldValue(page, `recommend.${key}.price_usd`)), expected[key].price.usd, key);
       assert.ok(expected[key].utilization <= 1, key);

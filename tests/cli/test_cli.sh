@@ -411,9 +411,16 @@ json_check "estimate: no attention data parallel for a dense model" "j['memory']
 # catalog's $20,000 module estimate = $160,000, labelled as such.
 json_check "recommend: a module's price is its board's" "[q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['gpu'] == 'mi325x' and [q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['price']['board_gpus'] == 8 and [q for q in j['per_quant'] if q['quant'] == 'FP8'][0]['price']['usd'] == 8 * 20000" \
   recommend --model qwen3-235b-a22b --engine vllm --ctx 8192 --max-gpus 1
-# Several cards cost more than the one Mac that holds GLM-4.5 (M3 Ultra 512 GB, $9,499): the value
-# answer is empty by choice, and says so, rather than "nothing holds it".
-json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['price']['usd'] == 9499" \
+# Several cards cost more than the one card that holds Qwen3-32B at Q4_K_M and 8K: an Intel Arc
+# Pro B60 24GB at its $499 launch price (2025-09) holds about 18.4 GiB of weights and 2 GiB of KV
+# (64 layers x 8 KV heads x 128 x 2 x 2 bytes = 256 KiB a token) in 22.5 GiB: the value answer is
+# empty by choice, and says so, rather than "nothing holds it".
+json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['gpu'] == 'arc-pro-b60' and j['single']['price']['usd'] == 499" \
+  recommend --model qwen3-32b --quant Q4_K_M --ctx 8192
+# The Mac that held GLM-4.5 (M3 Ultra 512 GB, $9,499 at launch) is no longer sold new (the 512 GB
+# option was withdrawn in March 2026, the line replaced 2026-08-25; sourced_superseded_7b.json), and
+# its used asking prices are doubted: no single device is a purchase answer for it now.
+json_check "recommend: a machine no longer sold new is no purchase answer" "j['single'] is None and j['value']['gpu'] != 'mac-m3-ultra-512gb'" \
   recommend --model glm-4.5 --quant Q4_K_M --ctx 8192
 json_check "fit: nothing runs, and why (vLLM on a Mac)" "j['results'] == [] and 'no build for Metal' in j['refused']" fit --gpu mac-m4-max-128gb --engine vllm
 json_check "fit: an Ascend 910B runs Q8_0 GGUFs under llama.cpp, not K-quants" "j['refused'] is None and len(j['results']) > 0 and all(r['quant'] == 'Q8_0' for r in j['results'])" fit --gpu ascend-910b

@@ -49,7 +49,7 @@ function count(h) {
 
 // One answer: its title, the hardware, and its price, fit, decode and TTFT;
 // said when none of its kind reaches the usable speed (the engine's rule).
-function card(title, key, h, deviceName, minRate, empty = 'Nothing in the catalog with a price and a bandwidth figure holds it.') {
+function card(title, key, h, deviceName, minRate, empty = 'Nothing in the catalog holds it at a sourced, undoubted price with a bandwidth figure.') {
   const box = el('div', { class: 'recommend-card', 'data-answer': key });
   box.append(el('h3', {}, title));
   if (!h) {
@@ -109,12 +109,15 @@ export function renderRecommendation(r, deviceName, note) {
     const list = el('ul', { class: 'unpriced' });
     r.unpriced.forEach((h, i) => {
       const li = el('li');
-      li.append(span(h.name || deviceName(h.gpu), `recommend.unpriced.${i}.gpu`, h.gpu), ` · price unknown · fits at ${fmt.percent(h.utilization)} · `,
+      // A doubted price (a Mac no longer sold new, at a used asking price) is shown with its label.
+      li.append(span(h.name || deviceName(h.gpu), `recommend.unpriced.${i}.gpu`, h.gpu),
+        ' · ', span(priceText(h.price, h.count), `recommend.unpriced.${i}.price_usd`, h.price ? h.price.usd : null),
+        ` · fits at ${fmt.percent(h.utilization)} · `,
         span(h.tokens_per_s_per_user == null ? 'decode unknown (no bandwidth figure)' : fmt.rate(h.tokens_per_s_per_user),
           `recommend.unpriced.${i}.tokens_per_s_per_user`, h.tokens_per_s_per_user));
       list.append(li);
     });
-    parts.push(el('h3', {}, 'Also holds it alone, price unknown'), list);
+    parts.push(el('h3', {}, 'Also holds it alone, with no price to rank it by'), list);
   }
   const where = r.max_ctx_gpu ? `${r.max_ctx_gpu_count > 1 ? `${r.max_ctx_gpu_count} × ` : ''}${deviceName(r.max_ctx_gpu)}` : null;
   if (where) {

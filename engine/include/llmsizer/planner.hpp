@@ -168,8 +168,9 @@ struct Recommendation {
   std::optional<HardwareChoice> mac;      // cheapest priced Mac (the question people ask by name)
   std::optional<CloudChoice> cloud;       // cheapest on-demand offer
   std::optional<CloudChoice> cloud_any;   // cheapest offer of any billing (spot, marketplace)
-  // Devices that hold it alone but whose price no source gives (smallest
-  // memory first): listed, never dropped.
+  // Devices that hold it alone with no price to rank them by (smallest memory
+  // first): none sourced, or one the catalog doubts (carried in `price` with
+  // low_confidence, e.g. a Mac no longer sold new at a used asking price).
   std::vector<HardwareChoice> unpriced;
   std::vector<QuantChoice> per_quant;
   std::optional<std::string> max_ctx_gpu;  // the device max_ctx was solved on
