@@ -934,9 +934,14 @@ TEST_CASE("cost: owned hardware, amortized over its hours of use", "[speed][cost
   CHECK_THAT(*c.usd_per_million_tokens, WithinRel(1.76752, 1e-5));
   CHECK_THAT(*c.power_usd_per_month, WithinRel(0.18 * 8.0 * 30.4375, 1e-12));
   CHECK_FALSE(c.break_even_months);
-  // A purchase price given overrides the device's.
+  CHECK_FALSE(c.purchase_low_confidence);
+  // A device price the catalog doubts still gives the figure, said to rest on it.
+  s.device->price_low_confidence = true;
+  CHECK(estimate_cost(s, e).purchase_low_confidence);
+  // A purchase price given overrides the device's, and is the user's own.
   s.purchase_price_usd = 8766.0;
   CHECK_THAT(*estimate_cost(s, e).usd_per_hour, WithinRel(1.0 + 0.18, 1e-12));
+  CHECK_FALSE(estimate_cost(s, e).purchase_low_confidence);
 }
 
 TEST_CASE("cost: no price known, no cost per token", "[speed][cost]") {

@@ -609,6 +609,10 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "qwen3:30b-a3b 210 against 331, ollama/ollama#16031; L40s: Qwen3.6-35B-A3B 115.5 against 144.7, "
         "ollama/ollama#14861): an older Ollama decodes this model that much slower");
   e.cost = estimate_cost(s, e);
+  if (e.cost.basis == "owned" && e.cost.purchase_low_confidence && s.device)
+    e.warnings.push_back("the owned cost rests on a price the catalog doubts (" + s.device->name + ": " +
+                         s.device->price_kind + (s.device->price_as_of.empty() ? "" : ", " + s.device->price_as_of) +
+                         "); give the price you paid (--purchase-price) for your own figure");
   return e;
 }
 

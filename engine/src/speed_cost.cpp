@@ -38,7 +38,10 @@ CostEstimate estimate_cost(const Scenario& s, const Estimate& e) {
   }
   if (s.purchase_price_usd && *s.purchase_price_usd > 0.0) c.purchase_usd = *s.purchase_price_usd;
   else if (mixed) c.purchase_usd = cards_price_usd(s);  // unknown unless every card has a price
-  else c.purchase_usd = purchase_usd(d, static_cast<int>(gpus));  // whole servers where the catalog prices them
+  else {
+    c.purchase_usd = purchase_usd(d, static_cast<int>(gpus));  // whole servers where the catalog prices them
+    c.purchase_low_confidence = c.purchase_usd.has_value() && d.price_low_confidence && !bought_as_servers(d, static_cast<int>(gpus));
+  }
 
   if (s.hourly_price_usd && *s.hourly_price_usd > 0.0) {
     c.basis = "rent";

@@ -159,6 +159,7 @@ Json cost_to_json(const CostEstimate& c) {
   j["break_even_months"] = optional_json(c.break_even_months);
   j["purchase_usd"] = optional_json(c.purchase_usd);
   j["basis"] = c.basis.empty() ? Json(nullptr) : Json(c.basis);
+  j["purchase_low_confidence"] = c.purchase_low_confidence;
   return j;
 }
 

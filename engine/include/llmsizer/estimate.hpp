@@ -290,6 +290,9 @@ struct CostEstimate {
   std::optional<double> purchase_usd;                  // owned hardware: given, or device price x GPUs
                                                        // (mixed cards: the sum of their prices, when all are known)
   std::string basis;                                   // "rent", "owned" or "" (no price known)
+  // The purchase is the catalog's price and the catalog doubts it (a used
+  // asking price, a Mac no longer sold new): the owned cost says so.
+  bool purchase_low_confidence = false;
 };
 
 struct Estimate {
