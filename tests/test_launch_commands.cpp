@@ -619,6 +619,15 @@ TEST_CASE("TensorRT-LLM: trtllm-serve with the estimate's KV pool, pre-quantized
   CHECK_THAT(run(r).of("tensorrt-llm").note, Contains("NVIDIA GPUs only"));
 }
 
+// A vLLM scenario of that model and quantization on `gpus` of `gpu`, at 32K.
+static SizerRequest served_on(const char* model, const char* quant, const char* gpu, int gpus) {
+  SizerRequest r = served(request(model, quant));
+  r.gpu_id = gpu;
+  r.gpu_count = gpus;
+  r.context_tokens = 32768;
+  return r;
+}
+
 TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be whole 128-wide blocks", "[commands]") {
   // Qwen3-235B-A22B-Instruct-2507-FP8 ("fine-grained fp8 quantization with
   // block size of 128", its card): experts are moe_intermediate_size 1536
@@ -627,10 +636,7 @@ TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be who
   // 128" of vllm-project/vllm#17569; expert parallel keeps experts whole.
   // Its attention: 64 heads x 128 / 8 = 1024 = 8 blocks, and 4 KV heads
   // under 8 GPUs leave one whole 128-wide head each: no other share breaks.
-  SizerRequest r = served(request("qwen3-235b-a22b-instruct-2507", "FP8"));
-  r.gpu_id = "h100-sxm";
-  r.gpu_count = 8;
-  r.context_tokens = 32768;
+  SizerRequest r = served_on("qwen3-235b-a22b-instruct-2507", "FP8", "h100-sxm", 8);
   const Run eight = run(r, nullptr);
   CHECK_THAT(eight.step("vllm"), StartsWith("vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8") &&
                                      Contains("--tensor-parallel-size 8 \\\n  --enable-expert-parallel"));
@@ -641,10 +647,7 @@ TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be who
   // Qwen3-Next-80B-A3B FP8 at TP8: its shared expert, 512 wide, is cut into
   // 512 / 8 = 64, half a block, and expert parallel does not keep it whole:
   // the BF16 weights cast to FP8 as they load (one scale per tensor).
-  SizerRequest next = served(request("qwen3-next-80b-a3b-instruct", "FP8"));
-  next.gpu_id = "h100-sxm";
-  next.gpu_count = 8;
-  next.context_tokens = 32768;
+  SizerRequest next = served_on("qwen3-next-80b-a3b-instruct", "FP8", "h100-sxm", 8);
   const Run cast = run(next, nullptr);
   CHECK_THAT(cast.step("vllm"), StartsWith("vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \\") &&
                                     EndsWith("--quantization fp8"));
@@ -655,19 +658,13 @@ TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be who
   // MiMo-V2-Flash (FP8 as published, weight_block_size [128, 128]): 4 KV
   // heads of 192 on 4 GPUs leave 192 per GPU, 1.5 blocks (the qkv partition
   // vllm-project/vllm#52997 names); no BF16 checkpoint is known: no command.
-  SizerRequest mimo = served(request("mimo-v2-flash", "native"));
-  mimo.gpu_id = "h200-sxm";
-  mimo.gpu_count = 4;
-  mimo.context_tokens = 32768;
+  SizerRequest mimo = served_on("mimo-v2-flash", "native", "h200-sxm", 4);
   const Run refused = run(mimo, nullptr);
   CHECK(refused.of("vllm").steps.empty());
   CHECK_THAT(refused.of("vllm").note, Contains("the key/value heads (768 / 4) is not whole blocks"));
   // DeepSeek-R1 at TP8: experts 2048 / 8 = 256, two blocks; MLA's heads are
   // 128 x 192 / 8 = 3072: plain tensor parallel.
-  SizerRequest r1 = served(request("deepseek-r1", "native"));
-  r1.gpu_id = "h200-sxm";
-  r1.gpu_count = 8;
-  r1.context_tokens = 32768;
+  SizerRequest r1 = served_on("deepseek-r1", "native", "h200-sxm", 8);
   const Run plain = run(r1, nullptr);
   CHECK_THAT(plain.step("vllm"), Contains("--tensor-parallel-size 8"));
   CHECK(plain.step("vllm").find("expert-parallel") == std::string::npos);
