@@ -187,6 +187,18 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   REQUIRE(m1 != nullptr);
   CHECK(m1->price_usd == 899.0);
 
+  // rtx-3090: NVIDIA's store stopped selling RTX 30 Founders Editions in
+  // 2023-03 (purepc.pl); a new card listed in 2026 is old stock at $1,510.20,
+  // while "You can buy one used for $500-800" and one was "purchased used:
+  // $700" (local-llm.net, 2026): the used $700 is the price, labelled used.
+  const Device* rtx3090 = c.find_device("rtx-3090");
+  REQUIRE(rtx3090 != nullptr);
+  CHECK(rtx3090->price_usd == 700.0);
+  CHECK(rtx3090->price_kind == "street_used");
+  CHECK(rtx3090->price_low_usd == 500.0);
+  CHECK(rtx3090->price_high_usd == 800.0);
+  CHECK_FALSE(rtx3090->price_low_confidence);
+
   // rtx-4090: the cheapest new card on Newegg on 2026-03-03 was $3,395
   // (SiliconValueIndex@6ef6fd41 gpu_rankings_new_2026-03-06.csv, sourced_prices.json);
   // the $1,599 of 2022-10-12 (gpus.json) is its launch price, kept beside it.

@@ -1195,11 +1195,16 @@ def apply_superseded(devices, docs):
                     last[did] = s
     for did, s in sorted(last.items()):
         d = by_id[did]
-        if not d["price_usd"] or d["price_kind"] not in ("launch_msrp", "list"):
+        offers = sorted(used.get(did, []), key=price_date_key)
+        cheaper_used = [r for r in offers if not weak_price(r) and d["price_usd"] and
+                        (r.get("usd") or r.get("usd_low")) < d["price_usd"]]
+        # A new street price of a card no longer made is old stock: where the
+        # used market is sourced and cheaper, that is what a buyer pays.
+        if not d["price_usd"] or (d["price_kind"] not in ("launch_msrp", "list") and
+                                  not (d["price_kind"] == "street_new" and cheaper_used)):
             continue  # a current street price (or none) already says what a buyer pays
         gone = (f"No longer sold new: {s.get('line', '')} {s.get('chip', '')} until {s['sold_new_until']}"
                 f", replaced by {s.get('replaced_by', 'its successor')} ({s['source']})").replace("  ", " ")
-        offers = sorted(used.get(did, []), key=price_date_key)
         confident = [r for r in offers if not weak_price(r)]
         if offers:
             chosen = (confident or offers)[-1]
