@@ -177,6 +177,7 @@ std::string price_label(const std::optional<PriceInfo>& p) {
   // Modules priced alone: the buyer also needs the server they plug into.
   if (p->board_gpus > 0) out += ", for the " + std::to_string(p->board_gpus) + "-GPU boards they are sold on";
   if (p->server_board && p->kind != "server_share") out += ", GPU modules only (the server is extra)";
+  if (!p->sold_new_until.empty()) out += ", no longer sold new (since " + p->sold_new_until + ")";
   if (p->low_confidence) out += ", low confidence";
   return out;
 }

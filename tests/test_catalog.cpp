@@ -198,6 +198,8 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(rtx3090->price_low_usd == 500.0);
   CHECK(rtx3090->price_high_usd == 800.0);
   CHECK_FALSE(rtx3090->price_low_confidence);
+  CHECK(rtx3090->sold_new_until == "2023-03");
+  CHECK(c.find_device("rtx-4090")->sold_new_until.empty());
 
   // rtx-4090: the cheapest new card on Newegg on 2026-03-03 was $3,395
   // (SiliconValueIndex@6ef6fd41 gpu_rankings_new_2026-03-06.csv, sourced_prices.json);

@@ -141,6 +141,7 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
     d.price_high_usd = positive_number(entry, "price_high_usd");
     d.price_machine = string_or(entry, "price_machine", "");
     d.price_low_confidence = flag_or_false(entry, "price_low_confidence");
+    d.sold_new_until = string_or(entry, "sold_new_until", "");
   }
   if (auto it = entry.find("server_board_gpus"); it != entry.end() && it->is_array())
     for (const Json& n : *it) {

@@ -19,6 +19,7 @@ Json price_json(const std::optional<PriceInfo>& p) {
   j["server_board"] = p->server_board;
   j["board_gpus"] = p->board_gpus;
   j["low_confidence"] = p->low_confidence;
+  j["sold_new_until"] = p->sold_new_until.empty() ? Json(nullptr) : Json(p->sold_new_until);
   j["launch_usd"] = optional_json(p->launch_usd);
   return j;
 }

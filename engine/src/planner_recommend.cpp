@@ -51,6 +51,7 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   p.machine = d.price_machine;
   p.server_board = !d.server_board_gpus.empty();
   p.low_confidence = d.price_low_confidence;
+  p.sold_new_until = d.sold_new_until;
   if (d.launch_price_usd) p.launch_usd = *d.launch_price_usd * count;
   return p;
 }

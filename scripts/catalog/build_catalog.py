@@ -632,7 +632,7 @@ DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "reported_names", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "cpu_simd", "gpu_arch", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
-    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "launch_price_usd", "server_board_gpus",
+    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "sold_new_until", "launch_price_usd", "server_board_gpus",
     "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
@@ -1203,6 +1203,7 @@ def apply_superseded(devices, docs):
         if not d["price_usd"] or (d["price_kind"] not in ("launch_msrp", "list") and
                                   not (d["price_kind"] == "street_new" and cheaper_used)):
             continue  # a current street price (or none) already says what a buyer pays
+        d["sold_new_until"] = price_date(s["sold_new_until"])
         gone = (f"No longer sold new: {s.get('line', '')} {s.get('chip', '')} until {s['sold_new_until']}"
                 f", replaced by {s.get('replaced_by', 'its successor')} ({s['source']})").replace("  ", " ")
         confident = [r for r in offers if not weak_price(r)]

@@ -422,6 +422,11 @@ json_check "recommend: several cards beaten by one device" "j['value'] is None a
 # its used asking prices are doubted: no single device is a purchase answer for it now.
 json_check "recommend: a machine no longer sold new is no purchase answer" "j['single'] is None and j['value']['gpu'] != 'mac-m3-ultra-512gb'" \
   recommend --model glm-4.5 --quant Q4_K_M --ctx 8192
+# Llama 3.3 70B Q4_K_M at 8K (about 43 GiB) on two RTX 3090s (2 x 22.55 GiB usable): NVIDIA stopped
+# selling them new in 2023-03 and one sells used for $700 ($500-800; sourced_superseded_7c.json):
+# two for $1,400, labelled used and no longer sold new, the cheapest set at 10 tokens/s or more.
+json_check "recommend: two used RTX 3090s, said to be used" "j['value']['gpu'] == 'rtx-3090' and j['value']['count'] == 2 and j['value']['price']['usd'] == 1400 and j['value']['price']['kind'] == 'street_used' and j['value']['price']['sold_new_until'] == '2023-03'" \
+  recommend --model llama-3.3-70b-instruct --quant Q4_K_M --ctx 8192
 json_check "fit: nothing runs, and why (vLLM on a Mac)" "j['results'] == [] and 'no build for Metal' in j['refused']" fit --gpu mac-m4-max-128gb --engine vllm
 json_check "fit: an Ascend 910B runs Q8_0 GGUFs under llama.cpp, not K-quants" "j['refused'] is None and len(j['results']) > 0 and all(r['quant'] == 'Q8_0' for r in j['results'])" fit --gpu ascend-910b
 expect_error "vLLM on a Mac is refused" estimate --model qwen3-8b --engine vllm --gpu mac-m4-max-128gb

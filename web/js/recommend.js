@@ -37,7 +37,9 @@ export function priceText(price, count = 1) {
   // Modules come only on boards: a price for fewer than a board is a board's.
   const boards = price.board_gpus > 0 ? ` · for the ${price.board_gpus}-GPU boards they are sold on` : '';
   const board = `${boards}${price.server_board && price.kind !== 'server_share' ? ' · GPU modules only, the server is extra' : ''}`;
-  const weak = price.low_confidence ? ' · low confidence' : '';
+  // A machine its maker no longer sells new says so: its launch price is history.
+  const gone = price.sold_new_until ? ` · no longer sold new (since ${price.sold_new_until})` : '';
+  const weak = `${gone}${price.low_confidence ? ' · low confidence' : ''}`;
   // A street price with the launch price beside it: both are what people quote.
   const launch = price.launch_usd != null && price.launch_usd !== price.usd ? ` · launched at ${fmt.usd(price.launch_usd)}` : '';
   return `~${fmt.usd(price.usd)}${count > 1 && !(price.board_gpus > 0) ? ` for ${count}` : ''} · ${kind}${price.as_of ? `, ${price.as_of}` : ''}${range}${board}${launch}${weak}`;

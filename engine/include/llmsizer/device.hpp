@@ -46,6 +46,7 @@ struct Device {
   std::optional<double> price_usd;
   std::string price_kind;   // list, launch_msrp, street_new, street_used, analyst_estimate, server_share
   std::string price_as_of;  // the date or year of the figure
+  std::string sold_new_until;  // its maker stopped selling it new then ("" while sold, or unknown)
   std::optional<double> price_low_usd, price_high_usd;  // the spread sources quote
   std::string price_machine;  // what the price buys when not the device alone (a Mac's configuration)
   // The reference marks the figure itself as weak (one unconfirmed source, a

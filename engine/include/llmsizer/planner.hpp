@@ -92,6 +92,7 @@ struct PriceInfo {
   // count, what a buyer pays (0: the price is for count itself).
   int board_gpus = 0;
   bool low_confidence = false;  // the reference marks the figure as weak
+  std::string sold_new_until;   // the device is no longer sold new since then ("" while sold)
   std::optional<double> launch_usd;  // the cards' launch price beside a street price (total)
 };
 
