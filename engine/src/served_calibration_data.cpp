@@ -11,7 +11,7 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, -1, ""},
     {InferenceEngine::sglang, Backend::cuda, "", {0.8575, 0.3, 0.00042, 0.85, 0.105, 9.016e-05}, 30, 9, 34, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.7735, 0.35, 0.0, 0.1176, 0.028, 9.2e-05}, 2, 4, 22, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.8014, 0.6554, 0.001, 2.29, 0.046, 7.406e-05}, 12, 2, 19, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.749, 0.535, 0.00085, 2.041, 0.04, 6.44e-05}, 14, 7, 23, ""},
     {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 19, 60, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, 10, ""},
     {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.3745, 0.0046, 0.1, 0.0, 5e-06}, 13, 11, -1, ""},

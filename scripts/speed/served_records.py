@@ -56,6 +56,9 @@ MODELS = [
     (r"Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b-instruct-2507"), (r"Qwen3-235B-A22B-FP8", "qwen3-235b-a22b-fp8"),
     (r"Qwen3-235B-A22B", "qwen3-235b-a22b"), (r"Qwen3-32B", "qwen3-32b"), (r"Qwen3-14B", "qwen3-14b"),
     (r"Qwen3-8B", "qwen3-8b"), (r"Qwen3-30B-A3B", "qwen3-30b-a3b"),
+    # Google's BF16 release; the catalog keeps Gemma 4 31B under NVIDIA's NVFP4
+    # re-release, whose text config is the same (models_more.json).
+    (r"gemma-4-31B-it", "gemma-4-31b-it-nvfp4"),
 ]
 
 # Weight formats as the records state them -> llm-sizer quantization names.
@@ -63,6 +66,14 @@ QUANTS = {"BF16": "native", "FP16": "native", "FP8": "FP8", "FP4": "NVFP4", "NVF
           "INT4": "AWQ", "AWQ": "AWQ", "GPTQ": "GPTQ-INT4"}
 
 OFFLINE_BATCH = 4096
+
+
+def _native_dtypes():
+    with open(os.path.join(REPO, "data", "models.json")) as f:
+        return {m["id"]: m.get("native_dtype") for m in json.load(f)["models"]}
+
+
+NATIVE_DTYPES = _native_dtypes()
 # NVIDIA ModelOpt checkpoints benchmarked in TensorRT-LLM's perf overview whose
 # KV cache is FP8 (kv_cache_quant_algo in hf_quant_config.json). Evidence in
 # scripts/speed/sourced_kv_dtypes.json: TensorRT-LLM's accuracy tests load the
@@ -181,6 +192,9 @@ def case_for(index, record, source, mlperf_lengths):
     if not model:
         return "model %r not in the catalog" % text
     quant = _quant(record, text)
+    if quant == "native" and (record.get("quant") or "").upper() in ("BF16", "FP16") and \
+            NATIVE_DTYPES.get(model) not in (None, "bf16", "fp16"):
+        quant = record["quant"].upper()  # a 16-bit release of a model the catalog keeps quantized
     if not quant:
         return "weight format %r" % record.get("quant")
     gpus = int(record.get("gpus") or 1)
