@@ -669,3 +669,62 @@ TEST_CASE("vLLM and a block-scaled FP8 checkpoint: every GPU's share must be who
   CHECK_THAT(plain.step("vllm"), Contains("--tensor-parallel-size 8"));
   CHECK(plain.step("vllm").find("expert-parallel") == std::string::npos);
 }
+
+TEST_CASE("several whole machines get commands that span them, or say why not", "[commands]") {
+  // Two Strix Halo machines hold Qwen3-30B-A3B as two computers: llama-server
+  // alone would load it on one. llama.cpp's RPC (tools/rpc/README.md): an
+  // rpc-server listening on the network on the other machine, and --rpc on
+  // this one; Ollama has no such thing.
+  SizerRequest r = request("qwen3-30b-a3b", "Q4_K_M");
+  r.gpu_id = "ryzen-ai-max-plus-395";
+  r.gpu_count = 2;
+  const Run halo = run(r);
+  const LaunchCommand& cpp = halo.of("llama.cpp");
+  REQUIRE(cpp.steps.size() == 2);
+  CHECK(cpp.steps[0] == "rpc-server -H 0.0.0.0 -p 50052 -c");
+  CHECK_THAT(cpp.steps[1], StartsWith("llama-server -hf someone/moe-GGUF:Q4_K_M"));
+  CHECK_THAT(cpp.steps[1], EndsWith("--rpc \"${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}\""));
+  CHECK_THAT(cpp.note, Contains("-DGGML_RPC=ON") && Contains("the other one"));
+  CHECK(halo.of("ollama").steps.empty());
+  CHECK_THAT(halo.of("ollama").note, Contains("one machine"));
+
+  // Two DGX Sparks under vLLM: a Ray cluster (head here, the other joins),
+  // then tensor parallel 2 over it; SGLang: one command per machine.
+  SizerRequest v = served(request("llama-3.1-8b", "native"));
+  v.gpu_id = "dgx-spark-gb10";
+  v.gpu_count = 2;
+  const Run spark = run(v);
+  const LaunchCommand& vllm = spark.of("vllm");
+  REQUIRE(vllm.steps.size() == 3);
+  CHECK(vllm.steps[0] == "ray start --head --port=6379");
+  CHECK(vllm.steps[1] == "ray start --address=\"${HEAD_IP:?set HEAD_IP to the address of the first machine}:6379\"");
+  CHECK_THAT(vllm.steps[2], StartsWith("vllm serve org/M-Instruct"));
+  CHECK_THAT(vllm.steps[2], Contains("--tensor-parallel-size 2") && EndsWith("--distributed-executor-backend ray"));
+  const LaunchCommand& sglang = spark.of("sglang");
+  REQUIRE(sglang.steps.size() == 2);
+  CHECK_THAT(sglang.steps[0], Contains("--tp 2") && Contains("--nnodes 2 --node-rank 0 --dist-init-addr"));
+  CHECK_THAT(sglang.steps[1], Contains("--nnodes 2 --node-rank 1 --dist-init-addr"));
+  CHECK(spark.of("tensorrt-llm").steps.empty());
+
+  // Two cards in one host stay one machine: no RPC, no Ray.
+  SizerRequest cards = request("qwen3-30b-a3b", "Q4_K_M");
+  cards.gpu_count = 2;
+  const Run host = run(cards);
+  CHECK(host.of("llama.cpp").steps.size() == 1);
+  CHECK_THAT(host.step("llama.cpp"), !Contains("--rpc"));
+  CHECK_FALSE(host.of("ollama").steps.empty());
+}
+
+TEST_CASE("Ollama over several machines is refused with the engine that can", "[commands]") {
+  SizerRequest r = request("qwen3-30b-a3b", "Q4_K_M");
+  r.gpu_id = "mac-m4-max-128gb";
+  r.gpu_count = 2;
+  r.engine = "ollama";
+  const Sized x = sized(r);
+  REQUIRE_FALSE(x.estimate);
+  CHECK(x.estimate.error().id == "runtime.unsupported");
+  CHECK_THAT(x.estimate.error().message, Contains("one machine") && Contains("RPC"));
+  // One Mac under Ollama is still sized.
+  r.gpu_count = 1;
+  CHECK(sized(r).estimate);
+}

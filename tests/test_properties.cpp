@@ -40,6 +40,10 @@ struct RandomScenarios {
       s.device = pick(test::catalog().devices);
     if (s.device && runtime_unsupported(s.engine, s.quant, native, *s.device)) s.device.reset();
     while (s.gpu_count > 1 && tensor_parallel_unsplittable(arch, s.engine, s.gpu_count)) --s.gpu_count;
+    // Several Macs or Strix Halo machines are several computers, which Ollama
+    // cannot span (refused); llama.cpp can, over RPC, with the same files.
+    if (s.engine == InferenceEngine::ollama && s.device && is_whole_machine(*s.device))
+      s.engine = InferenceEngine::llama_cpp;
   }
 
   Scenario scenario(const Architecture& arch) {

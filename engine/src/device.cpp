@@ -78,6 +78,11 @@ bool has_shared_pool(const Device& device) {
          (device.unified_memory || device.kind == DeviceKind::unified || device.kind == DeviceKind::apu);
 }
 
+bool is_whole_machine(const Device& device) {
+  if (device.kind == DeviceKind::unified) return true;
+  return device.kind == DeviceKind::apu && device.memory_type.find("HBM") == std::string::npos;
+}
+
 bool shares_memory_with_cpu(const Device& device) { return has_shared_pool(device) || device.kind == DeviceKind::cpu; }
 
 std::int64_t os_reserve_bytes(std::int64_t memory_bytes) { return std::min(kOsReserveBytes, memory_bytes); }

@@ -158,6 +158,11 @@ std::vector<std::pair<int, int>> mixed_card_layers(const Architecture& arch, con
 
 }  // namespace
 
+int networked_machines(const Scenario& s) {
+  if (!s.cards.empty() || s.gpu_count <= 1 || !s.device || !is_whole_machine(*s.device)) return 0;
+  return s.gpu_count;
+}
+
 std::int64_t fit_margin_bytes_per_gpu(const Scenario& s) {
   // llama.cpp keeps --fit-target 1024 MiB free per device by default when it
   // fits a model (reference README, "Facts for runtime memory"). Devices with

@@ -917,6 +917,67 @@ void extend_context(std::vector<LaunchCommand>& out, const Architecture& arch, c
   }
 }
 
+// The same model over several whole machines (Macs, DGX Sparks, Strix Halo
+// machines) joined by a network: one machine's command cannot hold it.
+// llama.cpp: an rpc-server on each other machine, then llama-server here with
+// --rpc listing them; weights and KV go to every device, local and remote, in
+// proportion to its free memory (ggml-org/llama.cpp@038514c9:tools/rpc/README.md,
+// which also warns never to expose rpc-server on an open network). vLLM: a
+// Ray cluster, "multi-node inferencing currently requires Ray" (docs.vllm.ai
+// serving/distributed_serving: ray start --head, ray start --address), tensor
+// parallel over every machine's GPU as NVIDIA's two-Spark playbook runs it
+// (build.nvidia.com/spark/vllm/multi-node). SGLang: the same command on every
+// machine with --nnodes, --node-rank and --dist-init-addr, the first
+// machine's address (docs.sglang.io references/multi_node_deployment).
+// Addresses are the user's: a shell variable that stops with a message when
+// unset stands for each, so nothing pasted connects to a made-up host.
+void span_machines(std::vector<LaunchCommand>& out, const Scenario& s) {
+  const int machines = networked_machines(s);
+  if (machines == 0) return;
+  const std::string count = std::to_string(machines);
+  const std::string what = count + " machines";
+  const std::string others = machines == 2 ? "the other one" : "each of the other " + std::to_string(machines - 1);
+  const std::string head_ip = "${HEAD_IP:?set HEAD_IP to the address of the first machine}";
+  const auto add_note = [](LaunchCommand& c, const std::string& text) { c.note += (c.note.empty() ? "" : " ") + text; };
+  for (LaunchCommand& c : out) {
+    if (c.engine == "llama.cpp" && !c.steps.empty()) {
+      c.steps.back() += " \\\n  --rpc \"${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}\"";
+      c.steps.insert(c.steps.end() - 1, "rpc-server -H 0.0.0.0 -p 50052 -c");
+      add_note(c, "Over " + what + ": build llama.cpp with -DGGML_RPC=ON on each; start rpc-server on " + others + " (it has no authentication: only on a network you trust), then " +
+                      "llama-server on this one with RPC_SERVERS set to their addresses. llama.cpp spreads the layers " +
+                      "over the machines in proportion to their free memory; each token crosses the network at every " +
+                      "machine boundary.");
+    } else if (c.engine == "ollama") {
+      c.steps.clear();
+      c.note = "Ollama runs a model on one machine and cannot spread it over " + what +
+               ": use llama.cpp's RPC (the llama.cpp command).";
+    } else if (c.engine == "vllm" && !c.steps.empty()) {
+      c.steps.back() += " \\\n  --distributed-executor-backend ray";
+      c.steps.insert(c.steps.end() - 1, "ray start --head --port=6379");
+      c.steps.insert(c.steps.end() - 1, "ray start --address=\"" + head_ip + ":6379\"");
+      add_note(c, "Over " + what + " vLLM needs a Ray cluster: start its head on this machine, join it from " + others + " (HEAD_IP: this machine's address), then serve from this " +
+                      "one. Tensor parallel all-reduces every layer over the network: NVIDIA's two-Spark setup links " +
+                      "them by their QSFP ports, and plain Ethernet is far slower.");
+    } else if (c.engine == "sglang" && !c.steps.empty()) {
+      const std::string line = c.steps.back();
+      c.steps.pop_back();
+      for (int rank = 0; rank < machines; ++rank)
+        c.steps.push_back(line + " \\\n  --nnodes " + count + " --node-rank " + std::to_string(rank) +
+                          " --dist-init-addr \"" + head_ip + ":20000\"");
+      add_note(c, "Over " + what + " each machine runs the command with its own --node-rank (0 on this one, the " +
+                      "first), HEAD_IP being this machine's address.");
+    } else if (c.engine == "tensorrt-llm" && !c.steps.empty()) {
+      c.steps.clear();
+      c.note = "TensorRT-LLM spans machines under MPI (mpirun or Slurm) with a setup of its own, not printed here: " +
+               std::string("one machine's command would not hold the model. vLLM, SGLang and llama.cpp commands are given.");
+    } else if (c.engine == "mlx" && !c.steps.empty()) {
+      c.steps.clear();
+      c.note = "MLX-LM's server runs a model on one Mac; spreading it over " + what +
+               " is MLX's distributed launcher (mlx.launch), not printed here: llama.cpp's RPC command runs it.";
+    }
+  }
+}
+
 std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
                                         const DistributionIndex& names) {
   Names draft;  // the draft model's names, for its GGUF repo
@@ -939,6 +1000,7 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
                 " GiB to macOS and other apps.";
     }
   }
+  span_machines(out, s);
   if (s.draft) {
     // Ollama has no speculative decoding; the serving engines' speculative
     // flags differ by release: said, not printed.

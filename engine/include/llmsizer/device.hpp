@@ -134,6 +134,12 @@ UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes = 
 // GPU and CPU share one memory (not a CPU-only machine, whose RAM is the device).
 bool has_shared_pool(const Device& device);
 
+// A computer sold whole, its GPU and memory in one box (a Mac, a DGX Spark, a
+// Strix Halo machine): several of them are several computers joined by a
+// network, each with its own operating system, not cards in one host. MI300A
+// is an APU too, but it sits four to a server board (HBM, Infinity Fabric).
+bool is_whole_machine(const Device& device);
+
 // The CPU reads the device's own memory (unified memory, an APU, a CPU-only
 // machine): what is "offloaded" stays there, read at the device's bandwidth.
 bool shares_memory_with_cpu(const Device& device);

@@ -322,6 +322,11 @@ std::int64_t usable_bytes_per_gpu(const UsableMemory& usable, const Scenario& sc
 // (llama.cpp's --fit-target; none on a CPU, where it fits nothing).
 std::int64_t fit_margin_bytes_per_gpu(const Scenario& scenario);
 
+// The number of computers the scenario spreads the model over (several Macs,
+// DGX Sparks or Strix Halo machines, each a whole machine: is_whole_machine),
+// joined by a network; 0 when its GPUs share one host.
+int networked_machines(const Scenario& scenario);
+
 // Whether the estimate's speed and cost describe something that runs: not when
 // the scenario is known not to fit (the figures would read as if it ran).
 inline bool runs(const Estimate& e) { return e.memory.fits.value_or(true); }
