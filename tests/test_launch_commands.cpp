@@ -681,8 +681,8 @@ TEST_CASE("several whole machines get commands that span them, or say why not", 
   const Run halo = run(r);
   const LaunchCommand& cpp = halo.of("llama.cpp");
   REQUIRE(cpp.steps.size() == 2);
-  CHECK(cpp.steps[0] == "rpc-server -H 0.0.0.0 -p 50052 -c");
-  CHECK_THAT(cpp.steps[1], StartsWith("llama-server -hf someone/moe-GGUF:Q4_K_M"));
+  CHECK(cpp.steps[0] == "# on the other machine\nrpc-server -H 0.0.0.0 -p 50052 -c");
+  CHECK_THAT(cpp.steps[1], StartsWith("# on this machine (the first)\nllama-server -hf someone/moe-GGUF:Q4_K_M"));
   CHECK_THAT(cpp.steps[1], EndsWith("--rpc \"${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}\""));
   CHECK_THAT(cpp.note, Contains("-DGGML_RPC=ON") && Contains("the other one"));
   CHECK(halo.of("ollama").steps.empty());
@@ -696,14 +696,14 @@ TEST_CASE("several whole machines get commands that span them, or say why not", 
   const Run spark = run(v);
   const LaunchCommand& vllm = spark.of("vllm");
   REQUIRE(vllm.steps.size() == 3);
-  CHECK(vllm.steps[0] == "ray start --head --port=6379");
-  CHECK(vllm.steps[1] == "ray start --address=\"${HEAD_IP:?set HEAD_IP to the address of the first machine}:6379\"");
-  CHECK_THAT(vllm.steps[2], StartsWith("vllm serve org/M-Instruct"));
+  CHECK(vllm.steps[0] == "# on this machine (the first)\nray start --head --port=6379");
+  CHECK(vllm.steps[1] == "# on the other machine\nray start --address=\"${HEAD_IP:?set HEAD_IP to the address of the first machine}:6379\"");
+  CHECK_THAT(vllm.steps[2], StartsWith("# on this machine (the first)\nvllm serve org/M-Instruct"));
   CHECK_THAT(vllm.steps[2], Contains("--tensor-parallel-size 2") && EndsWith("--distributed-executor-backend ray"));
   const LaunchCommand& sglang = spark.of("sglang");
   REQUIRE(sglang.steps.size() == 2);
   CHECK_THAT(sglang.steps[0], Contains("--tp 2") && Contains("--nnodes 2 --node-rank 0 --dist-init-addr"));
-  CHECK_THAT(sglang.steps[1], Contains("--nnodes 2 --node-rank 1 --dist-init-addr"));
+  CHECK_THAT(sglang.steps[1], StartsWith("# on machine 2\n") && Contains("--nnodes 2 --node-rank 1 --dist-init-addr"));
   CHECK(spark.of("tensorrt-llm").steps.empty());
 
   // Two cards in one host stay one machine: no RPC, no Ray.

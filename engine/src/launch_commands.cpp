@@ -937,35 +937,42 @@ void span_machines(std::vector<LaunchCommand>& out, const Scenario& s) {
   const std::string count = std::to_string(machines);
   const std::string what = count + " machines";
   const std::string others = machines == 2 ? "the other one" : "each of the other " + std::to_string(machines - 1);
+  const std::string other_machine = machines == 2 ? "# on the other machine\n" : "# on each other machine\n";
+  const std::string this_machine = "# on this machine (the first)\n";
   const std::string head_ip = "${HEAD_IP:?set HEAD_IP to the address of the first machine}";
   const auto add_note = [](LaunchCommand& c, const std::string& text) { c.note += (c.note.empty() ? "" : " ") + text; };
   for (LaunchCommand& c : out) {
+    // A raised GPU limit (macOS's sysctl, put first) is each machine's own.
+    if (!c.steps.empty() && c.steps.front().rfind("sudo sysctl", 0) == 0) c.steps.front() = "# on every machine\n" + c.steps.front();
     if (c.engine == "llama.cpp" && !c.steps.empty()) {
-      c.steps.back() += " \\\n  --rpc \"${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}\"";
-      c.steps.insert(c.steps.end() - 1, "rpc-server -H 0.0.0.0 -p 50052 -c");
-      add_note(c, "Over " + what + ": build llama.cpp with -DGGML_RPC=ON on each; start rpc-server on " + others + " (it has no authentication: only on a network you trust), then " +
-                      "llama-server on this one with RPC_SERVERS set to their addresses. llama.cpp spreads the layers " +
-                      "over the machines in proportion to their free memory; each token crosses the network at every " +
-                      "machine boundary.");
+      c.steps.back() = this_machine + c.steps.back() +
+                       " \\\n  --rpc \"${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}\"";
+      c.steps.insert(c.steps.end() - 1, other_machine + "rpc-server -H 0.0.0.0 -p 50052 -c");
+      add_note(c, "Over " + what + ": build llama.cpp with -DGGML_RPC=ON on each; start rpc-server on " + others +
+                      " (it has no authentication: only on a network you trust), then llama-server on this one with " +
+                      "RPC_SERVERS set to their addresses. llama.cpp spreads the layers over the machines in proportion " +
+                      "to their free memory; each token crosses the network at every machine boundary.");
     } else if (c.engine == "ollama") {
       c.steps.clear();
       c.note = "Ollama runs a model on one machine and cannot spread it over " + what +
                ": use llama.cpp's RPC (the llama.cpp command).";
     } else if (c.engine == "vllm" && !c.steps.empty()) {
-      c.steps.back() += " \\\n  --distributed-executor-backend ray";
-      c.steps.insert(c.steps.end() - 1, "ray start --head --port=6379");
-      c.steps.insert(c.steps.end() - 1, "ray start --address=\"" + head_ip + ":6379\"");
-      add_note(c, "Over " + what + " vLLM needs a Ray cluster: start its head on this machine, join it from " + others + " (HEAD_IP: this machine's address), then serve from this " +
-                      "one. Tensor parallel all-reduces every layer over the network: NVIDIA's two-Spark setup links " +
-                      "them by their QSFP ports, and plain Ethernet is far slower.");
+      c.steps.back() = this_machine + c.steps.back() + " \\\n  --distributed-executor-backend ray";
+      c.steps.insert(c.steps.end() - 1, this_machine + "ray start --head --port=6379");
+      c.steps.insert(c.steps.end() - 1, other_machine + "ray start --address=\"" + head_ip + ":6379\"");
+      add_note(c, "Over " + what + " vLLM needs a Ray cluster: start its head on this machine, join it from " + others +
+                      " (HEAD_IP: this machine's address), then serve from this one. Tensor parallel all-reduces every " +
+                      "layer over the network: NVIDIA's two-Spark setup links them by their QSFP ports, and plain " +
+                      "Ethernet is far slower.");
     } else if (c.engine == "sglang" && !c.steps.empty()) {
       const std::string line = c.steps.back();
       c.steps.pop_back();
       for (int rank = 0; rank < machines; ++rank)
-        c.steps.push_back(line + " \\\n  --nnodes " + count + " --node-rank " + std::to_string(rank) +
-                          " --dist-init-addr \"" + head_ip + ":20000\"");
-      add_note(c, "Over " + what + " each machine runs the command with its own --node-rank (0 on this one, the " +
-                      "first), HEAD_IP being this machine's address.");
+        c.steps.push_back((rank == 0 ? this_machine : "# on machine " + std::to_string(rank + 1) + "\n") + line +
+                          " \\\n  --nnodes " + count + " --node-rank " + std::to_string(rank) + " --dist-init-addr \"" +
+                          head_ip + ":20000\"");
+      add_note(c, "Over " + what + " each machine runs the command with its own --node-rank, HEAD_IP being the first "
+                      "machine's address.");
     } else if (c.engine == "tensorrt-llm" && !c.steps.empty()) {
       c.steps.clear();
       c.note = "TensorRT-LLM spans machines under MPI (mpirun or Slurm) with a setup of its own, not printed here: " +
