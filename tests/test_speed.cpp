@@ -30,6 +30,8 @@ constexpr double kRamBandwidthEfficiency = 0.8;       // constants (assumed)
 constexpr double kAllreduceLatencyS = 4.734e-05;  // fitted (one tensor-parallel record)
 constexpr double kLayerSplitHopS = 0.000505;  // fitted on layer-split decode
 constexpr double kPcieBytesPerS = 25e9;      // constants (assumed)
+constexpr double kNetworkHopS = 5.8e-3;       // llama.cpp RPC per boundary and pass (worked by hand, fit.py ASSUMED)
+constexpr double kNetworkBytesPerS = 1.21e8;  // ... and its activation rate
 constexpr double kMetalBandwidthEfficiency = 0.9154;
 constexpr double kLlamaMetalPrefillEfficiency = 0.7659;
 constexpr double kLlamaMetalLayerOverheadS = 0.0001396;  // runtimes: llama.cpp/metal
@@ -170,6 +172,8 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(speed_constants().allreduce_latency_s == kAllreduceLatencyS);
   CHECK(speed_constants().layer_split_hop_s == kLayerSplitHopS);
   CHECK(speed_constants().pcie_bytes_per_s == kPcieBytesPerS);
+  CHECK(speed_constants().network_hop_s == kNetworkHopS);
+  CHECK(speed_constants().network_bytes_per_s == kNetworkBytesPerS);
   CHECK(speed_constants().pressure_onset_fill == kPressureOnsetFill);
   CHECK(speed_constants().pressure_slowdown == kPressureSlowdown);
   CHECK(speed_constants().multi_die_bandwidth_factor == kMultiDieBandwidthFactor);
@@ -240,6 +244,8 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
   CHECK_THAT(k["integrated_prefill_factor"].get<double>(), WithinRel(t.constants->integrated_prefill_factor, 1e-15));
   CHECK_THAT(k["expert_gemm_half_rows"].get<double>(), WithinRel(t.constants->expert_gemm_half_rows, 1e-15));
   CHECK_THAT(k["expert_gemm_rate_factor"].get<double>(), WithinRel(t.constants->expert_gemm_rate_factor, 1e-15));
+  CHECK_THAT(k["network_hop_s"].get<double>(), WithinRel(t.constants->network_hop_s, 1e-15));
+  CHECK_THAT(k["network_bytes_per_s"].get<double>(), WithinRel(t.constants->network_bytes_per_s, 1e-15));
   // The serving rows (scripts/speed/fit_served.py).
   const auto& served = doc["served"]["rows"];
   REQUIRE(served.size() == t.served_count);
@@ -445,6 +451,31 @@ TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[s
   CHECK_THAT(four->decode_single_time.interconnect_s, WithinRel(3.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
   CHECK_THAT(four->decode_single_time.total_s, WithinRel(1.2126950e-02, 1e-6));
   CHECK_THAT(four->decode_tokens_per_s, WithinRel(82.4610, 1e-5));
+}
+
+TEST_CASE("layer split over whole machines: llama.cpp's RPC waits on the network at each boundary", "[speed]") {
+  // The same layers split over three machines (unified-memory computers, each
+  // its own host) instead of three cards in one: each of the two boundaries
+  // costs the network hop (5.8e-3 s per token, worked out from gpt-oss-120b on
+  // 1-4 Strix Halo machines: 29.85 -> 34.64 -> 43.44 -> 46.28 ms per token) and
+  // the token's 8192 B of activations at 1.21e8 B/s (6.77025e-5 s), not PCIe's
+  // 5.05e-4 s and 3.2768e-7 s: 2 x (5.8e-3 + 6.77025e-5) = 1.1735405e-2 s.
+  const Architecture arch = synthetic_arch(false);
+  Scenario cards = synthetic_scenario(InferenceEngine::llama_cpp, 1, 3);
+  Scenario machines = cards;
+  machines.device->kind = DeviceKind::unified;
+  machines.device->unified_memory = true;
+  REQUIRE(networked_machines(machines) == 3);
+  REQUIRE(networked_machines(cards) == 0);
+  const auto in_one = estimate_speed(arch, cards, synthetic_estimate(1, 3, 0.0, 8e9));
+  const auto over_network = estimate_speed(arch, machines, synthetic_estimate(1, 3, 0.0, 8e9));
+  REQUIRE(in_one);
+  REQUIRE(over_network);
+  CHECK_FALSE(in_one->decode_single_work.over_network);
+  CHECK(over_network->decode_single_work.over_network);
+  CHECK_THAT(in_one->decode_single_time.interconnect_s, WithinRel(2.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
+  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(2.0 * (5.8e-3 + 8192.0 / 1.21e8), 1e-12));
+  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(1.1735405e-2, 1e-6));
 }
 
 TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[speed]") {

@@ -270,6 +270,11 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back("a layer split applies to llama.cpp and Ollama; tensor parallel splits every layer");
   if (s.engine == InferenceEngine::mlx && n_gpus > 1)
     e.warnings.push_back("MLX runs on one machine; the GPU count was ignored");
+  if (tp && networked_machines(s) > 0)
+    // No served run over a network is in the fit: the all-reduces are timed as over PCIe.
+    e.warnings.push_back(std::string(engine_name(s.engine)) + " over " + std::to_string(n_gpus) +
+                         " machines all-reduces every layer across the network: its speeds assume a link as fast as "
+                         "PCIe, and no measurement over a network backs them");
   bool routed_experts = false;
   for (const LayerSpec& l : arch.layers) routed_experts = routed_experts || l.ffn.n_experts > 0;
   const bool attention_dp = s.attention_data_parallel && tp && routed_experts;

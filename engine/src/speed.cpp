@@ -296,10 +296,13 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
   if (w.layer_split_gpus > 1) {
     // Layer split: at each boundary the next GPU waits for the previous one's
     // activations (a fixed synchronisation cost per pass: per token in
-    // decode) and copies them over PCIe.
+    // decode) and copies them over PCIe; between machines, llama.cpp's RPC
+    // sends them (and the graph to run) over the network and waits for the
+    // answer, at costs fitted on measured RPC runs.
     const double boundaries = static_cast<double>(w.layer_split_gpus - 1);
-    t.interconnect_s += boundaries * (static_cast<double>(w.passes) * k.layer_split_hop_s +
-                                      ratio(w.boundary_bytes, k.pcie_bytes_per_s));
+    const double hop_s = w.over_network ? k.network_hop_s : k.layer_split_hop_s;
+    const double link_bytes_per_s = w.over_network ? k.network_bytes_per_s : k.pcie_bytes_per_s;
+    t.interconnect_s += boundaries * (static_cast<double>(w.passes) * hop_s + ratio(w.boundary_bytes, link_bytes_per_s));
   }
   if (w.pipeline_stages > 1 && w.passes > 0) {
     // Pipelined micro-batches: each of a batch's M micro-batches spends

@@ -26,6 +26,7 @@ Json step_json(const StepWork& w, const StepTime& t) {
   work["pipeline_stages"] = w.pipeline_stages;
   work["batches"] = w.batches;
   work["boundary_bytes"] = w.boundary_bytes;
+  work["over_network"] = w.over_network;
   Json time = json_object(8);
   time["weights_s"] = t.weights_s;
   time["kv_s"] = t.kv_s;

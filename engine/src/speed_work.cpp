@@ -238,6 +238,7 @@ StepWork decode_step_work(const Architecture& arch, const Scenario& s, const Est
   w.moe_layers = moe_layer_count(arch);
   w.tensor_parallel = tp ? n_gpus : 1;
   w.layer_split_gpus = tp ? 1 : n_gpus;
+  w.over_network = !tp && networked_machines(s) > 0;
 
   const WeightReads reads = weight_reads(arch, e, batch);
   w.ram_bytes = reads.ram_bytes;
@@ -376,6 +377,7 @@ StepWork prefill_work(const Architecture& arch, const Scenario& s, const Estimat
   w.passes = static_cast<int>((s.prompt_tokens + chunk - 1) / chunk);
   w.tensor_parallel = tp ? n_gpus : 1;
   w.layer_split_gpus = tp ? 1 : n_gpus;
+  w.over_network = !tp && networked_machines(s) > 0;
 
   // Each pass reads the weights its tokens touch (nearly every expert at 512
   // tokens). llama.cpp runs large batches on the GPU, copying offloaded weights

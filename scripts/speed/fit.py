@@ -70,6 +70,20 @@ ASSUMED = {
                                  "3.58 tok/s on dual DDR4-3600 = 0.85; 3.37 on DDR5-3600 = 0.80; Llama 3.1 8B Q4_K_M "
                                  "16.8 tok/s on 4-channel DDR4-3200 = 0.80)"),
     "pcie_bytes_per_s": (25e9, "PCIe 4.0 x16: 31.5 GB/s per direction raw, about 25 GB/s in pinned copies"),
+    # llama.cpp's RPC between whole machines, worked out by hand from the one
+    # clean series (the records' builds predate the local fit's newest Strix
+    # Halo records by over 2000, which records.py skips as outdated).
+    "network_hop_s": (5.8e-3, "llama.cpp's RPC between machines (--rpc), per pass and machine boundary: from "
+                      "lhl/strix-halo-testing rpc-test/README.md (scripts/speed/sourced_rpc_speeds.json records 0-7), "
+                      "gpt-oss-120b MXFP4 tg128 on 1, 2, 3 and 4 Strix Halo machines, build 6097: 33.50, 28.87, 23.02, "
+                      "21.61 tok/s, i.e. 29.85, 34.64, 43.44, 46.28 ms per token, +4.79, +13.59, +16.43 ms over "
+                      "1, 2, 3 boundaries; least squares through zero: (4.79 + 2 x 13.59 + 3 x 16.43) / 14 = 5.80 ms. "
+                      "Check: two DGX Sparks over ConnectX-7 (LLMKube#1423, records 41-44) add 80.5 - 77.9 = 2.6 ms"),
+    "network_bytes_per_s": (1.21e8, "... and the rate a prompt's activations cross the boundary at: the same "
+                            "series' pp512, 404.67, 374.82, 363.54, 368.13 tok/s: 1.2652, 1.3660, 1.4084, 1.3908 s "
+                            "per 512-token pass, +0.1008, +0.1432, +0.1256 s over 1, 2, 3 boundaries; least squares "
+                            "0.0546 s per boundary, less the 5.8 ms hop: 0.0488 s for 512 x 2880 x 4 bytes "
+                            "(5,898,240) = 1.21e8 bytes/s"),
 }
 # Fitted constants with their search ranges.
 FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0.1, 3.0),
@@ -471,7 +485,7 @@ CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefi
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
                   "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor",
                   "hbm_bandwidth_factor_rocm", "integrated_prefill_factor", "expert_gemm_half_rows",
-                  "expert_gemm_rate_factor"]
+                  "expert_gemm_rate_factor", "network_hop_s", "network_bytes_per_s"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

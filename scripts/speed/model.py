@@ -85,8 +85,10 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
         moved = work["allreduce_bytes"] * 2.0 * (tp - 1.0) / tp
         t += work["allreduces"] * (ratio(moved, basis["link_bytes_per_s"]) + k["allreduce_latency_s"])
     if work["layer_split_gpus"] > 1:
-        t += (work["layer_split_gpus"] - 1) * (work["passes"] * k["layer_split_hop_s"] +
-                                               ratio(work.get("boundary_bytes", 0.0), k["pcie_bytes_per_s"]))
+        network = work.get("over_network", False)  # llama.cpp's RPC between machines
+        hop = k["network_hop_s"] if network else k["layer_split_hop_s"]
+        link = k["network_bytes_per_s"] if network else k["pcie_bytes_per_s"]
+        t += (work["layer_split_gpus"] - 1) * (work["passes"] * hop + ratio(work.get("boundary_bytes", 0.0), link))
     return t
 
 

@@ -86,6 +86,8 @@ struct SpeedConstants {
   double expert_gemm_half_rows;      // llama.cpp's routed-expert GEMMs (mul_mat_id): gemm_half_rows'
                                      // counterpart, over the token rows each expert gets
   double expert_gemm_rate_factor;    // ... and their share of the dense GEMM rate at full tiles
+  double network_hop_s;              // llama.cpp's RPC between machines: per pass and machine boundary
+  double network_bytes_per_s;        // ... and the rate activations cross it at
 };
 
 // A serving engine's scheduler under load (speed.served), beside the

@@ -76,6 +76,9 @@ struct StepWork {
   int layer_split_gpus = 1;        // GPUs running their layers one after another
   int pipeline_stages = 1;         // prefill under llama.cpp's layer split: GPUs micro-batches flow through
   double boundary_bytes = 0.0;     // layer split: activations handed across each GPU boundary
+  // The layer split runs over whole machines (several Macs or Strix Halo
+  // machines, llama.cpp's RPC): each boundary is a network round trip.
+  bool over_network = false;
   int batches = 1;                 // prefill: llama_decode calls (-b tokens each); the pipeline drains after each
   int allreduces = 0;              // tensor parallel: one per mixer and per FFN, per pass
   double allreduce_bytes = 0.0;    // size of each all-reduce
