@@ -179,6 +179,13 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
     } else {
       out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
     }
+    if (sp.basis.network_machines > 1) {
+      std::snprintf(line, sizeof line,
+                    "  over %d machines (llama.cpp's RPC): %.1f ms per token at each machine boundary, measured with "
+                    "gpt-oss-120b on 1-4 Strix Halo machines\n",
+                    sp.basis.network_machines, sp.basis.network_hop_s * 1000.0);
+      out << line;
+    }
     std::snprintf(line, sizeof line, "  %-22s %.1f tokens/s at %lld cached tokens\n", "decode, one sequence",
                   sp.decode_tokens_per_s, static_cast<long long>(s.context_tokens));
     out << line;

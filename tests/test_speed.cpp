@@ -476,6 +476,10 @@ TEST_CASE("layer split over whole machines: llama.cpp's RPC waits on the network
   CHECK_THAT(in_one->decode_single_time.interconnect_s, WithinRel(2.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
   CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(2.0 * (5.8e-3 + 8192.0 / 1.21e8), 1e-12));
   CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(1.1735405e-2, 1e-6));
+  // The basis names it, for the page's and the CLI's sentence.
+  CHECK(over_network->basis.network_machines == 3);
+  CHECK(over_network->basis.network_hop_s == kNetworkHopS);
+  CHECK(in_one->basis.network_machines == 0);
 }
 
 TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[speed]") {

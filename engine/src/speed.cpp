@@ -169,6 +169,10 @@ EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, cons
   r.basis.memory_class = memory_class_name(memory);
   r.basis.memory_pressure = memory_pressure(d, e);
   r.basis.memory_dies = memory_dies(d);
+  if (engine != EngineFamily::serving && s.engine != InferenceEngine::mlx && networked_machines(s) > 0) {
+    r.basis.network_machines = networked_machines(s);
+    r.basis.network_hop_s = k.network_hop_s;
+  }
   // Memory on two dies (Apple Ultra): half of every read crosses the die-to-die
   // link, and the GPU reaches a smaller share of the summed bandwidth.
   const double dies_factor = r.basis.memory_dies > 1 ? k.multi_die_bandwidth_factor : 1.0;

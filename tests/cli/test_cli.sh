@@ -549,5 +549,19 @@ expect_error "check-log: a log of another model" check-log "$logs/03-rtx3090ti-g
 expect_error "check-log: not a log" check-log "$fixtures/06-dgxspark-gptoss120b-cuda-depth.md"
 expect_error "check-log: no file" check-log
 
+# Two Strix Halo machines are two computers (issue: commands that fail): the
+# llama.cpp command starts rpc-server on the other machine and points
+# llama-server at it; the pasted server line stops with a message when
+# RPC_SERVERS is unset rather than loading the model on one machine; Ollama is
+# refused; the speed says it pays the network hop.
+out=$("$bin" command --model qwen3-235b-a22b --quant Q4_K_M --gpu ryzen-ai-max-plus-395 --gpus 2 --ctx 32768)
+if grep -q '^rpc-server -H 0.0.0.0 -p 50052 -c$' <<<"$out" && grep -q -- '--rpc "${RPC_SERVERS:?' <<<"$out" &&
+   grep -q 'Ollama runs a model on one machine' <<<"$out"; then ok; else bad "two machines: rpc-server and --rpc"; fi
+if ! (unset RPC_SERVERS; bash -c 'echo --rpc "${RPC_SERVERS:?set RPC_SERVERS to the other machines, host:50052 each, comma-separated}"') 2>/dev/null; then ok
+else bad "two machines: the unset address does not stop the command"; fi
+expect_error "Ollama over two machines" estimate --model qwen3-235b-a22b --quant Q4_K_M --gpu ryzen-ai-max-plus-395 --gpus 2 --engine ollama
+if "$bin" estimate --model qwen3-235b-a22b --quant Q4_K_M --gpu ryzen-ai-max-plus-395 --gpus 2 --ctx 32768 | grep -q "^  over 2 machines (llama.cpp's RPC): 5.8 ms per token"; then ok
+else bad "two machines: the speed names the network hop"; fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -60,7 +60,17 @@ export function speedNote(speed, { ctx, batch, prompt }, scenario = null) {
       : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
         (s.basis?.memory_class === 'ddr' ? ", from the CPU's FP32 peak (cores × base clock × FLOPs per cycle) and an efficiency fitted on measured CPU prompts."
           : s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
-    estimatedInputsNote(s.basis?.estimated_inputs) + calibratedNote(s.basis?.machine_calibration);
+    estimatedInputsNote(s.basis?.estimated_inputs) + calibratedNote(s.basis?.machine_calibration) +
+    networkNote(s.basis);
+}
+
+// llama.cpp's RPC over several machines: the network wait the speeds include.
+function networkNote(basis) {
+  if (!(basis?.network_machines > 1)) return '';
+  const boundaries = basis.network_machines === 2 ? 'the machine boundary' : `each of the ${basis.network_machines - 1} machine boundaries`;
+  return ` Over ${basis.network_machines} machines (llama.cpp's RPC), each token waits about ` +
+    `${fmt.fixed(basis.network_hop_s * 1000, 1)} ms at ${boundaries}, as measured with gpt-oss-120b on 1 to 4 ` +
+    'Strix Halo machines (llama.cpp of August 2025).';
 }
 
 // Speeds scaled by the machine's own factors (its pasted llama-bench rows).

@@ -41,6 +41,10 @@ struct SpeedBasis {
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
   int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
+  // llama.cpp's layer split over whole machines (its RPC): how many, and the
+  // wait at each machine boundary per pass (0 and 0 within one host).
+  int network_machines = 0;
+  double network_hop_s = 0.0;
   // MoE passes take this many times the modelled time: measured slowdowns
   // (llama.cpp on Intel GPUs; Qwen3-Next's graph in decode), 1 elsewhere.
   double moe_decode_time_factor = 1.0;
