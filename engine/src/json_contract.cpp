@@ -262,6 +262,9 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   scenario["engine"] = std::string(engine_name(s.engine));
   scenario["gpu"] = s.device ? Json(s.device->id) : Json(nullptr);
   scenario["gpus"] = s.gpu_count;
+  // Whole machines on a network (several Macs, DGX Sparks, Strix Halos): how
+  // many; 0 when the GPUs share one host.
+  scenario["machines"] = networked_machines(s);
   // The backend the speeds assume, and the others this engine runs on this
   // device (a choice where there are several: CUDA or Vulkan, ROCm or Vulkan).
   scenario["backend"] = s.device && s.cards.empty() ? Json(std::string(backend_name(s.device->backend))) : Json(nullptr);

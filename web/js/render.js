@@ -240,22 +240,24 @@ function showRamKind(basis, unified) {
   if (document.activeElement !== number) number.value = String(Math.round(gbs * 10) / 10);
 }
 
-function limitPlace(m) {
+// machines > 1: the devices are whole computers on a network (scenario.machines).
+function limitPlace(m, machines = 0) {
   const l = m.limit;
   const n = m.per_gpu?.length ?? 1;
-  if (!l || l.where === 'gpu') return n > 1 ? `GPU ${(l?.gpu_index ?? 0) + 1} of ${n}` : 'the GPU';
+  const unit = machines > 1 ? 'machine' : 'GPU';
+  if (!l || l.where === 'gpu') return n > 1 ? `${unit} ${(l?.gpu_index ?? 0) + 1} of ${n}` : 'the GPU';
   return l.where === 'ram' ? 'system RAM' : 'unified memory (GPU and CPU together)';
 }
 
-function verdictText(m) {
+function verdictText(m, machines = 0) {
   if (m.fits == null) return 'No device chosen';
   const l = m.limit;
   if (m.fits) {
-    const fullest = l && l.where === 'gpu' && (m.per_gpu?.length ?? 1) > 1 ? `; the fullest, ${limitPlace(m)}, at ${fmt.percent(l.utilization)}` : '';
+    const fullest = l && l.where === 'gpu' && (m.per_gpu?.length ?? 1) > 1 ? `; the fullest, ${limitPlace(m, machines)}, at ${fmt.percent(l.utilization)}` : '';
     return `Fits: ${fmt.percent(m.utilization)} of usable memory${fullest}`;
   }
   if (!l) return `Does not fit: needs ${fmt.percent(m.utilization)} of usable memory`;
-  return `Does not fit: ${limitPlace(m)} needs ${fmt.gib(l.required_bytes)} of ${fmt.gib(l.available_bytes)} (${fmt.percent(l.utilization)})`;
+  return `Does not fit: ${limitPlace(m, machines)} needs ${fmt.gib(l.required_bytes)} of ${fmt.gib(l.available_bytes)} (${fmt.percent(l.utilization)})`;
 }
 
 // Unified memory: one pool, the OS's share, the GPU's limit and where the
@@ -288,7 +290,7 @@ function summarySentences(r, state, model, device) {
     m.usable_bytes == null ? '' : m.fits
       ? `On ${where} it needs ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, leaving ${fmt.gib(m.headroom_bytes)}.`
       : m.limit?.where === 'gpu' && (m.per_gpu?.length ?? 1) > 1
-        ? `On ${where}, ${limitPlace(m)} needs ${fmt.gib(m.limit.required_bytes)} but has ${fmt.gib(m.limit.available_bytes)} usable (all GPUs: ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)}).`
+        ? `On ${where}, ${limitPlace(m, r.scenario?.machines)} needs ${fmt.gib(m.limit.required_bytes)} but has ${fmt.gib(m.limit.available_bytes)} usable (all ${r.scenario?.machines > 1 ? 'machines' : 'GPUs'}: ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)}).`
         : m.limit && m.limit.where !== 'gpu'
           ? `On ${where} the GPU's share is ${fmt.gib(m.required_bytes)} of ${fmt.gib(m.usable_bytes)} usable, and ${limitPlace(m)} cannot hold the ${fmt.gib(m.ram_required_bytes)} kept on the CPU side (${fmt.gib(m.system_ram_bytes)} is left for it).`
           : `On ${where} it needs ${fmt.gib(m.required_bytes)} but only ${fmt.gib(m.usable_bytes)} is usable.`,
@@ -304,7 +306,7 @@ export function renderVerdict(r, state, model, device) {
   const verdict = $('verdict');
   verdict.dataset.value = m.fits == null ? '' : String(m.fits);
   verdict.className = `verdict ${m.fits == null ? 'unknown' : m.fits ? 'fits' : 'nofit'}`;
-  verdict.textContent = verdictText(m);
+  verdict.textContent = verdictText(m, r.scenario?.machines);
   $('summary').textContent = summarySentences(r, state, model, device).join(' ');
   // One memory on a Mac, DGX Spark or Strix Halo: no second pool to size.
   const ram = $('ram');
@@ -338,7 +340,7 @@ export function renderPageMeta(r, state, model, device) {
   const m = r.memory;
   const title = `${model.name} on ${whereText(state, device)}, ${state.quant}: ${fmt.gib(m.required_bytes)}` +
     `${m.fits == null ? '' : m.fits ? ', fits' : ', does not fit'} · llm-sizer`;
-  const description = `${verdictText(m)}. ${summarySentences(r, state, model, device).join(' ')}`;
+  const description = `${verdictText(m, r.scenario?.machines)}. ${summarySentences(r, state, model, device).join(' ')}`;
   if (document.title !== title) document.title = title;
   const heading = document.querySelector('.masthead h1[data-question]');
   if (heading) writeText(heading, questionText(heading.dataset.question, state, model, device));
