@@ -30,8 +30,8 @@ constexpr double kRamBandwidthEfficiency = 0.8;       // constants (assumed)
 constexpr double kAllreduceLatencyS = 4.734e-05;  // fitted (one tensor-parallel record)
 constexpr double kLayerSplitHopS = 0.000505;  // fitted on layer-split decode
 constexpr double kPcieBytesPerS = 25e9;      // constants (assumed)
-constexpr double kNetworkHopS = 5.8e-3;       // llama.cpp RPC per boundary and pass (worked by hand, fit.py ASSUMED)
-constexpr double kNetworkBytesPerS = 1.21e8;  // ... and its activation rate
+constexpr double kNetworkHopS = 5.71e-3;      // llama.cpp RPC per boundary and pass (worked by hand, fit.py ASSUMED)
+constexpr double kNetworkBytesPerS = 6.04e7;  // ... and its activation rate
 constexpr double kMetalBandwidthEfficiency = 0.9154;
 constexpr double kLlamaMetalPrefillEfficiency = 0.7659;
 constexpr double kLlamaMetalLayerOverheadS = 0.0001396;  // runtimes: llama.cpp/metal
@@ -456,10 +456,10 @@ TEST_CASE("layer split decode: a sync cost per token at every GPU boundary", "[s
 TEST_CASE("layer split over whole machines: llama.cpp's RPC waits on the network at each boundary", "[speed]") {
   // The same layers split over three machines (unified-memory computers, each
   // its own host) instead of three cards in one: each of the two boundaries
-  // costs the network hop (5.8e-3 s per token, worked out from gpt-oss-120b on
+  // costs the network hop (5.71e-3 s per token, worked out from gpt-oss-120b on
   // 1-4 Strix Halo machines: 29.85 -> 34.64 -> 43.44 -> 46.28 ms per token) and
-  // the token's 8192 B of activations at 1.21e8 B/s (6.77025e-5 s), not PCIe's
-  // 5.05e-4 s and 3.2768e-7 s: 2 x (5.8e-3 + 6.77025e-5) = 1.1735405e-2 s.
+  // the token's 8192 B of activations at 6.04e7 B/s (1.3562914e-4 s), not PCIe's
+  // 5.05e-4 s and 3.2768e-7 s: 2 x (5.71e-3 + 1.3562914e-4) = 1.1691258e-2 s.
   const Architecture arch = synthetic_arch(false);
   Scenario cards = synthetic_scenario(InferenceEngine::llama_cpp, 1, 3);
   Scenario machines = cards;
@@ -474,8 +474,8 @@ TEST_CASE("layer split over whole machines: llama.cpp's RPC waits on the network
   CHECK_FALSE(in_one->decode_single_work.over_network);
   CHECK(over_network->decode_single_work.over_network);
   CHECK_THAT(in_one->decode_single_time.interconnect_s, WithinRel(2.0 * (kLayerSplitHopS + 8192.0 / kPcieBytesPerS), 1e-12));
-  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(2.0 * (5.8e-3 + 8192.0 / 1.21e8), 1e-12));
-  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(1.1735405e-2, 1e-6));
+  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(2.0 * (5.71e-3 + 8192.0 / 6.04e7), 1e-12));
+  CHECK_THAT(over_network->decode_single_time.interconnect_s, WithinRel(1.1691258e-2, 1e-6));
   // The basis names it, for the page's and the CLI's sentence.
   CHECK(over_network->basis.network_machines == 3);
   CHECK(over_network->basis.network_hop_s == kNetworkHopS);

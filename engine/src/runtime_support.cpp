@@ -333,7 +333,8 @@ std::optional<std::string> runtime_unsupported(const Architecture& arch, const S
     if (auto why = runtime_unsupported(scenario.engine, scenario.quant, arch.native_format, *scenario.device)) return why;
   if (const int machines = networked_machines(scenario); machines > 0 && scenario.engine == InferenceEngine::ollama)
     // Ollama schedules a model on the GPUs of its own host only.
-    return "Ollama runs a model on one machine and cannot spread it over " + std::to_string(machines) + " machines; llama.cpp can, with its RPC backend (rpc-server on each other machine)";
+    return "Ollama runs a model on one machine and cannot spread it over " + std::to_string(machines) +
+           " machines; llama.cpp can, with its RPC backend (rpc-server on each other machine)";
   for (const Device& card : scenario.cards)
     if (auto why = runtime_unsupported(scenario.engine, scenario.quant, arch.native_format, card)) return why;
   return std::nullopt;

@@ -73,17 +73,22 @@ ASSUMED = {
     # llama.cpp's RPC between whole machines, worked out by hand from the one
     # clean series (the records' builds predate the local fit's newest Strix
     # Halo records by over 2000, which records.py skips as outdated).
-    "network_hop_s": (5.8e-3, "llama.cpp's RPC between machines (--rpc), per pass and machine boundary: from "
+    # Each boundary costs hop + bytes / rate, the bytes being the pass's
+    # activations as the engine counts them (hidden x 2 B per token,
+    # speed_work.cpp kActivationBytes): decode 2880 x 2 = 5,760 B, a 512-token
+    # pass 2,949,120 B (gpt-oss-120b's hidden size 2880).
+    "network_hop_s": (5.71e-3, "llama.cpp's RPC between machines (--rpc), per pass and machine boundary: from "
                       "lhl/strix-halo-testing rpc-test/README.md (scripts/speed/sourced_rpc_speeds.json records 0-7), "
-                      "gpt-oss-120b MXFP4 tg128 on 1, 2, 3 and 4 Strix Halo machines, build 6097: 33.50, 28.87, 23.02, "
-                      "21.61 tok/s, i.e. 29.85, 34.64, 43.44, 46.28 ms per token, +4.79, +13.59, +16.43 ms over "
-                      "1, 2, 3 boundaries; least squares through zero: (4.79 + 2 x 13.59 + 3 x 16.43) / 14 = 5.80 ms. "
-                      "Check: two DGX Sparks over ConnectX-7 (LLMKube#1423, records 41-44) add 80.5 - 77.9 = 2.6 ms"),
-    "network_bytes_per_s": (1.21e8, "... and the rate a prompt's activations cross the boundary at: the same "
-                            "series' pp512, 404.67, 374.82, 363.54, 368.13 tok/s: 1.2652, 1.3660, 1.4084, 1.3908 s "
-                            "per 512-token pass, +0.1008, +0.1432, +0.1256 s over 1, 2, 3 boundaries; least squares "
-                            "0.0546 s per boundary, less the 5.8 ms hop: 0.0488 s for 512 x 2880 x 4 bytes "
-                            "(5,898,240) = 1.21e8 bytes/s"),
+                      "gpt-oss-120b MXFP4 on 1, 2, 3 and 4 Strix Halo machines, build 6097. tg128 33.50, 28.87, 23.02, "
+                      "21.61 tok/s = 29.85, 34.64, 43.44, 46.28 ms per token: +4.79, +13.59, +16.43 ms over 1, 2, 3 "
+                      "boundaries, least squares through zero (4.79 + 2 x 13.59 + 3 x 16.43) / 14 = 5.803 ms per "
+                      "boundary = hop + 5,760 B / rate. pp512 404.67, 374.82, 363.54, 368.13 tok/s = 1.2652, 1.3660, "
+                      "1.4084, 1.3908 s per pass: +0.1008, +0.1432, +0.1256 s, least squares 54.56 ms per boundary = "
+                      "hop + 2,949,120 B / rate. Solved together: rate = 2,943,360 B / 48.75 ms = 6.04e7 B/s, hop = "
+                      "5.803 - 0.095 = 5.71 ms. Check: two DGX Sparks over ConnectX-7 (LLMKube#1423, records 41-44) "
+                      "add 80.5 - 77.9 = 2.6 ms"),
+    "network_bytes_per_s": (6.04e7, "... and the rate a pass's activations cross the boundary at, solved with "
+                            "network_hop_s from the same series (see there)"),
 }
 # Fitted constants with their search ranges.
 FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0.1, 3.0),
