@@ -253,6 +253,21 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(c.find_device("h100-pcie")->server_board_gpus.empty());
   CHECK(rtx4090->server_board_gpus.empty());
 
+  // An MI250X module is two GCDs, each "enumerated as an independent GPU by
+  // ROCm tools", "64 GB per GCD", "up to 1.6 TB/s" (AMD's MI250 acceptance
+  // guide): the catalog device is the GCD, so 4 modules are the 8 GPUs vLLM's
+  // -tp and llama.cpp's split count. 128 GB / 2 = 64 GiB; 3200 GB/s / 2 =
+  // 1600 GB/s; 383 TFLOPS FP16 / 2 = 191.5; nodes of 4 or 8 modules (the same
+  // guide) are 8 or 16 GPUs.
+  const Device* mi250x = c.find_device("mi250x");
+  REQUIRE(mi250x != nullptr);
+  CHECK(mi250x->memory_bytes == 64LL * 1024 * 1024 * 1024);
+  CHECK(mi250x->bandwidth_bytes_per_s == Approx(1600e9));
+  CHECK(mi250x->fp16_flops == Approx(191.5e12));
+  CHECK(mi250x->server_board_gpus == std::vector<int>{8, 16});
+  CHECK(mi250x->name.find("GCD") != std::string::npos);
+  CHECK(c.find_device("mi250x-gcd") == mi250x);
+
   // No price in any source: null, not zero.
   const Device* unpriced = c.find_device("alibaba-ppu-zw810e");
   REQUIRE(unpriced != nullptr);

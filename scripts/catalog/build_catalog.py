@@ -1234,6 +1234,44 @@ SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandw
                "bandwidth": "bandwidth_gb_per_s", "fp16_tflops": "fp16_tflops", "fp16": "fp16_tflops"}
 
 
+# A package's figures that split evenly between the GPUs it holds.
+PACKAGE_SPLIT_FIELDS = ("memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib", "bandwidth_gb_per_s",
+                        "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
+                        "tdp_w", "price_usd", "price_low_usd", "price_high_usd", "price_usd_used", "launch_price_usd")
+
+
+def apply_gpu_packages(devices, packages):
+    """curated gpu_packages: a module that holds several GPUs the software sees
+    one by one (an MI250X is two GCDs, each its own ROCm device with half the
+    memory and bandwidth). The catalog device is the GPU the runtimes count, so
+    that a count, a -tp size, a layer split and a per-GPU buffer are the
+    software's; a sourced per-module figure (memory, bandwidth, FLOPS, power,
+    price) is divided, and a baseboard of N modules holds N x gpus GPUs."""
+    by_id = {d["id"]: d for d in devices}
+    for did, p in sorted((k, v) for k, v in packages.items() if not k.startswith("_")):
+        if did not in by_id:
+            raise BuildError(f"curated_devices.json gpu_packages: {did} is not a catalog device")
+        d, n = by_id[did], p["gpus"]
+        if not (isinstance(n, int) and n >= 2):
+            raise BuildError(f"curated_devices.json gpu_packages: {did} gpus must be an integer of at least 2")
+        for k in PACKAGE_SPLIT_FIELDS:
+            if d[k] is not None:
+                d[k] = clean_number(d[k] / n)
+        board = ""
+        if d["server_board_gpus"]:
+            board = (" A baseboard of " + " or ".join(map(str, d["server_board_gpus"])) + " modules is " +
+                     " or ".join(str(g * n) for g in d["server_board_gpus"]) + " GPUs.")
+            d["server_board_gpus"] = [g * n for g in d["server_board_gpus"]]
+        if d["server_gpus"]:
+            d["server_gpus"] *= n
+        d["name"] = p["name"]
+        d["aliases"] = dedupe(d["aliases"] + p.get("aliases", []))
+        d["sources"] = dedupe(d["sources"] + [p["source"]])
+        d["notes"] = join_notes([d["notes"], f"One of the {n} GPUs of a module ({p['source']}): the module's memory,"
+                                 f" bandwidth, FLOPS, power and price above are divided by {n}; a count is of GPUs"
+                                 f" as ROCm and the runtimes number them." + board])
+
+
 def apply_sourced_specs(devices, records):
     """Specs a source states for a device that has none (the "specs" lists of sourced_prices*.json):
     filled where the catalog is blank, never over a figure it has. A matrix rate quoted with
@@ -1783,6 +1821,7 @@ def main(argv=None):
         apply_sourced_prices(devices, sourced_price_records())
         apply_superseded(devices, [load_json(path) for path in sorted(SCRIPT_DIR.glob("sourced_superseded*.json"))])
         apply_sourced_specs(devices, sourced_spec_records())
+        apply_gpu_packages(devices, cur_dev.get("gpu_packages", {}))
         device_ids = {d["id"] for d in devices}
         outputs = {
             "models.json": {"schema_version": SCHEMA_VERSION, "models": models},
