@@ -179,9 +179,9 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   } else if (c.safetensors_path) {
     s.engine = InferenceEngine::vllm;  // checkpoints are served by the paged engines
   }
-  const char* default_quant = engine_is_llama_cpp_based(s.engine) ? "Q4_K_M"
-                              : s.engine == InferenceEngine::mlx  ? "MLX-4bit"
-                                                                  : "native";
+  // A catalog model's own GGUF type (gpt-oss: MXFP4_MOE), as the engine's requests take it.
+  const CatalogModel* model = c.model_id ? catalog.find_model(*c.model_id) : nullptr;
+  const std::string default_quant(default_quant_name(s.engine, model ? std::string_view(model->gguf_default_quant) : ""));
   auto quant = quant_scheme_from_name(c.quant.value_or(default_quant));
   if (!quant) return quant.error();
   s.quant = quant.value();

@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { questionText } from '../web/js/render.js';
-import { DEFAULTS, toHash } from '../web/js/state.js';
+import { DEFAULTS, ownGguf, toHash } from '../web/js/state.js';
 
 // The address the pages name: required, absolute http(s), and not a loopback
 // one unless the build says it is local (its links would lead nowhere online).
@@ -58,11 +58,11 @@ const models = catalog.models.filter((m) => m.sizable);
 const devices = new Map(catalog.devices.map((d) => [d.id, d]));
 const chosen = JSON.parse(readFileSync(join(root, 'data/pages.json'), 'utf8'));
 
-// A model is shown at Q4_K_M under llama.cpp when a GGUF of it at Q4_K_M is
+// A model is shown at its own GGUF type (Q4_K_M, gpt-oss's MXFP4_MOE) under llama.cpp when a GGUF of it at that type is
 // known (its launch command has -hf, data/distribution.json), else in its
 // own format under vLLM. Context: 8K, or less where the model stops.
 function hasGguf(m) {
-  const probe = { model: m.id, quant: DEFAULTS.quant, ctx: 4096, engine: 'llama.cpp', gpu: 'mi300x', gpus: 64 };
+  const probe = { model: m.id, quant: ownGguf(m), ctx: 4096, engine: 'llama.cpp', gpu: 'mi300x', gpus: 64 };
   const answer = JSON.parse(sizer.estimate(JSON.stringify(probe)));
   const steps = answer.ok ? answer.commands?.['llama.cpp']?.steps ?? null : null;
   return steps === null || steps.length > 0;  // unknown (too large even there): as GGUF
@@ -71,7 +71,7 @@ function hasGguf(m) {
 function modelScenario(m) {
   const gguf = hasGguf(m);
   return {
-    ...DEFAULTS, model: m.id, quant: gguf ? DEFAULTS.quant : 'native', engine: gguf ? 'llama.cpp' : 'vllm',
+    ...DEFAULTS, model: m.id, quant: gguf ? ownGguf(m) : 'native', engine: gguf ? 'llama.cpp' : 'vllm',
     ctx: m.max_context_tokens ? Math.min(DEFAULTS.ctx, m.max_context_tokens) : DEFAULTS.ctx,
   };
 }

@@ -2,7 +2,7 @@
 // for the headline figures, then the notes, commands, matrix and chart on the
 // next frame, and the URL when the input rests.
 import { loadEngine, readGgufHeaders, readSafetensorsHeaders } from './js/engine.js';
-import { MAX_CARDS, parseCalibration, parseHash, parsePrice, toHash } from './js/state.js';
+import { MAX_CARDS, carryQuant, parseCalibration, parseHash, parsePrice, toHash } from './js/state.js';
 import { CalibrationBox } from './js/calibration.js';
 import * as controls from './js/controls.js';
 import * as render from './js/render.js';
@@ -314,6 +314,7 @@ class App {
     }
     if (name === 'model') {
       const chosen = this.models.get(next.model);
+      next.quant = carryQuant(next.engine, next.quant, model, chosen);
       controls.setContextRange(controls.contextCeiling(chosen));
       if (chosen?.max_context_tokens && next.ctx > chosen.max_context_tokens) next.ctx = chosen.max_context_tokens;
       $('ctx').value = String(Math.round(Math.log2(next.ctx)));

@@ -76,6 +76,7 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   m.license = string_or(entry, "license", "");
   m.native_dtype = string_or(entry, "native_dtype", "");
   m.llama_cpp_unsupported = string_or(entry, "llama_cpp_unsupported", "");
+  m.gguf_default_quant = string_or(entry, "gguf_default_quant", "");
   m.config_provenance = string_or(entry, "config_provenance", "");
   if (auto v = positive_number(entry, "max_context_tokens")) m.max_context_tokens = static_cast<std::int64_t>(*v);
   if (auto it = entry.find("context_extension"); it != entry.end() && it->is_object()) {

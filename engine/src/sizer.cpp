@@ -155,9 +155,11 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     return Error{"request.bad_value", "unknown engine '" + r.engine.substr(0, 40) +
                                           "'; expected llama.cpp, ollama, vllm, sglang, mlx or tensorrt-llm"};
   s.engine = *engine;
-  const char* default_quant = engine_is_llama_cpp_based(s.engine) ? "Q4_K_M"
-                              : s.engine == InferenceEngine::mlx  ? "MLX-4bit"
-                                                                  : "native";
+  std::string_view model_gguf_default;
+  if (r.config_json.empty())
+    if (const auto found = model_index_.find(r.model_id); found != model_index_.end())
+      model_gguf_default = catalog_.models[found->second].gguf_default_quant;
+  const std::string default_quant(default_quant_name(s.engine, model_gguf_default));
   auto quant = quant_scheme_from_name(r.quant.empty() ? default_quant : r.quant);
   if (!quant) return quant.error();
   s.quant = quant.value();

@@ -464,6 +464,9 @@ def build_models(ref, cur):
             # Why llama.cpp (and Ollama, on its kernels) cannot run the model, with its source;
             # None where it can: the launch commands say so instead of printing one that fails.
             "llama_cpp_unsupported": (c.get("llama_cpp_unsupported") or {}).get("reason"),
+            # The GGUF type llama.cpp and Ollama take when none is asked for, where the
+            # model's own GGUF is not Q4_K_M (gpt-oss: its MXFP4 experts as released).
+            "gguf_default_quant": (c.get("gguf_default_quant") or {}).get("quant"),
             "max_context_tokens": max_ctx,
             # RoPE scaling the publisher documents past max_context_tokens (Qwen3's
             # YaRN), with its source: the launch commands carry its flags.
@@ -476,7 +479,8 @@ def build_models(ref, cur):
             "estimated_fields": filled,
             "notes": join_notes(notes),
             "sources": dedupe(sources + ([c["llama_cpp_unsupported"]["source"]]
-                                         if c.get("llama_cpp_unsupported") else [])),
+                                         if c.get("llama_cpp_unsupported") else []) +
+                              ([c["gguf_default_quant"]["source"]] if c.get("gguf_default_quant") else [])),
         }
         entry["uses"], entry["uses_sources"] = uses_of(entry, c)
         models.append(entry)

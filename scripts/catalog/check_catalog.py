@@ -45,7 +45,7 @@ MODEL_FIELDS = {
     "hf_repo": (str, False), "gguf_repos": (list, True), "license": (str, False), "release_date": (str, False),
     "official_params_total": (int, False), "official_params_active": (int, False),
     "official_params_precise": (bool, True), "official_params_text": (str, False), "native_dtype": (str, False),
-    "llama_cpp_unsupported": (str, False), "max_context_tokens": (int, False),
+    "llama_cpp_unsupported": (str, False), "gguf_default_quant": (str, False), "max_context_tokens": (int, False),
     "context_extension": (dict, False), "config": (dict, True), "config_provenance": (str, True),
     "estimated_fields": (list, True), "notes": (str, False), "sources": (list, True),
     "uses": (list, True), "uses_sources": (dict, True),
@@ -207,6 +207,15 @@ def check_context_extension(c, F, p, m):
             c.err(F, p + "/context_extension", "max_context_tokens must be original_context_tokens x factor")
         if m.get("max_context_tokens") and x["max_context_tokens"] <= m["max_context_tokens"]:
             c.err(F, p + "/context_extension/max_context_tokens", "must exceed the model's max_context_tokens")
+
+
+def check_gguf_defaults(c, models_doc, quants_doc):
+    """A model's default GGUF type is one llama.cpp's file types name."""
+    names = {q.get("name") for q in quants_doc.get("file_types") or [] if isinstance(q, dict)}
+    for i, m in enumerate(models_doc.get("models") or []):
+        q = m.get("gguf_default_quant") if isinstance(m, dict) else None
+        if q is not None and q not in names:
+            c.err("models.json", f"/models/{i}/gguf_default_quant", f"{q!r} is not a GGUF file type in quant_types.json")
 
 
 def check_models(c, doc, excluded_doc):
@@ -520,6 +529,8 @@ def main(argv=None):
     docs = {name: load(c, args.data, name) for name in FILES}
     if docs["models.json"]:
         check_models(c, docs["models.json"], docs["models_excluded.json"])
+        if docs["quant_types.json"]:
+            check_gguf_defaults(c, docs["models.json"], docs["quant_types.json"])
     device_ids = set()
     if docs["devices.json"]:
         device_ids = check_devices(c, docs["devices.json"])

@@ -89,6 +89,7 @@ for (const [i, s] of scenarios.entries()) {
         if (p.wait) await page.waitForFunction(([sel, re]) => [...document.querySelectorAll(sel)].some((n) => new RegExp(re).test(n.textContent)),
           [p.selector, p.matches], { timeout: 20000 }).catch(() => {});
         if ('disabled' in p) assert.equal(await page.$eval(p.selector, (n) => n.disabled), p.disabled, p.selector);
+        if ('value' in p) assert.equal(await page.$eval(p.selector, (n) => n.value), p.value, p.selector);
         if ('matches' in p) {
           const texts = await page.$$eval(p.selector, (l) => l.map((n) => n.textContent));
           assert.ok(texts.some((t) => new RegExp(p.matches).test(t)), `${p.selector} ~ ${p.matches}: ${texts.join(' | ').slice(0, 400)}`);

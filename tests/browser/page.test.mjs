@@ -88,6 +88,28 @@ test('a context drag updates figures, matrix and commands in place; the URL foll
   await page.close();
 });
 
+test('choosing gpt-oss takes its own MXFP4 GGUF unless the user chose a quantization; leaving it takes Q4_K_M back', async () => {
+  const { page, log } = await openPage(session.browser, session.server.url + SEED);
+  // glm-4.5 at Q4_K_M, the default: gpt-oss's own GGUF is MXFP4_MOE (the
+  // catalog's gguf_default_quant), and Ollama's one tag of it runs as is.
+  await page.selectOption('select[name="model"]', 'gpt-oss-120b');
+  await page.waitForFunction(() => location.hash.includes('model=gpt-oss-120b'));
+  assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'MXFP4_MOE');
+  await page.waitForFunction(() => /ollama run gpt-oss:120b/.test(document.getElementById('commands').textContent));
+  assert.match(await page.evaluate(() => location.hash), /quant=MXFP4_MOE/);
+  // Another model: Q4_K_M, as for every model without a GGUF of its own.
+  await page.selectOption('select[name="model"]', 'qwen3-8b');
+  await page.waitForFunction(() => location.hash.includes('model=qwen3-8b'));
+  assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'Q4_K_M');
+  // A quantization the user chose stays with them.
+  await page.selectOption('select[name="quant"]', 'Q8_0');
+  await page.selectOption('select[name="model"]', 'gpt-oss-20b');
+  await page.waitForFunction(() => location.hash.includes('model=gpt-oss-20b'));
+  assert.equal(await page.$eval('select[name="quant"]', (s) => s.value), 'Q8_0');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('the page compiles its wasm while it is parsed, and the engine uses that module', async () => {
   const { page, log } = await openPage(session.browser, session.server.url + SEED);
   // js/wasm-start.js (a classic script) started the compile; wasm-module.js

@@ -103,12 +103,23 @@ export function ggufQuantNames(catalog) {
 
 export function formatFor(engine, quant, model, ggufQuants) {
   const gguf = ggufQuants.has(quant);
-  // gpt-oss's MXFP4 checkpoint (its experts) is the GGUF file type MXFP4_MOE;
-  // another model's MXFP4 (every linear layer) has no GGUF twin.
-  const mxfp4Experts = quant === 'MXFP4' && model?.native_dtype === 'mxfp4';
-  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : mxfp4Experts ? 'MXFP4_MOE' : 'Q4_K_M';
+  if (engine === 'llama.cpp' || engine === 'ollama') return gguf ? quant : ownGguf(model);
   if (engine === 'mlx') return quant.startsWith('MLX-') || quant === 'BF16-native' ? quant : 'MLX-4bit';
   return gguf || quant.startsWith('MLX-') ? 'native' : quant;
+}
+
+// The GGUF type llama.cpp and Ollama take for a model unasked: its own where
+// the catalog names one (gpt-oss: MXFP4_MOE, the MXFP4 experts as released and
+// Ollama's only tag), else Q4_K_M; the engine's default_quant_name says the same.
+export function ownGguf(model) {
+  return model?.gguf_default_quant || DEFAULTS.quant;
+}
+
+// The quantization kept when another model is chosen: the one the user chose,
+// unless it was the old model's own GGUF default, which becomes the new one's.
+export function carryQuant(engine, quant, fromModel, toModel) {
+  if (engine !== 'llama.cpp' && engine !== 'ollama') return quant;
+  return quant === ownGguf(fromModel) ? ownGguf(toModel) : quant;
 }
 
 // base: the state keys absent from the hash take (a prerendered page's own
@@ -177,6 +188,9 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
   if (!params.has('ctx') && model?.max_context_tokens && state.ctx > model.max_context_tokens) state.ctx = model.max_context_tokens;
   if (params.has('engine') && !params.has('quant') && !params.has('hf')) {
     state.quant = formatFor(state.engine, state.quant, model, ggufQuantNames(catalog));
+  }
+  if (params.has('model') && !params.has('quant') && !params.has('hf')) {
+    state.quant = carryQuant(state.engine, state.quant, catalog.models.find((m) => m.id === base.model), model);
   }
   return { state, problems };
 }

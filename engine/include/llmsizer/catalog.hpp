@@ -59,6 +59,10 @@ struct CatalogModel {
   // from a source; "" where it can. The launch commands print it instead of a
   // command that would fail.
   std::string llama_cpp_unsupported;
+  // The GGUF type llama.cpp and Ollama take when none is asked for, where the
+  // model's own GGUF is not Q4_K_M (gpt-oss: its MXFP4 experts as released,
+  // Ollama's only tag); "" for the usual Q4_K_M.
+  std::string gguf_default_quant;
   std::string config_provenance;  // "verbatim_copy" or "derived"
   std::vector<std::string> gguf_repos;
   std::vector<std::string> ollama_tags;

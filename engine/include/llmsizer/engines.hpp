@@ -25,6 +25,14 @@ inline bool engine_is_llama_cpp_based(InferenceEngine e) {
 // The KV element type an engine uses unless told otherwise: llama.cpp, Ollama
 // and MLX keep f16; the paged engines keep the model's dtype (bf16).
 inline KvType default_kv_type(InferenceEngine e) { return engine_uses_kv_pool(e) ? KvType::bf16 : KvType::f16; }
+// The quantization an engine runs unasked: GGUF Q4_K_M for llama.cpp and
+// Ollama, or the model's own GGUF type where it has one (the catalog's
+// gguf_default_quant: gpt-oss's MXFP4_MOE); MLX-LM's 4-bit; the published
+// checkpoint for the serving engines.
+inline std::string_view default_quant_name(InferenceEngine e, std::string_view model_gguf_default = {}) {
+  if (engine_is_llama_cpp_based(e)) return model_gguf_default.empty() ? "Q4_K_M" : model_gguf_default;
+  return e == InferenceEngine::mlx ? "MLX-4bit" : "native";
+}
 // Whether the engine can hold the KV cache in this element type.
 bool engine_supports_kv_type(InferenceEngine engine, KvType type);
 
