@@ -199,17 +199,52 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(rtx3090->price_high_usd == 800.0);
   CHECK_FALSE(rtx3090->price_low_confidence);
   CHECK(rtx3090->sold_new_until == "2023-03");
-  CHECK(c.find_device("rtx-4090")->sold_new_until.empty());
 
-  // rtx-4090: the cheapest new card on Newegg on 2026-03-03 was $3,395
-  // (SiliconValueIndex@6ef6fd41 gpu_rankings_new_2026-03-06.csv, sourced_prices.json);
-  // the $1,599 of 2022-10-12 (gpus.json) is its launch price, kept beside it.
+  // rtx-4090: production ended in 2024-10 (a Board Channels report via
+  // techmehow.com, sourced_superseded_8a.json); new old stock was $2,755 in
+  // 2026-09 and $3,395 on Newegg on 2026-03-03, while the same September 2026
+  // note gives "used $1,500-2,268": the used price is what a buyer pays, at the
+  // low end of its range, $1,500 (GPU Poet's eBay figures, $1,850 in March and
+  // $2,470 in April, are older). The $1,599 of 2022-10-12 (gpus.json) is its
+  // launch price, kept beside it.
   const Device* rtx4090 = c.find_device("rtx-4090");
   REQUIRE(rtx4090 != nullptr);
-  CHECK(rtx4090->price_usd == 3395.0);
-  CHECK(rtx4090->price_kind == "street_new");
-  CHECK(rtx4090->price_as_of == "2026-03-03");
+  CHECK(rtx4090->sold_new_until == "2024-10");
+  CHECK(rtx4090->price_usd == 1500.0);
+  CHECK(rtx4090->price_kind == "street_used");
+  CHECK(rtx4090->price_as_of == "2026-09");
+  CHECK(rtx4090->price_low_usd == 1500.0);
+  CHECK(rtx4090->price_high_usd == 2268.0);
   CHECK(rtx4090->launch_price_usd == 1599.0);
+  // rtx-4060: last deliveries 2025-02 (hi-tech.ua); GPU Poet's eBay and Amazon
+  // average of the three cheapest was $207 in May 2026. Its $300 list price
+  // stays the launch price, not the $419.99 Newegg listing of 2026-03 that
+  // came between them.
+  const Device* rtx4060 = c.find_device("rtx-4060");
+  REQUIRE(rtx4060 != nullptr);
+  CHECK(*rtx4060->price_usd == 207.0);
+  CHECK(rtx4060->price_kind == "street_used");
+  CHECK(rtx4060->sold_new_until == "2025-02");
+  CHECK(rtx4060->launch_price_usd == 300.0);
+
+  // Launch-time prices more than 3 years older than the catalog's newest price
+  // (2026-09-29, so before 2023-09) with nothing later are doubted: the Quadro
+  // RTX 8000's $10,000 of 2018-08-14, the MI250X's 2021-12-06 release estimate
+  // (halved per GCD: $14,500 / 2), the T4's $1,880 launch price (a 2018 part;
+  // GPU Poet's eBay average of the 3 cheapest was $543 in January 2026). The
+  // RTX 6000 Ada's 2022 launch price is not: a March 2026 listing at $6,956
+  // shows it still sold new.
+  for (const char* id : {"nvidia-quadro-rtx-8000", "mi250x", "tesla-t4", "nvidia-a10"}) {
+    const Device* stale = c.find_device(id);
+    REQUIRE(stale != nullptr);
+    CHECK(stale->price_low_confidence);
+  }
+  CHECK(*c.find_device("mi250x")->price_usd == 7250.0);
+  const Device* ada = c.find_device("rtx-6000-ada");
+  REQUIRE(ada != nullptr);
+  CHECK(*ada->price_usd == 6956.0);
+  CHECK(ada->price_kind == "street_new");
+  CHECK_FALSE(ada->price_low_confidence);
   // h100-sxm: sold in 8-GPU servers; the newest dated whole-server quote is
   // Thinkmate's 8x H100 SXM node at $317,000 (2024-08).
   const Device* h100_server = c.find_device("h100-sxm");

@@ -1099,7 +1099,7 @@ def apply_sourced_prices(devices, records):
             confident = [r for r in points if not weak_price(r)]
             chosen = (confident or points or recs)[-1]
             usd = chosen.get("usd") or chosen.get("usd_low")
-            if d["price_kind"] == "launch_msrp":
+            if d["price_kind"] in ("launch_msrp", "list") and not d["launch_price_usd"]:
                 d["launch_price_usd"] = d["price_usd"]
             before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})" if d["price_usd"] else "none"
             d["price_usd"] = clean_number(usd)
@@ -1213,7 +1213,8 @@ def apply_superseded(devices, docs):
         confident = [r for r in offers if not weak_price(r)]
         if offers:
             chosen = (confident or offers)[-1]
-            d["launch_price_usd"] = d["launch_price_usd"] or d["price_usd"]
+            if d["price_kind"] in ("launch_msrp", "list"):
+                d["launch_price_usd"] = d["launch_price_usd"] or d["price_usd"]
             before = f"{fmt_usd(d['price_usd'])} ({d['price_kind']}, {d['price_as_of'] or 'undated'})"
             d["price_usd"] = clean_number(chosen.get("usd") or chosen.get("usd_low"))
             d["price_kind"] = "street_used"
@@ -1236,6 +1237,34 @@ def apply_superseded(devices, docs):
 
 SOURCED_SPEC_FIELDS = {"bandwidth_gb_per_s": "bandwidth_gb_per_s", "memory_bandwidth": "bandwidth_gb_per_s",
                "bandwidth": "bandwidth_gb_per_s", "fp16_tflops": "fp16_tflops", "fp16": "fp16_tflops"}
+
+
+STALE_AFTER_YEARS = 3
+
+
+def apply_stale_launch_prices(devices):
+    """A launch-time price (launch MSRP, list, an analyst's release estimate)
+    dated more than STALE_AFTER_YEARS before the catalog's newest price, with
+    no later price sourced, says nothing about what a buyer pays now (a 2018
+    Quadro at its $10,000 launch price, a 2021 estimate for an MI250X that
+    sells only in servers): doubted, so it is shown labelled and never answers
+    "what to buy". Measured against the catalog's own newest date, not the
+    clock, so a rebuild of the same data gives the same catalog."""
+    dated = [price_date(d["price_as_of"]) for d in devices if d["price_usd"] and price_date(d["price_as_of"])]
+    if not dated:
+        return
+    newest = max(dated)
+    cutoff = f"{int(newest[:4]) - STALE_AFTER_YEARS}{newest[4:7]}"
+    for d in devices:
+        if not d["price_usd"] or d["price_low_confidence"] or d["price_kind"] not in ("launch_msrp", "list", "analyst_estimate"):
+            continue
+        when = price_date(d["price_as_of"]) or (str(d["year"]) if d.get("year") else None)
+        if when is None or when[:7] >= cutoff:
+            continue
+        d["price_low_confidence"] = True
+        d["notes"] = join_notes([d["notes"], f"Price: its {d['price_kind'].replace('_', ' ')} of {fmt_usd(d['price_usd'])} dates from "
+                                 f"{when}, more than {STALE_AFTER_YEARS} years before the catalog's newest prices ({newest[:7]}),"
+                                 " and no later price is sourced: LOW CONFIDENCE, not a purchase answer."])
 
 
 # A package's figures that split evenly between the GPUs it holds.
@@ -1825,6 +1854,7 @@ def main(argv=None):
         apply_sourced_prices(devices, sourced_price_records())
         apply_superseded(devices, [load_json(path) for path in sorted(SCRIPT_DIR.glob("sourced_superseded*.json"))])
         apply_sourced_specs(devices, sourced_spec_records())
+        apply_stale_launch_prices(devices)
         apply_gpu_packages(devices, cur_dev.get("gpu_packages", {}))
         device_ids = {d["id"] for d in devices}
         outputs = {
