@@ -284,6 +284,10 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   // MI300X's OAM modules on AMD's 8-GPU UBB (ServeTheHome); a PCIe card has none.
   CHECK(h100->server_board_gpus == std::vector<int>{4, 8});
   CHECK(mi300x->server_board_gpus == std::vector<int>{8});
+  // The H20 "comes in an 8-way configuration in an HGX solution" (xfastest.com,
+  // 2024): five loose H20s are no purchase (recommend once bought 5 for DeepSeek-V3).
+  REQUIRE(c.find_device("h20-96gb") != nullptr);
+  CHECK(c.find_device("h20-96gb")->server_board_gpus == std::vector<int>{8});
   REQUIRE(c.find_device("h100-pcie") != nullptr);
   CHECK(c.find_device("h100-pcie")->server_board_gpus.empty());
   CHECK(rtx4090->server_board_gpus.empty());
