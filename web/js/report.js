@@ -83,6 +83,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
   // The Mac answer is a Mac's; a cheaper unified machine (Strix Halo, DGX
   // Spark) is said beside it, never in its place.
   const mac = r.mac;
+  const unsoldMac = mac ? null : (r.unpriced ?? []).find((u) => u.gpu.startsWith('mac-') && u.fits);
   const unified = r.unified && !r.unified.gpu.startsWith('mac-') ? r.unified : null;
   const other = unified ? [' A cheaper unified-memory machine that is not a Mac: ',
     figure(`${unified.name || deviceName(unified.gpu)}`, 'mac.other_unified_gpu', unified.gpu),
@@ -93,7 +94,14 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
       mac.tokens_per_s_per_user == null ? '.' : ', decoding about ',
       ...(mac.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(mac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', mac.tokens_per_s_per_user), '.']),
       ...other]
-    : [figure(`No Mac in the catalog holds it ${at}.`, 'mac.gpu', null), ' A smaller quantization or a shorter context may.', ...other]));
+    : unsoldMac
+      // A Mac that holds it but has no price to rank it by (no longer sold
+      // new, its used asking prices doubted): the answer is still yes.
+      ? ['No Mac sold new at a sourced price holds it ', at, '; ', figure(`${unsoldMac.name || deviceName(unsoldMac.gpu)}`, 'mac.gpu', unsoldMac.gpu),
+        ` does (${priceText(unsoldMac.price, unsoldMac.count)}), at ${fmt.percent(unsoldMac.utilization)} of the memory macOS lets the GPU use`,
+        ...(unsoldMac.tokens_per_s_per_user == null ? ['.'] : [', decoding about ',
+          figure(fmt.rate(unsoldMac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', unsoldMac.tokens_per_s_per_user), '.']), ...other]
+      : [figure(`No Mac in the catalog holds it ${at}.`, 'mac.gpu', null), ' A smaller quantization or a shorter context may.', ...other]));
 
   // Where it does not fit, the engine's own quantization fix (the largest of
   // llama.cpp's K- and I-quants that fits); else the table's best that fits.
