@@ -229,6 +229,10 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                   c.usd_per_million_tokens_batch.value_or(*c.usd_per_million_tokens), *c.usd_per_hour);
     out << line;
   }
+  if (c.basis == "owned" && c.purchase_usd) {
+    std::snprintf(line, sizeof line, "  %-22s %.0f USD: ", "purchase", *c.purchase_usd);
+    out << line << c.purchase_note << "\n";
+  }
   if (c.power_usd_per_month) {
     std::snprintf(line, sizeof line, "  %-22s %.2f USD at TDP\n", "power per month", *c.power_usd_per_month);
     out << line;

@@ -566,9 +566,10 @@ int run_serve(const Command& c, const Sizer& sizer) {
   if (v.usd_per_hour && v.cost_basis == "rent")
     std::printf("$/M out at %s/h, the price given (--hourly-price)\n", money(*v.usd_per_hour).c_str());
   else if (v.usd_per_hour)
-    std::printf("$/M out at %s/h owned: the catalog's purchase price over %.3g years of %.3g h/day, and power at TDP "
+    std::printf("$/M out at %s/h owned: the purchase, %s, over %.3g years of %.3g h/day, and power at TDP "
                 "($%.2f/kWh); --hourly-price sets a rent\n",
-                money(*v.usd_per_hour).c_str(), s.amortization_years, s.hours_per_day, s.electricity_usd_per_kwh);
+                money(*v.usd_per_hour).c_str(), v.purchase_note.c_str(), s.amortization_years, s.hours_per_day,
+                s.electricity_usd_per_kwh);
   else std::printf("$/M out: no purchase price in the catalog for this hardware; --hourly-price sets one\n");
   if (v.max_concurrency) std::printf("the KV pool holds %lld such requests at once\n", static_cast<long long>(*v.max_concurrency));
   if (v.saturation) std::printf("peak output at concurrency %lld\n", static_cast<long long>(v.points[*v.saturation].concurrency));

@@ -47,6 +47,7 @@ Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scen
     p.usd_per_million_output_tokens = cost.usd_per_million_output_tokens;
     curve.usd_per_hour = cost.usd_per_hour;
     curve.cost_basis = cost.basis;
+    curve.purchase_note = cost.basis == "owned" ? cost.purchase_note : std::string();
     if (s.sequences == 1 && x.speed->decode_tokens_per_s_after_prompt > 0.0)
       curve.single_stream_tokens_per_s = x.speed->decode_tokens_per_s_after_prompt;
     curve.max_concurrency = p.served.max_concurrency;
@@ -80,7 +81,7 @@ Json serve_curve_to_json(const ServeCurve& curve) {
     j["usd_per_million_output_tokens"] = optional_json(p.usd_per_million_output_tokens);
     points.push_back(std::move(j));
   }
-  Json j = json_object(10);
+  Json j = json_object(11);
   j["input_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.input_tokens);
   j["output_tokens"] = curve.points.empty() ? Json(nullptr) : Json(curve.points.front().served.output_tokens);
   j["points"] = std::move(points);
@@ -91,6 +92,7 @@ Json serve_curve_to_json(const ServeCurve& curve) {
   j["target"] = curve.target ? Json(curve.points[*curve.target].concurrency) : Json(nullptr);
   j["usd_per_hour"] = optional_json(curve.usd_per_hour);
   j["cost_basis"] = curve.cost_basis.empty() ? Json(nullptr) : Json(curve.cost_basis);
+  j["purchase_note"] = curve.purchase_note.empty() ? Json(nullptr) : Json(curve.purchase_note);
   j["single_stream_tokens_per_s"] = optional_json(curve.single_stream_tokens_per_s);
   return j;
 }

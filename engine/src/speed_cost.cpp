@@ -2,6 +2,7 @@
 // hardware (purchase amortized over its years of use plus power at TDP), the
 // monthly power bill, and when buying beats renting (DESIGN.md, "Cost").
 #include <algorithm>
+#include <string>
 
 #include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speed.hpp"
@@ -16,6 +17,45 @@ constexpr double kDaysPerYear = 365.25;
 std::optional<double> per_million(double usd_per_hour, double tokens_per_s) {
   if (!(tokens_per_s > 0.0)) return std::nullopt;
   return usd_per_hour / (tokens_per_s * 3600.0) * 1e6;
+}
+
+// "$317,000": whole dollars with thousands separators.
+std::string usd_text(double usd) {
+  std::string digits = std::to_string(static_cast<long long>(usd + 0.5));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  return "$" + digits;
+}
+
+// "(Thinkmate quotation for an 8x H100 SXM node, 2024-08)": the server price's source and date.
+std::string server_source(const Device& d) {
+  return " (" + d.server_name + (d.server_price_as_of.empty() ? "" : ", " + d.server_price_as_of) + ")";
+}
+
+// What owning `gpus` of the device costs to buy. Modules (SXM, OAM) run only
+// in a server: fewer than a server's worth are priced as their share of a
+// sourced whole-server price (an H100 SXM's share of an 8-GPU node, not the
+// bare module); with no server price, the module price says the server is extra.
+void set_purchase(const Device& d, int gpus, CostEstimate& c) {
+  const bool module = !d.server_board_gpus.empty();
+  if (bought_as_servers(d, gpus)) {
+    c.purchase_usd = purchase_usd(d, gpus);
+    c.purchase_basis = "servers";
+    const int servers = gpus / d.server_gpus;
+    c.purchase_note = std::to_string(servers) + (servers > 1 ? " servers" : " server") + " of " +
+                      std::to_string(d.server_gpus) + " GPUs at " + usd_text(*d.server_price_usd) +
+                      (servers > 1 ? " each" : "") + server_source(d);
+  } else if (module && d.server_price_usd && d.server_gpus > 0) {
+    c.purchase_usd = *d.server_price_usd / d.server_gpus * gpus;
+    c.purchase_basis = "server_share";
+    c.purchase_note = std::to_string(gpus) + " of the " + std::to_string(d.server_gpus) + " GPUs of a " +
+                      usd_text(*d.server_price_usd) + " server" + server_source(d) + ": the modules run only in such a server";
+  } else if (d.price_usd) {
+    c.purchase_usd = *d.price_usd * gpus;
+    c.purchase_basis = module ? "modules_only" : "devices";
+    c.purchase_note = module ? "the GPU modules' catalog price only: the server they need is extra, and not in the cost"
+                             : "the catalog's price" + std::string(gpus > 1 ? " x " + std::to_string(gpus) : "");
+    c.purchase_low_confidence = d.price_low_confidence;
+  }
 }
 
 }  // namespace
@@ -36,11 +76,18 @@ CostEstimate estimate_cost(const Scenario& s, const Estimate& e) {
     power_usd_per_hour = tdp_w / 1000.0 * s.electricity_usd_per_kwh;
     c.power_usd_per_month = *power_usd_per_hour * hours_per_month;
   }
-  if (s.purchase_price_usd && *s.purchase_price_usd > 0.0) c.purchase_usd = *s.purchase_price_usd;
-  else if (mixed) c.purchase_usd = cards_price_usd(s);  // unknown unless every card has a price
-  else {
-    c.purchase_usd = purchase_usd(d, static_cast<int>(gpus));  // whole servers where the catalog prices them
-    c.purchase_low_confidence = c.purchase_usd.has_value() && d.price_low_confidence && !bought_as_servers(d, static_cast<int>(gpus));
+  if (s.purchase_price_usd && *s.purchase_price_usd > 0.0) {
+    c.purchase_usd = *s.purchase_price_usd;
+    c.purchase_basis = "given";
+    c.purchase_note = "the price given (--purchase-price)";
+  } else if (mixed) {
+    c.purchase_usd = cards_price_usd(s);  // unknown unless every card has a price
+    if (c.purchase_usd) {
+      c.purchase_basis = "devices";
+      c.purchase_note = "the cards' catalog prices, summed";
+    }
+  } else {
+    set_purchase(d, static_cast<int>(gpus), c);
   }
 
   if (s.hourly_price_usd && *s.hourly_price_usd > 0.0) {

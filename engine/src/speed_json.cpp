@@ -153,7 +153,7 @@ Json served_to_json(const ServedEstimate& v, bool with_steps) {
 }
 
 Json cost_to_json(const CostEstimate& c) {
-  Json j = json_object(8);
+  Json j = json_object(11);
   j["usd_per_million_tokens"] = optional_json(c.usd_per_million_tokens);
   j["usd_per_million_tokens_batch"] = optional_json(c.usd_per_million_tokens_batch);
   j["usd_per_million_output_tokens"] = optional_json(c.usd_per_million_output_tokens);
@@ -163,6 +163,8 @@ Json cost_to_json(const CostEstimate& c) {
   j["purchase_usd"] = optional_json(c.purchase_usd);
   j["basis"] = c.basis.empty() ? Json(nullptr) : Json(c.basis);
   j["purchase_low_confidence"] = c.purchase_low_confidence;
+  j["purchase_basis"] = c.purchase_basis.empty() ? Json(nullptr) : Json(c.purchase_basis);
+  j["purchase_note"] = c.purchase_note.empty() ? Json(nullptr) : Json(c.purchase_note);
   return j;
 }
 

@@ -173,9 +173,9 @@ json_check "serve: a close row is not" \
 out=$("$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1)
 if grep -q '^serving row vllm/cuda: fitted on [0-9]* measured runs, reproduced within [0-9]*% on median; a rough estimate: only [0-9]* measured runs behind this row$' <<<"$out"; then ok
 else bad "serve text lacks the rough label: $out"; fi
-# "$/M out" says what it is priced at: owned (purchase over the years of use, and
-# power), or the rent given.
-if grep -q '^\$/M out at \$[0-9.]*/h owned: the catalog.s purchase price over 3 years of 24 h/day' <<<"$out" &&
+# "$/M out" says what it is priced at: owned (the purchase, here an H100 SXM's
+# share of its 8-GPU server, over the years of use, and power), or the rent given.
+if grep -q '^\$/M out at \$1.61/h owned: the purchase, 1 of the 8 GPUs of a \$317,000 server (.*): the modules run only in such a server, over 3 years of 24 h/day' <<<"$out" &&
    "$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --concurrency 1 --hourly-price 2.5 |
    grep -q '^\$/M out at \$2.50/h, the price given (--hourly-price)$'; then ok
 else bad "serve text does not say what \$/M out is priced at: $out"; fi
@@ -312,6 +312,16 @@ json_check "--ubatch sizes the compute buffer" "j['memory']['runtime_bytes'] == 
   estimate --model llama-3.1-8b --gpu h100-sxm --ctx 131072 --no-flash-attn --ubatch 2048
 json_check "owned hardware: cost from the device price" "j['cost']['basis'] == 'owned' and j['cost']['purchase_usd'] == 1500 and j['cost']['usd_per_million_tokens'] > 0 and j['cost']['power_usd_per_month'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090
+# An H100 SXM module runs only in an HGX server: one of them costs its share of the catalog's 8-GPU server,
+# $317,000 / 8 = $39,625 (Thinkmate quotation, 2024-08), not the bare module's $27,500. Owned 3 years at 24 h/day:
+# 39625 / (3 x 365.25 x 24 h) = 1.50685 $/h, plus 0.700 kW x $0.15 = 0.105 $/h: 1.61185 $/h.
+json_check "owned module: its share of the server" "j['cost']['purchase_basis'] == 'server_share' and j['cost']['purchase_usd'] == 39625 and abs(j['cost']['usd_per_hour'] - (39625 / (3 * 365.25 * 24) + 0.7 * 0.15)) < 1e-9 and '\$317,000' in j['cost']['purchase_note']" \
+  estimate --model qwen3-32b --quant FP8 --engine vllm --gpu h100-sxm
+json_check "owned modules in whole servers" "j['cost']['purchase_basis'] == 'servers' and j['cost']['purchase_usd'] == 634000" \
+  estimate --model deepseek-r1 --quant FP8 --engine vllm --gpu h100-sxm --gpus 16
+# The MI300X has no sourced server price: the module price, and the note says the server is not in it.
+json_check "owned modules with no server price say the server is extra" "j['cost']['purchase_basis'] == 'modules_only' and j['cost']['purchase_usd'] == 12500 and 'server they need is extra' in j['cost']['purchase_note']" \
+  estimate --model qwen3-32b --quant FP8 --engine vllm --gpu mi300x
 json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price 2.0
 json_check "no price known: cost null" "j['cost']['usd_per_million_tokens'] is None and j['cost']['basis'] is None" \

@@ -200,7 +200,7 @@ export function renderSpeedAndCost(r, state) {
   $('cost-note').textContent = !c ? (r.memory.fits === false ? 'No cost: as set it does not fit; the costs appear once it does.' : '')
     : c.usd_per_million_tokens == null
       ? 'Enter a rental price per hour, or pick a device with a catalog price, to see the cost per million tokens.'
-      : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? 'owning it: price over 3 years plus power' : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
+      : `At ${fmt.usd(c.usd_per_hour)} an hour (${c.basis === 'owned' ? `owning it: ${fmt.usd(c.purchase_usd)}, ${c.purchase_note}, over 3 years plus power` : 'rent'}) and ${fmt.rate(s.decode_tokens_per_s)} for one stream.`;
 }
 
 const whereText = (state, device) => (!device ? 'the chosen device'

@@ -81,7 +81,7 @@ function draw(chart, points, gpus, target, saturation) {
 
 function costBasis(answer) {
   if (answer.cost_basis === 'rent') return `at the rented ${fmt.usd(answer.usd_per_hour)}/h`;
-  if (answer.cost_basis === 'owned') return `owned: its price over its years of use plus power, ${fmt.usd(answer.usd_per_hour)}/h`;
+  if (answer.cost_basis === 'owned') return `owned: ${answer.purchase_note ?? 'its price'}, over its years of use plus power, ${fmt.usd(answer.usd_per_hour)}/h`;
   return 'no price: pick a cloud offer or a device with a catalog price';
 }
 

@@ -293,6 +293,13 @@ struct CostEstimate {
   // The purchase is the catalog's price and the catalog doubts it (a used
   // asking price, a Mac no longer sold new): the owned cost says so.
   bool purchase_low_confidence = false;
+  // What purchase_usd buys: "given" (--purchase-price), "devices" (the
+  // catalog's price x GPUs), "servers" (whole servers at a sourced price),
+  // "server_share" (modules sold only in servers, fewer than a server: their
+  // share of its sourced price), "modules_only" (modules with no server price:
+  // the server they need is not in the figure); "" with no purchase.
+  std::string purchase_basis;
+  std::string purchase_note;  // that, in words, with the server's source where there is one
 };
 
 struct Estimate {

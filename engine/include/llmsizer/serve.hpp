@@ -28,6 +28,7 @@ struct ServeCurve {
   // scenario's rented price ("rent") or of owning it ("owned"), else none.
   std::optional<double> usd_per_hour;
   std::string cost_basis;
+  std::string purchase_note;  // owned: what the purchase buys (CostEstimate::purchase_note)
   // The single-stream speed model's decode for one request after its prompt
   // (speed.decode_tokens_per_s_after_prompt), beside the first point's: the
   // two are fitted on different measurements and may disagree.
