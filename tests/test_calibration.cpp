@@ -333,6 +333,24 @@ TEST_CASE("The request's backend must run on the device") {
   CHECK(v.value().device->backend == Backend::vulkan);
 }
 
+TEST_CASE("Two single-GPU runs pasted together are one GPU: each start-up list counts its devices from 0") {
+  // AUGMXNT's MI300X notes (fixture 18): two llama-bench runs with
+  // HIP_VISIBLE_DEVICES=0, each printing "found 1 ROCm devices" and "Device 0:
+  // AMD Instinct MI300X"; sized as 2 x MI300X before, a layer split that never ran.
+  auto bench = parse_llama_bench(fixture("18-mi300x-llama2-7b-q4_0-rocm.md"));
+  REQUIRE(bench);
+  CHECK(bench.value().devices_named.size() == 2);
+  CHECK(bench.value().device_indices == std::vector<int>{0, 0});
+  auto c = calibrate_machine(sizer(), bench.value(), SizerRequest{});
+  REQUIRE(c);
+  CHECK(c.value().device == "mi300x");
+  CHECK(c.value().gpu_count == 1);
+  // One run's list of two of them is two GPUs; a host's own iGPU listed beside is not one.
+  CHECK(gpu_index_in_line("  Device 1: AMD Instinct MI300X, compute capability 9.4, VMM: no") == 1);
+  CHECK(gpu_index_in_line("ggml_vulkan: 1 = V3D 7.1.10.2 (V3DV Mesa) | uma: 1 | fp16: 0") == 1);
+  CHECK(gpu_index_in_line("ggml_metal_init: GPU name:   Apple M2 Ultra") == -1);
+}
+
 TEST_CASE("Every public llama-bench fixture on a catalog device and model: its rows reproduced within 3%, or the reason") {
   // tests/fixtures/llama_bench/sources.json names each paste's device and
   // model (or, where the text leaves the device open, the one a user would

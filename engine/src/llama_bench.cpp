@@ -230,6 +230,21 @@ std::string gpu_named_in_line(std::string_view line) {
   return "";
 }
 
+int gpu_index_in_line(std::string_view line) {
+  line = trim_space(line);
+  if (const auto d = line.find("Device "); d != std::string_view::npos) {
+    const std::string_view rest = line.substr(d + 7);
+    if (const auto colon = rest.find(": "); colon != std::string_view::npos)
+      if (const auto i = parse_int(rest.substr(0, colon)); i && *i >= 0 && *i < 1024) return static_cast<int>(*i);
+  }
+  if (starts_with(line, "ggml_vulkan: ")) {
+    const std::string_view rest = line.substr(13);
+    if (const auto eq = rest.find(" = "); eq != std::string_view::npos)
+      if (const auto i = parse_int(rest.substr(0, eq)); i && *i >= 0 && *i < 1024) return static_cast<int>(*i);
+  }
+  return -1;
+}
+
 namespace {
 
 Result<BenchResults> parse_markdown(std::string_view text) {
@@ -250,6 +265,7 @@ Result<BenchResults> parse_markdown(std::string_view text) {
         for (auto it = out.rows.rbegin(); it != out.rows.rend() && it->build.empty(); ++it) it->build = build;
       } else if (std::string name = gpu_named_in_line(line); !name.empty()) {
         out.devices_named.push_back(std::move(name));
+        out.device_indices.push_back(gpu_index_in_line(line));
       }
       continue;
     }

@@ -183,9 +183,16 @@ Result<MachineCalibration> calibrate_machine(const Sizer& sizer, const BenchResu
     if (candidates.size() > 1)
       out.warnings.push_back("the text names " + printable(stated, 60) + "; sized on " + candidates.front()->name +
                              " (the same speed at every memory size): choose yours for the memory figures");
-    // Several GPUs of this kind named: llama-bench splits layers over all of
-    // them (a host's own integrated GPU, listed beside, is not one of them).
-    const auto alike = std::count(bench.devices_named.begin(), bench.devices_named.end(), stated);
+    // Several GPUs of this kind in one start-up list: llama-bench splits layers
+    // over all of them (a host's own integrated GPU, listed beside, is not one
+    // of them). Each run pasted lists its devices again from 0: two single-GPU
+    // runs are one GPU, not two.
+    long alike = 0;
+    long in_list = 0;
+    for (std::size_t i = 0; i < bench.devices_named.size(); ++i) {
+      if (i < bench.device_indices.size() && bench.device_indices[i] <= 0) in_list = 0;
+      if (bench.devices_named[i] == stated) alike = std::max(alike, ++in_list);
+    }
     if (machine.gpu_count == 1 && alike > 1) machine.gpu_count = static_cast<int>(alike);
   } else if (!candidates.empty() && !machine.gpu_id.empty()) {
     const bool chosen_named = std::any_of(candidates.begin(), candidates.end(), [&](const Device* d) { return d->id == machine.gpu_id; });

@@ -46,6 +46,9 @@ struct BenchResults {
   // GeForce RTX 4090, ...", ggml_vulkan's "0 = AMD Radeon RX 7900 XTX (...)",
   // Metal's "GPU name: Apple M2 Ultra"), one per device, in order.
   std::vector<std::string> devices_named;
+  // Each one's index in its start-up list ("Device 1", "1 = ..."), -1 where
+  // the line gives none: a list starts again at 0 for each run pasted.
+  std::vector<int> device_indices;
 };
 
 // Rows of the text, at most kMaxBenchRows; the text at most kMaxBenchTextBytes.
@@ -68,5 +71,7 @@ std::string quant_name_from_file_type(std::string_view file_type);
 // NVIDIA GeForce RTX 4090, ...", ggml_vulkan's "0 = AMD Radeon RX 7900 XTX
 // (...) | ...", Metal's "GPU name: Apple M2 Ultra"), or "".
 std::string gpu_named_in_line(std::string_view line);
+// That GPU's index in the backend's list (the 1 of "Device 1:" or "1 = "), -1 where the line gives none.
+int gpu_index_in_line(std::string_view line);
 
 }  // namespace llmsizer
