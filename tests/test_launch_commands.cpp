@@ -330,6 +330,19 @@ TEST_CASE("Ollama: a local tag of that quant, its server and client as two steps
   CHECK(run(q5).of("ollama").steps.empty());
 }
 
+TEST_CASE("SGLang on an AMD GPU its kernels are not built for: the reason instead of an install that fails", "[commands]") {
+  SizerRequest radeon = request("llama-3.1-8b", "native");
+  radeon.engine = "sglang";
+  radeon.gpu_id = "rx-7900-xtx";
+  const Run r = run(radeon);
+  CHECK(r.of("sglang").steps.empty());
+  CHECK_THAT(r.of("sglang").note, Contains("gfx942 and gfx950") && Contains("gfx1100"));
+  CHECK_FALSE(r.of("vllm").steps.empty());  // vLLM's ROCm build covers the RX 7900 series
+  SizerRequest instinct = radeon;
+  instinct.gpu_id = "mi300x";
+  CHECK_THAT(run(instinct).step("sglang"), StartsWith("python -m sglang.launch_server"));
+}
+
 TEST_CASE("MLX: the repo of those bits, on a Mac only", "[commands]") {
   SizerRequest mac = request("llama-3.1-8b", "MLX-4bit");
   mac.gpu_id = "mac-m1-max-64gb";

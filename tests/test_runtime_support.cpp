@@ -155,6 +155,23 @@ TEST_CASE("weight formats follow the GPU generation each engine documents", "[ru
   CHECK_FALSE(why(InferenceEngine::vllm, "BF16-native", "ascend-910b"));
 }
 
+TEST_CASE("SGLang's ROCm kernels build for Instinct gfx942 and gfx950 only: other AMD GPUs get the reason, not a command", "[runtime]") {
+  // "SGLang officially supports only CDNA Instinct parts (gfx942 / gfx950) plus
+  // gfx1250 ... rejected outright by the kernel build" (pypi sglang-radeon-rdna3);
+  // a Strix Halo build crashes (sgl-project/sglang#11195).
+  for (const char* id : {"mi300x", "mi325x", "mi355x"}) CHECK_FALSE(sglang_rocm_unbuilt(device(id)));
+  CHECK_FALSE(sglang_rocm_unbuilt(device("h100-sxm")));  // CUDA: not this rule's
+  for (const char* id : {"rx-7900-xtx", "radeon-ai-pro-r9700", "ryzen-ai-max-plus-395", "mi250x", "mi100"}) {
+    INFO(id);
+    const auto why = sglang_rocm_unbuilt(device(id));
+    REQUIRE(why);
+    CHECK_THAT(*why, Contains("gfx942 and gfx950") && Contains(device(id).gpu_arch) && Contains("llama.cpp runs on it"));
+  }
+  // AMD's own Radeon image is named for Radeons, not for an older Instinct.
+  CHECK_THAT(*sglang_rocm_unbuilt(device("rx-7900-xtx")), Contains("SGLANG_USE_AITER=false"));
+  CHECK_THAT(*sglang_rocm_unbuilt(device("mi250x")), !Contains("SGLANG_USE_AITER"));
+}
+
 TEST_CASE("compute capability reads the catalog's sm_ generation", "[runtime]") {
   CHECK(cuda_compute_capability(device("tesla-v100")) == 70);
   CHECK(cuda_compute_capability(device("rtx-4090")) == 89);

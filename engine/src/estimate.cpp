@@ -226,6 +226,9 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   if (!llama && s.quant.is_gguf() && s.engine != InferenceEngine::mlx)
     e.warnings.push_back(std::string(engine_name(s.engine)) + " serves safetensors checkpoints; GGUF " +
                          s.quant.name + " support there is experimental");
+  // The figures stand (AMD's own Radeon image runs it); the command is a note.
+  if (s.engine == InferenceEngine::sglang && s.device)
+    if (auto why = sglang_rocm_unbuilt(*s.device)) e.warnings.push_back(*why);
   if (llama && s.kv_type != KvType::f16 && s.kv_type != KvType::bf16 && !s.flash_attention)
     e.warnings.push_back("llama.cpp needs flash attention (-fa on) for a quantized V cache");
   if (arch.max_context_tokens > 0 && s.context_tokens > arch.max_context_tokens) {

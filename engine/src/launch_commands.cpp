@@ -618,6 +618,11 @@ LaunchCommand serving(const Names& n, const Architecture& arch, const Scenario& 
     out.note = engine + " has no Metal backend: on a Mac use llama.cpp, Ollama or MLX-LM.";
     return out;
   }
+  if (sglang && s.device)
+    if (auto why = sglang_rocm_unbuilt(*s.device)) {
+      out.note = *why;
+      return out;
+    }
   if (!s.cards.empty()) {
     out.note = engine + " splits every layer across the GPUs (tensor parallel), which needs equal cards; " +
                "these cards differ (" + safe_card_ids(s) + "): use llama.cpp or Ollama, which split by layers.";

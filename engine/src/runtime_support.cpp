@@ -259,6 +259,26 @@ int cuda_compute_capability(const Device& device) {
   return value;
 }
 
+// "SGLang officially supports only CDNA Instinct parts (gfx942 / gfx950) plus
+// gfx1250. RDNA3 is absent from the docs and is rejected outright by the kernel
+// build" (pypi.org/project/sglang-radeon-rdna3, the patch package AMD-AIM
+// publishes); a Strix Halo build crashes, "it wont work outside of gfx942 &
+// gfx950" (sgl-project/sglang#11195). AMD's ROCm docs add a Radeon image of
+// their own, run with AITER off (rocm.docs.amd.com/projects/ai-ecosystem/en/latest/inference/sglang.html).
+std::optional<std::string> sglang_rocm_unbuilt(const Device& device) {
+  if (device.backend != Backend::rocm) return std::nullopt;
+  const std::string& arch = device.gpu_arch;
+  if (arch == "gfx942" || arch == "gfx950" || arch == "gfx1250") return std::nullopt;
+  const bool radeon = arch.rfind("gfx11", 0) == 0 || arch.rfind("gfx12", 0) == 0;
+  return "SGLang builds its ROCm kernels for AMD Instinct gfx942 and gfx950 (MI300, MI350) only, and its install rejects the " +
+         device.name + (arch.empty() ? std::string() : ", a " + arch) +
+         " (sgl-project/sglang#11195; the sglang-radeon-rdna3 package patches it for RDNA3, gfx1100 to gfx1102)" +
+         (radeon ? "; AMD's ROCm docs give a Radeon image of their own (rocm/sgl-dev, run with SGLANG_USE_AITER=false "
+                   "SGLANG_ROCM_FUSED_DECODE_MLA=false) for the Radeons they list"
+                 : std::string()) +
+         ". llama.cpp runs on it.";
+}
+
 std::optional<std::string> runtime_unsupported(InferenceEngine engine, const QuantScheme& quant, NativeFormat native,
                                                const Device& device) {
   const Backend backend = device.backend;

@@ -32,6 +32,11 @@ std::vector<InferenceEngine> engines_for(const Device& device);
 // (sm_89 -> 89, sm_120 -> 120), from its catalog gpu_arch; 0 when unknown.
 int cuda_compute_capability(const Device& device);
 
+// Upstream SGLang builds its ROCm kernels for AMD Instinct gfx942 and gfx950
+// (and gfx1250) only: on another AMD GPU (a Radeon, Strix Halo, MI250X) its
+// install fails. Why, with what runs there; nullopt where it builds.
+std::optional<std::string> sglang_rocm_unbuilt(const Device& device);
+
 // Why `engine` cannot run `quant` weights of a model (whose native checkpoint
 // format is `native`) on `device` with its backend; nullopt when it can.
 std::optional<std::string> runtime_unsupported(InferenceEngine engine, const QuantScheme& quant, NativeFormat native,
