@@ -172,6 +172,18 @@ TEST_CASE("SGLang's ROCm kernels build for Instinct gfx942 and gfx950 only: othe
   CHECK_THAT(*sglang_rocm_unbuilt(device("mi250x")), !Contains("SGLANG_USE_AITER"));
 }
 
+TEST_CASE("vLLM's ROCm build lists MI200/300/350, RX 7900 and 9000 and Ryzen AI MAX: not an MI100", "[runtime]") {
+  // vLLM's installation docs: "GPU: MI200s (gfx90a), MI300 (gfx942), MI350 (gfx950), Radeon RX 7900 series
+  // (gfx1100/1101), Radeon RX 9000 series (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)".
+  for (const char* id : {"mi250x", "mi300x", "mi355x", "rx-7900-xtx", "rx-9070-xt", "radeon-ai-pro-r9700", "ryzen-ai-max-plus-395"})
+    CHECK_FALSE(vllm_rocm_unlisted(device(id)));
+  const auto mi100 = vllm_rocm_unlisted(device("mi100"));
+  REQUIRE(mi100);
+  CHECK_THAT(*mi100, Contains("gfx908") && Contains("llama.cpp runs on it"));
+  CHECK_FALSE(vllm_rocm_unlisted(device("radeon-pro-vii")));  // arch not in the catalog: no claim
+  CHECK_FALSE(vllm_rocm_unlisted(device("rtx-4090")));
+}
+
 TEST_CASE("compute capability reads the catalog's sm_ generation", "[runtime]") {
   CHECK(cuda_compute_capability(device("tesla-v100")) == 70);
   CHECK(cuda_compute_capability(device("rtx-4090")) == 89);

@@ -229,6 +229,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // The figures stand (AMD's own Radeon image runs it); the command is a note.
   if (s.engine == InferenceEngine::sglang && s.device)
     if (auto why = sglang_rocm_unbuilt(*s.device)) e.warnings.push_back(*why);
+  if (s.engine == InferenceEngine::vllm && s.device)
+    if (auto why = vllm_rocm_unlisted(*s.device)) e.warnings.push_back(*why);
   if (llama && s.kv_type != KvType::f16 && s.kv_type != KvType::bf16 && !s.flash_attention)
     e.warnings.push_back("llama.cpp needs flash attention (-fa on) for a quantized V cache");
   if (arch.max_context_tokens > 0 && s.context_tokens > arch.max_context_tokens) {

@@ -618,8 +618,8 @@ LaunchCommand serving(const Names& n, const Architecture& arch, const Scenario& 
     out.note = engine + " has no Metal backend: on a Mac use llama.cpp, Ollama or MLX-LM.";
     return out;
   }
-  if (sglang && s.device)
-    if (auto why = sglang_rocm_unbuilt(*s.device)) {
+  if (s.device)
+    if (auto why = sglang ? sglang_rocm_unbuilt(*s.device) : vllm_rocm_unlisted(*s.device)) {
       out.note = *why;
       return out;
     }

@@ -279,6 +279,18 @@ std::optional<std::string> sglang_rocm_unbuilt(const Device& device) {
          ". llama.cpp runs on it.";
 }
 
+// vLLM's ROCm requirements: "GPU: MI200s (gfx90a), MI300 (gfx942), MI350
+// (gfx950), Radeon RX 7900 series (gfx1100/1101), Radeon RX 9000 series
+// (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)"
+// (vllm-project/vllm@379a8487a2381e69787525f60a9e2e71a72417fa:docs/getting_started/installation/gpu.rocm.inc.md).
+std::optional<std::string> vllm_rocm_unlisted(const Device& device) {
+  if (device.backend != Backend::rocm || device.gpu_arch.empty()) return std::nullopt;
+  for (const char* listed : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201", "gfx1150", "gfx1151"})
+    if (device.gpu_arch == listed) return std::nullopt;
+  return "vLLM's ROCm build lists MI200, MI300 and MI350, the Radeon RX 7900 and RX 9000 series and Ryzen AI MAX / AI 300 "
+         "(vLLM's installation docs), not the " + device.name + ", a " + device.gpu_arch + ". llama.cpp runs on it.";
+}
+
 std::optional<std::string> runtime_unsupported(InferenceEngine engine, const QuantScheme& quant, NativeFormat native,
                                                const Device& device) {
   const Backend backend = device.backend;

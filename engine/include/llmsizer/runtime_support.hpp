@@ -36,6 +36,11 @@ int cuda_compute_capability(const Device& device);
 // (and gfx1250) only: on another AMD GPU (a Radeon, Strix Halo, MI250X) its
 // install fails. Why, with what runs there; nullopt where it builds.
 std::optional<std::string> sglang_rocm_unbuilt(const Device& device);
+// vLLM's ROCm build lists MI200, MI300, MI350, the RX 7900 and RX 9000 series
+// and Ryzen AI MAX / AI 300 (gfx90a, gfx942, gfx950, gfx1100/1101,
+// gfx1200/1201, gfx1150/1151): on another AMD GPU of known arch (MI100, RX 580),
+// why; nullopt where it is listed or the arch is not known.
+std::optional<std::string> vllm_rocm_unlisted(const Device& device);
 
 // Why `engine` cannot run `quant` weights of a model (whose native checkpoint
 // format is `native`) on `device` with its backend; nullopt when it can.
