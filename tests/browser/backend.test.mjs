@@ -137,7 +137,11 @@ test('a refused pair shows no stale backend or RAM kind: the controls say nothin
   // A backend the link chose stays offered beside the device's own, the way back.
   await page.goto(`${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&engine=tensorrt-llm&gpu=h100-sxm&backend=vulkan`);
   await page.reload();
-  await page.waitForFunction(() => !document.querySelector('#backend-box').hidden);
+  // The prerendered page shows its own scenario's backends (the MI300X's ROCm
+  // and Vulkan) until the app has read the link: wait for the link's answer.
+  await page.waitForFunction(() => !document.querySelector('#backend-box').hidden &&
+    [...document.querySelectorAll('#backend option')].map((o) => o.value).join(',') === 'vulkan,', null, { timeout: 10000 })
+    .catch(() => {});
   assert.deepEqual(await page.$$eval('#backend option', (l) => l.map((o) => o.value)), ['vulkan', '']);
   // A pair that runs: the RAM kind and figure are the estimate's again.
   await page.selectOption('#engine', 'llama.cpp');

@@ -268,7 +268,9 @@ function poolSentences(r, state) {
   if (m.unified_pool) {
     const rule = m.gpu_limit_basis === 'apple-wired-limit' ? "macOS's default GPU limit"
       : m.gpu_limit_basis === 'user-gpu-limit' ? 'the GPU limit set' : 'its GPU limit';
-    out.push(`GPU and CPU share its ${fmt.gib(m.shared_pool_bytes)}: the GPU may use ${fmt.gib(m.gpu_limit_bytes)} (${rule}), ` +
+    // Several machines (llama.cpp's RPC): the pool is each one's.
+    const each = (r.scenario?.machines ?? 0) > 1 ? `On each of the ${r.scenario.machines} machines, GPU and CPU share its` : 'GPU and CPU share its';
+    out.push(`${each} ${fmt.gib(m.shared_pool_bytes)}: the GPU may use ${fmt.gib(m.gpu_limit_bytes)} (${rule}), ` +
       `${fmt.gib(m.os_reserve_bytes)} is left to the operating system` +
       `${m.ram_required_bytes > 0 ? `, and the ${fmt.gib(m.ram_required_bytes)} llama.cpp keeps on the CPU side comes out of the same memory` : ''}.`);
   }
