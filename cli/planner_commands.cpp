@@ -223,7 +223,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
       std::cout << "nothing priced in the catalog holds it\n";
       return;
     }
-    std::printf("%d x %s  %s\n      %.1f%% of %s usable; %s%s%s\n", h->count, h->name.c_str(),
+    std::printf("%d x %s%s  %s\n      %.1f%% of %s usable; %s%s%s\n", h->count, h->name.c_str(),
+                h->machines > 1 ? " (machines on a network, llama.cpp's RPC)" : "",
                 price_label(h->price).c_str(), h->utilization * 100.0, gib(h->usable_bytes).c_str(),
                 speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str(), h->below_usable_speed ? "; " : "",
                 h->below_usable_speed ? usable : "");

@@ -29,6 +29,7 @@ Json hardware_json(const HardwareChoice& c) {
   j["gpu"] = c.gpu;
   j["name"] = c.name;
   j["count"] = c.count;
+  j["machines"] = c.machines;
   j["price_usd"] = c.price ? Json(c.price->usd) : Json(nullptr);
   j["price"] = price_json(c.price);
   j["required_bytes"] = c.required_bytes;

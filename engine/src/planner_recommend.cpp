@@ -79,6 +79,7 @@ class Trier {
     c.gpu = device.id;
     c.name = device.name;
     c.count = count;
+    c.machines = networked_machines(s);
     c.price = price_of(device, count);
     c.required_bytes = m.required_bytes;
     c.usable_bytes = *m.usable_bytes;
@@ -245,7 +246,9 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     const std::vector<int> counts = buyable_counts(d, options.max_gpus);
     if (counts.empty() || counts.front() != 1) continue;
     priced_singles.push_back({&d, 1});
-    if (is_unified(d)) unified.push_back({&d, 1});
+    // One machine, or several over llama.cpp's RPC (two 128 GB Strix Halos for a 235B MoE).
+    if (is_unified(d))
+      for (int n = 1; n <= networked_machine_limit(d, scenario.engine); ++n) unified.push_back({&d, n});
     if (d.vendor == "apple") macs.push_back({&d, 1});
   }
   Recommendation r;

@@ -32,13 +32,24 @@ inline int practical_device_count(const Device& d) {
   return d.kind == DeviceKind::datacenter ? 8 : 4;
 }
 
+// Whole machines (Macs, Strix Halo, DGX Spark) hold a model together only over
+// the network, through llama.cpp's RPC: its commands (launch_commands.cpp) and
+// its measured per-token hop (speed.cpp) are what the estimate has for them.
+// Up to 4, the most the hop was measured over (lhl/strix-halo-testing, 1 to 4
+// machines); one machine under any other engine.
+inline constexpr int kMaxNetworkedMachines = 4;
+inline int networked_machine_limit(const Device& d, InferenceEngine engine) {
+  return engine == InferenceEngine::llama_cpp && is_whole_machine(d) ? kMaxNetworkedMachines : 1;
+}
+
 // Whether the engine can spread the model over `count` of these devices.
 // Macs and APUs are one box each; tensor parallel (vLLM, SGLang, TensorRT-LLM)
 // splits attention heads, so the count must divide the query heads, and the KV
 // heads must divide evenly or be replicated (vLLM's rule).
 inline bool split_allowed(const Architecture& arch, const Device& d, InferenceEngine engine, int count) {
   if (count == 1) return true;
-  if (is_unified(d) || d.kind == DeviceKind::cpu) return false;
+  if (is_unified(d)) return count <= networked_machine_limit(d, engine);
+  if (d.kind == DeviceKind::cpu) return false;
   // llama.cpp splits by layers; the serving engines by heads (runtime_support.hpp).
   return !tensor_parallel_unsplittable(arch, engine, count);
 }

@@ -71,6 +71,11 @@ function card(title, key, h, deviceName, minRate, empty = 'Nothing in the catalo
   } else {
     name.append(count(h), span(h.name || deviceName(h.gpu), `recommend.${key}.gpu`, h.gpu));
     box.append(name);
+    // Several whole machines hold it together over the network (llama.cpp's RPC).
+    if (h.machines > 1) {
+      box.append(span(`${h.machines} machines on a network, through llama.cpp's RPC: its commands start rpc-server on the others.`,
+        `recommend.${key}.machines`, h.machines, 'note'));
+    }
     const price = el('p', { class: 'price' });
     price.append(span(priceText(h.price, h.count), `recommend.${key}.price_usd`, h.price?.usd ?? null));
     if (h.price?.machine) price.append(el('br'), el('small', {}, h.price.machine));

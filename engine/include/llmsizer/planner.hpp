@@ -100,6 +100,9 @@ struct HardwareChoice {
   std::string gpu;  // catalog device id
   std::string name;
   int count = 0;
+  // Computers the count is (Macs, Strix Halos, DGX Sparks over llama.cpp's
+  // RPC: networked_machines); 0 when the devices share one host.
+  int machines = 0;
   std::optional<PriceInfo> price;  // empty: price unknown
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
