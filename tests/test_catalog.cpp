@@ -306,6 +306,18 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(mi250x->server_board_gpus == std::vector<int>{8, 16});
   CHECK(mi250x->name.find("GCD") != std::string::npos);
   CHECK(c.find_device("mi250x-gcd") == mi250x);
+  CHECK(mi250x->package_gpus == 2);
+  // An Atlas 300I Duo card "has two Ascend AI processors", scheduled one by
+  // one (Huawei's MindCluster guide), with "two 48GB" LPDDR4X memories: the
+  // device is one 310P, 96 / 2 = 48 GiB at 408 / 2 = 204 GB/s, sold two to a
+  // card ($1,937 / 2 = $968.50 each).
+  const Device* atlas = c.find_device("atlas-300i-duo-96gb");
+  REQUIRE(atlas != nullptr);
+  CHECK(atlas->memory_bytes == 48LL * 1024 * 1024 * 1024);
+  CHECK(atlas->bandwidth_bytes_per_s == Approx(204e9));
+  CHECK(atlas->package_gpus == 2);
+  CHECK(*atlas->price_usd == Approx(968.5));
+  CHECK(c.find_device("rtx-4090")->package_gpus == 1);
 
   // No price in any source: null, not zero.
   const Device* unpriced = c.find_device("alibaba-ppu-zw810e");

@@ -414,6 +414,42 @@ TEST_CASE("recommend: modules are bought as the baseboards they come on, weak pr
   CHECK(listed->price->low_confidence);
 }
 
+TEST_CASE("recommend: a card of two GPUs is bought whole, and is the single device") {
+  // Llama 3.1 8B Q4_K_M at 8K, ~6.2 GiB. A card of two 6 GiB GPUs at $120
+  // each (the way an Atlas 300I Duo is two 310Ps): one GPU cannot hold it
+  // (as small-6g cannot), the card's two can, for $240, less than mid-12g's
+  // $400. Its single answer is the card (count 2), never one of its GPUs; a
+  // "value" answer of several devices needs two cards.
+  Catalog c = hand_catalog();
+  Device duo = gpu("duo-6g", 6, 120.0);
+  duo.package_gpus = 2;
+  c.devices.push_back(duo);
+  const Sizer sizer(std::move(c));
+  auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
+  REQUIRE(r.ok());
+  REQUIRE(r.value().single);
+  CHECK(r.value().single->gpu == "duo-6g");
+  CHECK(r.value().single->count == 2);
+  CHECK(r.value().single->price->usd == Approx(240.0));
+  if (r.value().value) {
+    CHECK((r.value().value->gpu != "duo-6g" || r.value().value->count >= 4));
+  }
+}
+
+TEST_CASE("recommend: several machines on a network only where no one machine holds it") {
+  // mac-32g (~21 GiB wired, $1,200) holds Llama 3.1 8B alone: the unified
+  // answer is one of it, not two 8 GB Macs (~5.3 GiB wired each) over
+  // llama.cpp's RPC, though the pair ($600) would hold it for half the price.
+  Catalog c = hand_catalog();
+  c.devices.push_back(gpu("cheap-mac-8g", 8, 300.0, DeviceKind::unified));
+  const Sizer sizer(std::move(c));
+  auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
+  REQUIRE(r.ok());
+  REQUIRE(r.value().unified);
+  CHECK(r.value().unified->count == 1);
+  CHECK(r.value().unified->machines == 0);
+}
+
 TEST_CASE("recommend: a module with a sourced server price is bought as that server, host included") {
   // The same 12 users (~17 GiB) as above, where four loose modules on a 4-GPU
   // board ($400) won. With a sourced price for the whole 8-GPU server (CPUs

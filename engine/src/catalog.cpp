@@ -150,6 +150,11 @@ Result<Device> parse_device(const Json& entry, const std::string& path) {
         return Error{"catalog.bad_entry", path + "/server_board_gpus must list GPU counts of 2 or more"};
       d.server_board_gpus.push_back(n.get<int>());
     }
+  if (auto it = entry.find("package_gpus"); it != entry.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<long long>() < 2 || it->get<long long>() > 16)
+      return Error{"catalog.bad_entry", path + "/package_gpus must be a whole number in [2, 16] or null"};
+    d.package_gpus = static_cast<int>(it->get<long long>());
+  }
   d.server_price_usd = positive_number(entry, "server_price_usd");
   if (d.server_price_usd) {
     const auto gpus = entry.find("server_gpus");

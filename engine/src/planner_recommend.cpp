@@ -32,7 +32,8 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   PriceInfo p;
   // Modules sold only on baseboards: the boards that hold count are what one
   // pays for (one 8-GPU board for a single MI355X), said with the figure.
-  int paid = count;
+  // Whole cards: one GPU of a two-GPU card costs the card.
+  int paid = (count + d.package_gpus - 1) / d.package_gpus * d.package_gpus;
   if (!d.server_board_gpus.empty() &&
       std::find(d.server_board_gpus.begin(), d.server_board_gpus.end(), count) == d.server_board_gpus.end()) {
     const int largest = *std::max_element(d.server_board_gpus.begin(), d.server_board_gpus.end());
@@ -158,7 +159,8 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
       if (n <= cap) counts.push_back(n);
     return counts;
   }
-  for (int n = 1; n <= cap; ++n) counts.push_back(n);
+  // A card of several GPUs (an Atlas 300I Duo's two 310Ps) comes whole.
+  for (int n = d.package_gpus; n <= cap; n += d.package_gpus) counts.push_back(n);
   return counts;
 }
 
@@ -199,12 +201,13 @@ bool by_price(const Candidate& a, const Candidate& b) {
   return std::make_tuple(total_price(a), a.count) < std::make_tuple(total_price(b), b.count);
 }
 
-// What a buyer can choose from: each device at the counts it is sold in, from `min_count` up.
+// What a buyer can choose from: each device at the counts it is sold in, from
+// `min_count` cards up (a two-GPU card counts once).
 std::vector<Candidate> priced_multiples(const Catalog& catalog, int min_count, int max_gpus) {
   std::vector<Candidate> out;
   for (const Device& d : catalog.devices)
     for (int n : buyable_counts(d, max_gpus))
-      if (n >= min_count) out.push_back({&d, n});
+      if (n >= min_count * d.package_gpus) out.push_back({&d, n});
   return out;
 }
 
@@ -240,15 +243,18 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   if (options.max_gpus < 0 || options.max_gpus > 64) return bad_max_gpus();
   Trier trier(sizer, model, scenario);
   const Catalog& catalog = sizer.catalog();
-  std::vector<Candidate> multiples, priced_singles, unified, macs;
+  std::vector<Candidate> multiples, priced_singles, unified, networked, macs;
   for (const Device& d : catalog.devices) {
     for (int n = 1; n <= max_count(d, options.max_gpus); ++n) multiples.push_back({&d, n});
     const std::vector<int> counts = buyable_counts(d, options.max_gpus);
-    if (counts.empty() || counts.front() != 1) continue;
-    priced_singles.push_back({&d, 1});
-    // One machine, or several over llama.cpp's RPC (two 128 GB Strix Halos for a 235B MoE).
-    if (is_unified(d))
-      for (int n = 1; n <= networked_machine_limit(d, scenario.engine); ++n) unified.push_back({&d, n});
+    // One card (a two-GPU card is one device to its buyer), sold alone.
+    if (counts.empty() || counts.front() != d.package_gpus) continue;
+    priced_singles.push_back({&d, d.package_gpus});
+    // One machine; several over llama.cpp's RPC are tried apart (below).
+    if (is_unified(d)) {
+      unified.push_back({&d, 1});
+      for (int n = 2; n <= networked_machine_limit(d, scenario.engine); ++n) networked.push_back({&d, n});
+    }
     if (d.vendor == "apple") macs.push_back({&d, 1});
   }
   Recommendation r;
@@ -263,7 +269,11 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   };
   r.single = cheapest(priced_singles);
   r.value = cheapest(priced_multiples(catalog, 2, options.max_gpus));
+  // Several machines on a network (two 128 GB Strix Halos for a 235B MoE) only
+  // where no one machine holds it: each boundary costs every token a network
+  // hop, and nobody networks two laptops for what one desktop holds.
   r.unified = cheapest(unified);
+  if (!r.unified) r.unified = cheapest(networked);
   // "Can I run it on a Mac?" asks whether one holds it: the cheapest that does.
   r.mac = trier.first_fit(macs, by_price);
   // Several cards are the value answer only when no single device that holds

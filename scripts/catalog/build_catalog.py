@@ -636,7 +636,7 @@ DEVICE_KEYS = [
     "id", "name", "vendor", "kind", "backend", "aliases", "reported_names", "memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib",
     "memory_type", "bandwidth_gb_per_s", "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
     "cpu_simd", "gpu_arch", "tdp_w", "interconnect", "nvlink_gb_per_s", "price_usd", "price_kind", "price_as_of", "price_low_usd",
-    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "sold_new_until", "launch_price_usd", "server_board_gpus",
+    "price_high_usd", "price_machine", "price_usd_used", "price_low_confidence", "sold_new_until", "launch_price_usd", "server_board_gpus", "package_gpus",
     "server_price_usd", "server_gpus", "server_name", "server_price_as_of", "year",
     "unified_memory", "sources", "estimated_fields", "notes", "alt_values", "street_prices",
 ]
@@ -1297,6 +1297,7 @@ def apply_gpu_packages(devices, packages):
             d["server_board_gpus"] = [g * n for g in d["server_board_gpus"]]
         if d["server_gpus"]:
             d["server_gpus"] *= n
+        d["package_gpus"] = n
         d["name"] = p["name"]
         d["aliases"] = dedupe(d["aliases"] + p.get("aliases", []))
         d["sources"] = dedupe(d["sources"] + [p["source"]])

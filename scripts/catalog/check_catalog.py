@@ -59,7 +59,7 @@ DEVICE_FIELDS = {
     "nvlink_gb_per_s": (NUM, False), "price_usd": (NUM, False), "price_kind": (str, False),
     "price_as_of": (str, False), "price_low_usd": (NUM, False), "price_high_usd": (NUM, False),
     "price_machine": (str, False), "price_usd_used": (NUM, False), "price_low_confidence": (bool, False),
-    "server_board_gpus": (list, False), "fp32_tflops": (NUM, False), "cpu_simd": (str, False),
+    "server_board_gpus": (list, False), "package_gpus": (int, False), "fp32_tflops": (NUM, False), "cpu_simd": (str, False),
     "year": (int, False), "unified_memory": (bool, True), "sources": (list, True),
     "estimated_fields": (list, True), "notes": (str, False),
 }
@@ -313,6 +313,8 @@ def check_devices(c, doc):
             c.err(F, f"{p}/backend", f"unknown backend {d['backend']!r}")
         if d["price_as_of"] and not DATE_RE.match(d["price_as_of"]):
             c.err(F, f"{p}/price_as_of", "must be YYYY, YYYY-MM or YYYY-MM-DD")
+        if d.get("package_gpus") is not None and d["package_gpus"] < 2:
+            c.err(F, f"{p}/package_gpus", "must be the GPUs in one card or module (2 or more), or null")
         boards = d.get("server_board_gpus")
         if boards is not None and (not boards or not all(isinstance(n, int) and n >= 2 for n in boards)):
             c.err(F, f"{p}/server_board_gpus", "must list the GPU counts of its baseboards (integers >= 2)")

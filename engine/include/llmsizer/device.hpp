@@ -56,6 +56,10 @@ struct Device {
   // GPUs (HGX: 4 or 8; AMD's UBB: 8): what a buyer can buy. Empty for a card
   // or a machine, which sells one at a time.
   std::vector<int> server_board_gpus;
+  // GPUs in one card or module the runtimes count one by one (an MI250X's two
+  // GCDs, an Atlas 300I Duo's two 310Ps): the device is one of them, and a
+  // buyer buys them this many at a time. 1 for a GPU sold alone.
+  int package_gpus = 1;
   // The whole server a buyer pays for where modules are not sold loose (an
   // 8-GPU HGX or OAM system, host CPUs and RAM included), from a sourced quote:
   // its price, how many of these GPUs it holds, what it is and when.
