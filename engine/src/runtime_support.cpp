@@ -26,6 +26,8 @@ std::string display_name(InferenceEngine engine) {
   return "the engine";
 }
 
+}  // namespace
+
 std::string backend_label(Backend backend) {
   switch (backend) {
     case Backend::cuda: return "CUDA";
@@ -40,6 +42,8 @@ std::string backend_label(Backend backend) {
   }
   return "this backend";
 }
+
+namespace {
 
 constexpr std::array<InferenceEngine, 6> kAllEngines = {InferenceEngine::llama_cpp, InferenceEngine::ollama,
                                                         InferenceEngine::vllm,      InferenceEngine::sglang,

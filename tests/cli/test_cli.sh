@@ -322,6 +322,12 @@ json_check "owned modules in whole servers" "j['cost']['purchase_basis'] == 'ser
 # The MI300X has no sourced server price: the module price, and the note says the server is not in it.
 json_check "owned modules with no server price say the server is extra" "j['cost']['purchase_basis'] == 'modules_only' and j['cost']['purchase_usd'] == 12500 and 'server they need is extra' in j['cost']['purchase_note']" \
   estimate --model qwen3-32b --quant FP8 --engine vllm --gpu mi300x
+# No SYCL or CANN measurement is in the fit (speed_calibration_data.cpp has no such row): the speeds borrow
+# another backend's efficiencies, and the estimate says which; a measured backend says nothing.
+json_check "a backend with no measured speed says whose efficiencies it borrows" "any('no measured speed of llama.cpp on SYCL (Intel GPUs)' in w and 'llama.cpp/vulkan' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --gpu arc-a770
+json_check "a measured backend borrows nothing" "not any('no measured speed' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --gpu rtx-4090
 json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price 2.0
 json_check "no price known: cost null" "j['cost']['usd_per_million_tokens'] is None and j['cost']['basis'] is None" \

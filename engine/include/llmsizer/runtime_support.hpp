@@ -32,6 +32,9 @@ std::vector<InferenceEngine> engines_for(const Device& device);
 // (sm_89 -> 89, sm_120 -> 120), from its catalog gpu_arch; 0 when unknown.
 int cuda_compute_capability(const Device& device);
 
+// A backend as people name it: "CUDA", "SYCL (Intel GPUs)", "CANN (Ascend NPUs)".
+std::string backend_label(Backend backend);
+
 // Upstream SGLang builds its ROCm kernels for AMD Instinct gfx942 and gfx950
 // (and gfx1250) only: on another AMD GPU (a Radeon, Strix Halo, MI250X) its
 // install fails. Why, with what runs there; nullopt where it builds.
