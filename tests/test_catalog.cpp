@@ -227,6 +227,18 @@ TEST_CASE("devices carry their purchase price with its kind, date and spread", "
   CHECK(rtx4060->sold_new_until == "2025-02");
   CHECK(rtx4060->launch_price_usd == 300.0);
 
+  // A Strix Halo 128 GB machine in 2026 (sourced_prices_8c.json): the cheapest
+  // of the newest month's offers, the Bosgame M5 at $2,999 (2026-09-19), not
+  // Framework's $1,999 of 2025 (it was $2,459 in January 2026, ~$3,449 by
+  // September); the DGX Spark at $4,999.99 on Amazon US (2026-09-21), above
+  // NVIDIA's $4,699 list of 2026-02-25 with its own shop out of stock.
+  const Device* strix = c.find_device("ryzen-ai-max-plus-395");
+  REQUIRE(strix != nullptr);
+  CHECK(*strix->price_usd == 2999.0);
+  CHECK(strix->price_as_of == "2026-09-19");
+  CHECK(strix->price_machine.find("Bosgame M5") != std::string::npos);
+  CHECK(*c.find_device("dgx-spark-gb10")->price_usd == Approx(4999.99));
+
   // Launch-time prices more than 3 years older than the catalog's newest price
   // (2026-09-29, so before 2023-09) with nothing later are doubted: the Quadro
   // RTX 8000's $10,000 of 2018-08-14, the MI250X's 2021-12-06 release estimate

@@ -1097,7 +1097,13 @@ def apply_sourced_prices(devices, records):
             points = [r for r in recs if r.get("usd")]
             # The newest figure nobody doubted; a doubted one only when there is nothing else.
             confident = [r for r in points if not weak_price(r)]
-            chosen = (confident or points or recs)[-1]
+            pool = confident or points or recs
+            # The newest month's offers (recs are sorted by date): the cheapest of them
+            # is what a buyer pays now, where several shops or machines built on
+            # the chip (a dozen Strix Halo boxes) were priced that month.
+            month = str(pool[-1].get("as_of") or "")[:7]
+            newest = [r for r in pool if str(r.get("as_of") or "")[:7] == month and (r.get("usd") or r.get("usd_low"))]
+            chosen = min(newest, key=lambda r: r.get("usd") or r.get("usd_low")) if month and newest else pool[-1]
             usd = chosen.get("usd") or chosen.get("usd_low")
             if d["price_kind"] in ("launch_msrp", "list") and not d["launch_price_usd"]:
                 d["launch_price_usd"] = d["price_usd"]
@@ -1107,7 +1113,8 @@ def apply_sourced_prices(devices, records):
             d["price_as_of"] = price_date(chosen.get("as_of"))
             d["price_low_usd"] = clean_number(min(figures)) if len(set(figures)) > 1 else None
             d["price_high_usd"] = clean_number(max(figures)) if len(set(figures)) > 1 else None
-            d["price_machine"] = None
+            # A machine (Strix Halo, DGX Spark boxes) says which one the price buys.
+            d["price_machine"] = chosen.get("what") if d["kind"] in ("unified", "apu") else None
             d["price_low_confidence"] = True if weak_price(chosen) else None
             notes.append(f"Price: street price, new, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']}); "
                          f"the catalog's earlier figure was {before}" +

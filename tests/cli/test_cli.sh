@@ -431,11 +431,11 @@ json_check "recommend: a module's price is its board's" "[q for q in j['per_quan
 # Pro B60 24GB at its $499 launch price (2025-09) holds about 18.4 GiB of weights and 2 GiB of KV
 # (64 layers x 8 KV heads x 128 x 2 x 2 bytes = 256 KiB a token) in 22.5 GiB: the value answer is
 # empty by choice, and says so, rather than "nothing holds it".
-# GLM-4.5-Air at Q4_K_M (72.9 GB) fits the $1,999 Framework Desktop (Strix Halo, 128 GB); four 24 GB Arc Pro B60s
-# at their first retail listing, $599 each (2025-09; Guru3D / TechPowerUp as quoted in sourced_prices_8a.json),
-# cost $2,396 (the other sets of cards cost more too): several cards are beaten by the one machine, so none is "value".
-json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['gpu'] == 'ryzen-ai-max-plus-395' and j['single']['price']['usd'] == 1999" \
-  recommend --model glm-4.5-air --quant Q4_K_M --ctx 8192
+# Qwen3-14B at Q4_K_M: 8.38 GiB of weights + 1.25 GiB of KV at 8K (40 layers x 8 KV heads x 128 x 2 x 2 B x 8192)
+# fits one 12 GB Arc B580 ($289.99 at Newegg, 2026-03-03); any two cards cost at least twice the cheapest card, more
+# than the one that holds it: several cards are beaten by the one, so none is "value".
+json_check "recommend: several cards beaten by one device" "j['value'] is None and j['value_beaten_by_single'] is True and j['single']['gpu'] == 'arc-b580' and j['single']['price']['usd'] == 289.99" \
+  recommend --model qwen3-14b --quant Q4_K_M --ctx 8192
 # The Mac that held GLM-4.5 (M3 Ultra 512 GB, $9,499 at launch) is no longer sold new (the 512 GB
 # option was withdrawn in March 2026, the line replaced 2026-08-25; sourced_superseded_7b.json), and
 # its used asking prices are doubted: no single device is a purchase answer for it now.
