@@ -1094,7 +1094,7 @@ def apply_sourced_prices(devices, records):
         recs = sorted(recs, key=price_date_key)
         if kind == "street_new":
             figures = [x for r in recs for x in (r.get("usd"), r.get("usd_low"), r.get("usd_high")) if x]
-            points = [r for r in recs if r.get("usd")]
+            points = [r for r in recs if r.get("usd") or r.get("usd_low")]  # a quoted range stands at its low end
             # The newest figure nobody doubted; a doubted one only when there is nothing else.
             confident = [r for r in points if not weak_price(r)]
             pool = confident or points or recs
