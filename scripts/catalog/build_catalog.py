@@ -1114,7 +1114,7 @@ def apply_sourced_prices(devices, records):
             d["price_low_usd"] = clean_number(min(figures)) if len(set(figures)) > 1 else None
             d["price_high_usd"] = clean_number(max(figures)) if len(set(figures)) > 1 else None
             # A machine (Strix Halo, DGX Spark boxes) says which one the price buys.
-            d["price_machine"] = chosen.get("what") if d["kind"] in ("unified", "apu") else None
+            d["price_machine"] = chosen.get("what") if d.get("kind") in ("unified", "apu") else None
             d["price_low_confidence"] = True if weak_price(chosen) else None
             notes.append(f"Price: street price, new, {chosen.get('what')} ({chosen.get('as_of')}; {chosen['source']}); "
                          f"the catalog's earlier figure was {before}" +

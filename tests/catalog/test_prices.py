@@ -85,6 +85,23 @@ class Platforms(unittest.TestCase):
         self.assertIsNone(d["price_low_confidence"])
         self.assertEqual((d["price_low_usd"], d["price_high_usd"]), (6490, 6874))
 
+    def test_the_newest_month_s_cheapest_offer_is_the_street_price(self):
+        # Several shops and machines on one chip priced in 2026-09 (Strix Halo boxes): the cheapest of that
+        # month, $2,999, not the last listed ($3,649.99) nor an older cheaper one ($2,459 in 2026-01); a
+        # quoted range counts at its low end.
+        d = device()
+        build_catalog.apply_sourced_prices([d], [
+            {"device_id": "box", "kind": "street_new", "usd": 2459, "what": "older", "as_of": "2026-01-12", "source": "a"},
+            {"device_id": "box", "kind": "street_new", "usd": 2999, "what": "cheapest", "as_of": "2026-09-19", "source": "b"},
+            {"device_id": "box", "kind": "street_new", "usd": 3649.99, "what": "last", "as_of": "2026-09-30", "source": "c"}])
+        self.assertEqual((d["price_usd"], d["price_as_of"]), (2999, "2026-09-19"))
+        ranged = device()
+        build_catalog.apply_sourced_prices([ranged], [
+            {"device_id": "box", "kind": "street_new", "usd": 599, "what": "first", "as_of": "2025-09", "source": "a"},
+            {"device_id": "box", "kind": "street_new", "usd": None, "usd_low": 660, "usd_high": 800, "what": "range",
+             "as_of": "2026-09", "source": "b"}])
+        self.assertEqual((ranged["price_usd"], ranged["price_as_of"]), (660, "2026-09"))
+
     def test_a_missing_part_leaves_the_machine_unpriced(self):
         d = device()
         build_catalog.apply_sourced_prices([d], [
