@@ -1274,6 +1274,23 @@ def apply_stale_launch_prices(devices):
                                  " and no later price is sourced: LOW CONFIDENCE, not a purchase answer."])
 
 
+def apply_machine_aliases(devices, machines):
+    """curated machine_aliases: the machines sold with one chip under their own
+    names (Framework Desktop, GMKtec EVO-X2 for the Ryzen AI Max+ 395), found by
+    those names whichever of them prices the device."""
+    by_id = {d["id"]: d for d in devices}
+    taken = {a for d in devices for a in [d["id"]] + d["aliases"]}
+    for did, m in sorted((k, v) for k, v in machines.items() if not k.startswith("_")):
+        if did not in by_id:
+            raise BuildError(f"curated_devices.json machine_aliases: {did} is not a catalog device")
+        clash = [a for a in m["aliases"] if a in taken]
+        if clash:
+            raise BuildError(f"curated_devices.json machine_aliases: {clash} already name a device")
+        by_id[did]["aliases"] = dedupe(by_id[did]["aliases"] + m["aliases"])
+        by_id[did]["sources"] = dedupe(by_id[did]["sources"] + [m["source"]])
+        taken.update(m["aliases"])
+
+
 # A package's figures that split evenly between the GPUs it holds.
 PACKAGE_SPLIT_FIELDS = ("memory_gb_marketed", "driver_memory_mib", "gpu_memory_limit_mib", "bandwidth_gb_per_s",
                         "fp16_tflops", "fp16_acc16_tflops", "fp8_tflops", "int8_tops", "fp4_tflops", "fp32_tflops",
@@ -1864,6 +1881,7 @@ def main(argv=None):
         apply_sourced_specs(devices, sourced_spec_records())
         apply_stale_launch_prices(devices)
         apply_gpu_packages(devices, cur_dev.get("gpu_packages", {}))
+        apply_machine_aliases(devices, cur_dev.get("machine_aliases", {}))
         device_ids = {d["id"] for d in devices}
         outputs = {
             "models.json": {"schema_version": SCHEMA_VERSION, "models": models},

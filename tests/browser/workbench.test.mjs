@@ -90,7 +90,9 @@ test('the context chart: GiB on its axis, the current context marked, a value on
 
 test('devices are found by their machine names; sliders say their values', async () => {
   const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
-  for (const [query, pattern] of [['mac studio', /M\d/], ['macbook', /M\d/], ['mac mini', /M\d/], ['dgx spark', /Spark|GB10/], ['framework', /Ryzen AI Max/]]) {
+  for (const [query, pattern] of [['mac studio', /M\d/], ['macbook', /M\d/], ['mac mini', /M\d/], ['dgx spark', /Spark|GB10/], ['framework', /Ryzen AI Max/],
+    // Machines sold with the chip under their own names (curated machine_aliases).
+    ['evo x2', /Ryzen AI Max/], ['ascent gx10', /Spark|GB10/]]) {
     await page.fill('#gpu-search', query);
     const names = await page.$$eval('select[name="gpu"] option', (o) => o.map((n) => n.textContent));
     assert.ok(names.length > 0, `${query} finds a device`);

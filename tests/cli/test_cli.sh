@@ -328,6 +328,9 @@ json_check "a backend with no measured speed says whose efficiencies it borrows"
   estimate --model qwen3-8b --gpu arc-a770
 json_check "a measured backend borrows nothing" "not any('no measured speed' in w for w in j['warnings'])" \
   estimate --model qwen3-8b --gpu rtx-4090
+# A Strix Halo machine by its own name (curated machine_aliases): the catalog's Ryzen AI Max+ 395.
+json_check "a machine's own name finds its chip" "j['scenario']['gpu'] == 'ryzen-ai-max-plus-395'" \
+  estimate --model qwen3-8b --gpu gmktec-evo-x2
 json_check "rent: per million tokens and break-even" "j['cost']['basis'] == 'rent' and abs(j['cost']['usd_per_million_tokens'] - 2.0 / (j['speed']['decode_tokens_per_s'] * 3600) * 1e6) < 1e-9 and j['cost']['break_even_months'] > 0" \
   estimate --model llama-3.1-8b --gpu rtx-4090 --hourly-price 2.0
 json_check "no price known: cost null" "j['cost']['usd_per_million_tokens'] is None and j['cost']['basis'] is None" \
