@@ -552,14 +552,12 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // A backend nobody measured this engine family on (llama.cpp on an Ascend's
   // CANN, a Moore Threads card's MUSA): its speeds come from another backend's
   // fitted efficiencies (speed_calibration.cpp's lookup), which the basis names.
-  if (e.speed && s.device && !has_mixed_cards(s)) {
-    const std::string own = std::string(engine_family_name(engine_family(s.engine))) + "/" + backend_name(s.device->backend);
-    const std::string& used = e.speed->basis.runtime;
-    if (used.compare(0, own.size(), own) != 0 || (used.size() > own.size() && used[own.size()] != '/'))
-      e.warnings.push_back("no measured speed of " + std::string(engine_name(s.engine)) + " on " +
-                           backend_label(s.device->backend) + " is in the fit: decode and prefill use the " + used +
-                           " efficiencies on the " + s.device->name + "'s own bandwidth and FLOPS, a rough figure");
-  }
+  if (e.speed && e.memory.fits.value_or(false) && s.device && !has_mixed_cards(s) &&
+      runtime_calibration(engine_family(s.engine), s.device->backend, "").backend != s.device->backend)
+    e.warnings.push_back("no measured speed of " + std::string(engine_name(s.engine)) + " on " +
+                         backend_label(s.device->backend) + " is in the fit: decode and prefill use the " +
+                         e.speed->basis.runtime + " efficiencies on the " + s.device->name +
+                         "'s own bandwidth and FLOPS, a rough figure");
   // llama.cpp and Ollama cannot draft with a model's MTP layers (the launch
   // commands say so): no speed-up where none would happen.
   const bool mtp_unsupported = s.draft && s.draft->use_mtp && llama;

@@ -2,6 +2,9 @@
 // hardware (purchase amortized over its years of use plus power at TDP), the
 // monthly power bill, and when buying beats renting (DESIGN.md, "Cost").
 #include <algorithm>
+#include <cmath>
+#include <locale>
+#include <sstream>
 #include <string>
 
 #include "llmsizer/mixed_cards.hpp"
@@ -19,11 +22,18 @@ std::optional<double> per_million(double usd_per_hour, double tokens_per_s) {
   return usd_per_hour / (tokens_per_s * 3600.0) * 1e6;
 }
 
+// Groups of three digits split by commas, whatever the global locale.
+struct ThousandsSeparated : std::numpunct<char> {
+  char do_thousands_sep() const override { return ','; }
+  std::string do_grouping() const override { return "\3"; }
+};
+
 // "$317,000": whole dollars with thousands separators.
 std::string usd_text(double usd) {
-  std::string digits = std::to_string(static_cast<long long>(usd + 0.5));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
-  return "$" + digits;
+  std::ostringstream out;
+  out.imbue(std::locale(std::locale::classic(), new ThousandsSeparated));
+  out << '$' << std::llround(usd);
+  return out.str();
 }
 
 // "(Thinkmate quotation for an 8x H100 SXM node, 2024-08)": the server price's source and date.
