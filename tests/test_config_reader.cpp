@@ -361,6 +361,24 @@ TEST_CASE("Qwen3.8 and DeepSeek V4.1 configs lacking a field are refused, naming
   CHECK(read_hf_config_text(c.dump()).error().id == "config.bad_field");
 }
 
+TEST_CASE("a Qwen3-Next interval of full-attention layers must be a positive count", "[config][hybrid]") {
+  // The interval divides each layer's index when layer_types is absent: 0 or a
+  // negative count is a bad field, not a division by zero (found by fuzz_config).
+  json c = catalog_config("qwen3-next-80b-a3b-instruct");
+  c.erase("layer_types");
+  for (const int interval : {0, -4}) {
+    c["full_attention_interval"] = interval;
+    const auto r = read_hf_config_text(c.dump());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().id == "config.bad_field");
+    CHECK(r.error().message.find("/full_attention_interval") != std::string::npos);
+  }
+  c["full_attention_interval"] = 4;  // 48 layers: every fourth full, 12 of them
+  const auto ok = read_hf_config_text(c.dump());
+  REQUIRE(ok.ok());
+  CHECK(count_kind(ok.value(), AttentionKind::full) == 12);
+}
+
 TEST_CASE("quantized checkpoints: AWQ, GPTQ and compressed-tensors formats, and the catalog's for trimmed copies",
           "[config][native]") {
   // A small Llama and a small MoE (Qwen3-MoE) config, each given a quantization_config.

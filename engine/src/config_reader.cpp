@@ -468,7 +468,9 @@ void read_qwen_hybrid(ConfigView& v, const CommonSizes& s, Architecture& arch) {
   linear.linear_k_dim = v.require_positive({"linear_key_head_dim"});
   linear.linear_v_dim = v.require_positive({"linear_value_head_dim"});
   linear.conv_kernel = v.int_or({"linear_conv_kernel_dim"}, 4);
-  const std::int64_t interval = v.int_or({"full_attention_interval"}, 4);
+  // A present interval must be a positive count (it divides a layer index).
+  const std::int64_t interval =
+      v.json_field({"full_attention_interval"}) ? v.require_positive({"full_attention_interval"}) : 4;
   const bool moe = read_expert_count(v) > 1;
   for (std::int64_t i = 0; i < s.n_layers; ++i) {
     LayerSpec layer;
