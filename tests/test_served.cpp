@@ -441,6 +441,30 @@ TEST_CASE("SGLang on ROCm times MLA models with the MLA kernels' row, other mode
   CHECK(row_for("deepseek-v3", "mi300x", InferenceEngine::vllm) == "vllm/rocm");
 }
 
+TEST_CASE("SGLang on CUDA times INT4 experts and attention data parallel with rows of their own", "[served]") {
+  // Kimi K2.5's own INT4 release runs SGLang's W4A16 MoE kernels (its measured
+  // runs: output flat from concurrency 16 to 100); a dense model quantized to
+  // INT4 (AWQ) runs GEMMs the platform's row already times. Attention data
+  // parallel (--enable-dp-attention) steps each rank's own batch and gathers
+  // the experts' tokens: its own row, on CUDA, where runs were measured.
+  auto row_for = [](const char* model, const char* quant, bool attention_dp) {
+    Scenario s = served_scenario("h200-sxm", quant, 1000, 1000, 16);
+    s.engine = InferenceEngine::sglang;
+    s.gpu_count = 8;
+    s.attention_data_parallel = attention_dp;
+    const Estimate e = run(test::catalog_arch(model), s);
+    REQUIRE(e.speed);
+    REQUIRE(e.speed->served);
+    return e.speed->served->calibration_row;
+  };
+  CHECK(row_for("kimi-k2.5", "native", false) == "sglang/cuda/int4");
+  CHECK(row_for("llama-3.1-70b", "AWQ", false) == "sglang/cuda");
+  CHECK(row_for("kimi-k2-instruct", "FP8", true) == "sglang/cuda/attention-dp");
+  CHECK(row_for("kimi-k2-instruct", "FP8", false) == "sglang/cuda");
+  // gpt-oss's MXFP4 experts keep their own row, attention data parallel or not.
+  CHECK(row_for("gpt-oss-120b", "native", true) == "sglang/cuda/mxfp4");
+}
+
 TEST_CASE("served figures on a device unlike every measured one are labelled rough, with the reason", "[served]") {
   // Every serving run fitted is on HBM datacenter GPUs (H100, H200, B200, A100,
   // MI300X, MI325X, MI355X); an RTX 4090 (GDDR6X) is outside them, whatever

@@ -40,16 +40,29 @@ double mean_wait_s(double service_s, double busy_share) {
   return service_s * u / (2.0 * (1.0 - u));
 }
 
-// The serving row: the weight format's kernels where the engine has a row of
-// its own for them (MXFP4, NVFP4), else multi-head latent attention's where
-// it has one for that (its MLA kernels), else the engine's on the platform.
+// The serving row, the most specific the engine has one of for the kernels a
+// step runs: the weight format's (MXFP4, NVFP4; INT4 for an MoE's experts,
+// the W4A16 MoE kernels: a dense INT4 model's GEMMs are not those), else
+// attention data parallel's where the run attends that way (each rank's own
+// batch, the experts' gathers and scatters), else multi-head latent
+// attention's (its MLA kernels), else the engine's on the platform.
 const ServedCalibration& served_row(const Architecture& arch, const Scenario& s) {
+  const std::string_view weights = served_weights_key(s.quant, arch.native_format);
+  const bool moe = std::any_of(arch.layers.begin(), arch.layers.end(),
+                               [](const LayerSpec& l) { return l.ffn.kind == FfnKind::moe; });
   const ServedCalibration& by_weights =
-      served_calibration(s.engine, s.device->backend, served_weights_key(s.quant, arch.native_format));
+      served_calibration(s.engine, s.device->backend, weights == "int4" && !moe ? "" : weights);
+  if (!by_weights.weights.empty()) return by_weights;
+  const auto own_row = [&](std::string_view key) -> const ServedCalibration* {
+    const ServedCalibration& row = served_calibration(s.engine, s.device->backend, key);
+    return row.weights == key ? &row : nullptr;
+  };
   const bool mla = std::any_of(arch.layers.begin(), arch.layers.end(), [](const LayerSpec& l) { return l.attn.mla; });
-  if (!by_weights.weights.empty() || !mla) return by_weights;
-  const ServedCalibration& by_attention = served_calibration(s.engine, s.device->backend, "mla");
-  return by_attention.weights == "mla" ? by_attention : by_weights;
+  if (s.attention_data_parallel && s.gpu_count > 1)
+    if (const ServedCalibration* row = own_row("attention-dp")) return *row;
+  if (mla)
+    if (const ServedCalibration* row = own_row("mla")) return *row;
+  return by_weights;
 }
 
 // The single-stream rates as the serving engine's batched steps see them.

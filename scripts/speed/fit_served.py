@@ -51,8 +51,8 @@ METRICS = ["per_user", "total", "ttft_s"]
 
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
 # row it matches; rows without fit runs borrow (BORROW) and say so.
-ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/rocm", "sglang/rocm/mla",
-        "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
+ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/cuda/int4",
+        "sglang/cuda/attention-dp", "sglang/rocm", "sglang/rocm/mla", "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
 BORROW = {
     "sglang/rocm": ("vllm/rocm", "no SGLang runs on ROCm measured: vLLM's ROCm row"),
     "vllm/rocm": ("vllm/cuda", "no vLLM runs on ROCm measured: vLLM's CUDA row"),
@@ -60,6 +60,8 @@ BORROW = {
     "sglang/cuda/mxfp4": ("sglang/cuda", "no gpt-oss runs: SGLang's CUDA row"),
     "tensorrt-llm/cuda/mxfp4": ("tensorrt-llm/cuda", "no gpt-oss runs: TensorRT-LLM's CUDA row"),
     "tensorrt-llm/cuda/fp4": ("tensorrt-llm/cuda", "no NVFP4 runs: TensorRT-LLM's CUDA row"),
+    "sglang/cuda/int4": ("sglang/cuda", "no INT4 MoE runs: SGLang's CUDA row"),
+    "sglang/cuda/attention-dp": ("sglang/cuda", "no attention-data-parallel runs: SGLang's CUDA row"),
     "sglang/rocm/mla": ("sglang/rocm", "no MLA model's runs under SGLang on ROCm: its row for every model"),
     "llama.cpp/cuda": (None, "no llama-server runs under load measured: llama.cpp's single-stream constants, "
                              "no per-step or per-request cost"),
@@ -74,6 +76,15 @@ def row_of(case):
     # NVFP4 checkpoints run Blackwell's FP4 GEMMs and MoE kernels of their own.
     if case.request.get("quant", "").upper() == "NVFP4" and base + "/fp4" in ROWS:
         return base + "/fp4"
+    # An MoE's INT4 experts (Kimi K2.5's W4A16 release, AWQ, GPTQ) run the W4A16
+    # MoE kernels; a dense INT4 model's GEMMs stay in the platform's row.
+    if base + "/int4" in ROWS and uses_int4_experts(case):
+        return base + "/int4"
+    # Attention data parallel: each rank attends to its own batch, the experts
+    # gather and scatter every rank's tokens; SGLang runs it far slower than
+    # its tensor-parallel steps at the loads measured.
+    if base + "/attention-dp" in ROWS and case.request.get("attention_data_parallel") and case.request["gpus"] > 1:
+        return base + "/attention-dp"
     # Multi-head latent attention runs kernels of its own (the MLA decode and
     # prefill paths, and the DSA indexer where there is one); on ROCm SGLang's
     # are far from what the bandwidth allows while its GQA path is not.
@@ -87,13 +98,30 @@ def uses_mla(model_id):
     return model_id in MLA_MODELS
 
 
-def _mla_models():
+def _models_json():
     with open(os.path.join(REPO, "data", "models.json")) as f:
-        models = json.load(f)["models"]
-    return {m["id"] for m in models if (m.get("config") or {}).get("kv_lora_rank")}
+        return json.load(f)["models"]
 
 
-MLA_MODELS = _mla_models()
+def _text_config(model):
+    """The language model's config (a multimodal release nests it under text_config)."""
+    config = model.get("config") or {}
+    return config.get("text_config") or config
+
+
+MLA_MODELS = {m["id"] for m in _models_json() if _text_config(m).get("kv_lora_rank")}
+NATIVE_DTYPES = {m["id"]: m.get("native_dtype") for m in _models_json()}
+MOE_MODELS = {m["id"] for m in _models_json()
+              if any((_text_config(m).get(k) or 0) > 1
+                     for k in ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"))}
+
+
+def uses_int4_experts(case):
+    """INT4 weights (the model's own INT4 release or an AWQ/GPTQ quantization) of an MoE model."""
+    model = case.group["model"]
+    quant = case.request.get("quant", "")
+    int4 = quant in ("AWQ", "GPTQ-INT4") or (quant == "native" and NATIVE_DTYPES.get(model) == "int4")
+    return int4 and model in MOE_MODELS
 
 
 class Engine:
@@ -380,6 +408,15 @@ def markdown(rows, cases, skipped, results):
             "leaves its NVIDIA ModelOpt checkpoints at dtype 'auto', read as their FP8 KV cache "
             "(scripts/speed/served_records.py, MODELOPT_FP8_KV, with its evidence). The page shows beside every "
             "served figure the row it stands on and how many runs fitted it.", "",
+            "What the model does not capture, from SGLang's cookbook runs on NVIDIA (added 2026-12-06): Kimi K2.5's "
+            "INT4 experts (W4A16 MoE kernels) give flat output from concurrency 16 to 100 (TPOT 53 to 365 ms on 8x "
+            "H200), which no bounded factor reproduces: the sglang/cuda/int4 row scatters over 100% and is labelled "
+            "so; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
+            "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
+            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 65-115% too fast at concurrency 100 and about "
+            "20% too slow alone; GLM-4.7-Flash on one B200 under the Triton attention backend its page sets is "
+            "predicted up to twice too fast at low concurrency (a per-layer cost the one-GPU step lacks: no "
+            "all-reduce stands in for it).", "",
             "### Runs left out", "", "| reason | runs |", "|---|---:|"]
     reasons = {}
     for _, why in skipped:

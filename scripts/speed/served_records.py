@@ -47,7 +47,9 @@ MODELS = [
     (r"Mixtral-8x7B", "mixtral-8x7b"), (r"DeepSeek-R1-0528", "deepseek-r1-0528"), (r"DeepSeek-R1\b", "deepseek-r1"),
     (r"DeepSeek-V3\.2", "deepseek-v3.2"), (r"DeepSeek-V3-0324", "deepseek-v3-0324"), (r"DeepSeek-V3\b", "deepseek-v3"),
     (r"GLM-4\.5-Air", "glm-4.5-air"), (r"GLM-5\.1", "glm-5.1"), (r"GLM-4\.7-FP8", "glm-4.7-fp8"),
-    (r"MiniMax-M2\.7", "minimax-m2.7"), (r"Kimi-K2-Instruct\b", "kimi-k2-instruct"),
+    (r"MiniMax-M2\.7", "minimax-m2.7"), (r"MiniMax-M2\.5", "minimax-m2.5"), (r"Kimi-K2-Instruct\b", "kimi-k2-instruct"),
+    (r"Kimi-K2\.5", "kimi-k2.5"), (r"GLM-4\.7-Flash", "glm-4.7-flash"),
+    (r"Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b-instruct"), (r"Qwen3-Coder-Next", "qwen3-coder-next"),
     (r"ERNIE-4\.5-21B-A3B", "ernie-4.5-21b-a3b"),
     # GLM-4.6 is GLM-4.5's architecture (355B-A32B, the same config but a longer window).
     (r"GLM-4\.[56]-FP8", "glm-4.5-fp8"), (r"GLM-4\.[56]\b", "glm-4.5"),
@@ -130,8 +132,11 @@ def _mlperf_benchmark(model):
     return m.group(1) if m else None
 
 
-def _quant(record, model_text):
-    q = (record.get("quant") or "").upper()
+def _quant(record, model_text, model=None):
+    # "FP8 (native block-FP8 checkpoint)": the format is the first word, the rest a note.
+    q = (record.get("quant") or "").upper().split(" (")[0].strip()
+    if model and NATIVE_DTYPES.get(model) == "int4" and q == "INT4":
+        return "native"  # the model's own INT4 release (Kimi K2.5's compressed-tensors W4A16)
     if q in ("UNSET", ""):
         q = "FP8" if "FP8" in model_text.upper() else ""
     if record.get("model", "").startswith("openai/gpt-oss"):
@@ -191,7 +196,7 @@ def case_for(index, record, source, mlperf_lengths):
     model = _first(MODELS, text)
     if not model:
         return "model %r not in the catalog" % text
-    quant = _quant(record, text)
+    quant = _quant(record, text, model)
     if quant == "native" and (record.get("quant") or "").upper() in ("BF16", "FP16") and \
             NATIVE_DTYPES.get(model) not in (None, "bf16", "fp16"):
         quant = record["quant"].upper()  # a 16-bit release of a model the catalog keeps quantized

@@ -89,8 +89,9 @@ function costBasis(answer) {
 const BACKEND_NAMES = { cuda: 'CUDA', rocm: 'ROCm', metal: 'Metal', vulkan: 'Vulkan', sycl: 'SYCL', cpu: 'CPU' };
 function rowName(row) {
   const [engine, backend, weights] = row.split('/');
-  // The third part names the kernels: a weight format, or MLA's attention.
-  const kernels = !weights ? '' : weights === 'mla' ? ', MLA attention' : `, ${weights.toUpperCase()} weights`;
+  // The third part names the kernels: a weight format, MLA's attention, or attention data parallel's steps.
+  const KERNELS = { mla: ', MLA attention', 'attention-dp': ', attention data parallel', int4: ', INT4 MoE experts' };
+  const kernels = !weights ? '' : KERNELS[weights] ?? `, ${weights.toUpperCase()} weights`;
   return `${ENGINE_NAMES[engine] ?? engine} on ${BACKEND_NAMES[backend] ?? backend}${kernels}`;
 }
 
@@ -100,7 +101,7 @@ function basisNote(answer) {
   const measured = b.fitted_records > 0
     ? `fitted on ${runs}${b.typical_error_pct != null ? `, which it reproduces within ${b.typical_error_pct}% on median` : ''}${b.note ? `, ${b.note}` : ''}`
     : `no serving runs measured: ${b.note}`;
-  const rough = b.rough ? ` Rough estimate (${b.rough_because}): read the figures as within some tens of percent.`
+  const rough = b.rough ? ` Rough estimate: ${b.rough_because}.`
     : b.ttft_rough_because ? ` The first-token times are rougher than the rest (${b.ttft_rough_because}).` : '';
   return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${rough} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
