@@ -340,7 +340,7 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   assert.ok(((await page.$eval('#serving-note', (e) => e.textContent))).includes(`reproduces within ${basis.typical_error_pct}% on median`));
   assert.equal(await page.$('[data-field="serving.rough"]') !== null, basis.rough);
   if (basis.rough) {
-    assert.ok((await page.$eval('#serving-note', (e) => e.textContent)).includes(`Rough estimate (${basis.rough_because})`));
+    assert.ok((await page.$eval('#serving-note', (e) => e.textContent)).includes(`Rough estimate: ${basis.rough_because}.`));
     assert.equal(await page.$eval('[data-field="serving.rough"]', (e) => e.textContent), `a rough estimate: ${basis.rough_because}`);
   }
   assert.equal(await page.$('[data-field="serving.ttft_rough"]') !== null, !basis.rough && basis.ttft_rough_because != null);
