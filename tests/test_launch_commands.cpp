@@ -741,3 +741,26 @@ TEST_CASE("Ollama over several machines is refused with the engine that can", "[
   r.gpu_count = 1;
   CHECK(sized(r).estimate);
 }
+
+TEST_CASE("Kimi's own tokenizer code: vLLM, SGLang and TensorRT-LLM are told to trust the repository", "[commands]") {
+  // Moonshot's Kimi repos tokenize with tokenization_kimi.py (tiktoken): the
+  // engines load it only with --trust-remote-code (trtllm-serve:
+  // --trust_remote_code), as Moonshot's deploy guide, vLLM's recipe and
+  // NVIDIA's Kimi K2 Thinking guide pass it. A Llama needs no code of its repo.
+  SizerRequest r = request("kimi-k2-thinking", "native");
+  r.engine = "vllm";
+  r.gpu_id = "b200";
+  r.gpu_count = 8;
+  const Run kimi = run(r, nullptr);
+  CHECK_THAT(kimi.step("vllm"), Contains("--trust-remote-code"));
+  CHECK_THAT(kimi.step("sglang"), Contains("--trust-remote-code"));
+  CHECK_THAT(kimi.step("tensorrt-llm"), Contains("--trust_remote_code"));
+  SizerRequest llama = request("llama-3.1-8b", "BF16-native");
+  llama.engine = "vllm";
+  llama.gpu_id = "h100-sxm";
+  const Run plain = run(llama, nullptr);
+  REQUIRE_FALSE(plain.step("vllm").empty());
+  CHECK_THAT(plain.step("vllm"), !Contains("trust"));
+  CHECK_THAT(plain.step("sglang"), !Contains("trust"));
+  CHECK_THAT(plain.step("tensorrt-llm"), !Contains("trust"));
+}

@@ -606,6 +606,17 @@ BlockShares fp8_block_shares(const Architecture& arch, int tp, std::int64_t bloc
   return out;
 }
 
+// Moonshot's Kimi releases tokenize with code of their own (tokenization_kimi.py,
+// on tiktoken), which vLLM, SGLang and TensorRT-LLM run only when told to trust
+// the repository. Moonshot's deploy guide and vLLM's recipe pass
+// --trust-remote-code (MoonshotAI/Kimi-K2 docs/deploy_guidance.md;
+// vllm-project/recipes moonshotai/Kimi-K2-Think.md); NVIDIA's guide sets
+// trust_remote_code "so that it works with the Kimi K2 Thinking customize
+// tokenizer" (NVIDIA/TensorRT-LLM docs/source/deployment-guide/
+// deployment-guide-for-kimi-k2-thinking-on-trtllm.md). Without it each stops
+// at start-up asking for it.
+bool runs_repository_code(const Architecture& arch) { return arch.model_type.rfind("kimi_", 0) == 0; }
+
 // attention_ranks > 1: the estimate's attention data parallel over that many
 // GPUs. vLLM: "--data-parallel-size 8 --enable-expert-parallel", its DP8+EP
 // layout for DeepSeek-R1 (docs.vllm.ai/projects/recipes/en/latest/DeepSeek/
@@ -682,6 +693,7 @@ LaunchCommand serving(const Names& n, const Architecture& arch, const Scenario& 
     if (s.kv_type == KvType::fp8) p.push_back("--kv-cache-dtype fp8_e5m2");
     p.push_back("--max-running-requests " + std::to_string(s.sequences));
   }
+  if (runs_repository_code(arch)) p.push_back("--trust-remote-code");
   for (const std::string& f : c.flags) p.push_back(f);
   out.note = c.note;
   out.steps.push_back(join(p));
@@ -699,7 +711,7 @@ LaunchCommand serving(const Names& n, const Architecture& arch, const Scenario& 
 // DeepSeek-R1 serving example writes them). trtllm-serve does not quantize as
 // it loads: FP8, NVFP4, AWQ or GPTQ weights are checkpoints made beforehand
 // (TensorRT Model Optimizer).
-LaunchCommand tensorrt_llm(const Names& n, const Scenario& s, const Estimate& e) {
+LaunchCommand tensorrt_llm(const Names& n, const Architecture& arch, const Scenario& s, const Estimate& e) {
   LaunchCommand out{"tensorrt-llm", {}, {}};
   const Device* device = s.device ? &*s.device : nullptr;
   if (is_apple(s) || (device && device->backend != Backend::cuda)) {
@@ -750,6 +762,7 @@ LaunchCommand tensorrt_llm(const Names& n, const Scenario& s, const Estimate& e)
   if (s.gpu_count > 1) p.push_back("--tp_size " + std::to_string(s.gpu_count));
   const bool attention_dp = e.memory.attention_ranks > 1;
   if (attention_dp) p.push_back("--ep_size " + std::to_string(s.gpu_count));
+  if (runs_repository_code(arch)) p.push_back("--trust_remote_code");
   if (device && !e.memory.per_gpu.empty()) {
     const GpuShare& g = e.memory.per_gpu.front();
     const double capacity = static_cast<double>(usable_memory(*device).capacity_bytes);
@@ -999,7 +1012,7 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
     draft.dist = names.find(s.draft->label);
   }
   std::vector<LaunchCommand> out{llama_cpp(n, model, s, e, draft), ollama(n, s, e), serving(n, model.arch(), s, e.memory.attention_ranks, false),
-                                 serving(n, model.arch(), s, e.memory.attention_ranks, true), mlx(n, s), tensorrt_llm(n, s, e)};
+                                 serving(n, model.arch(), s, e.memory.attention_ranks, true), mlx(n, s), tensorrt_llm(n, model.arch(), s, e)};
   extend_context(out, model.arch(), s);
   if (s.gpu_limit_bytes > 0 && is_apple(s)) {
     // The raised GPU limit first: macOS resets it at the next restart.
