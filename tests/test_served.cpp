@@ -458,6 +458,19 @@ TEST_CASE("SGLang on CUDA times INT4 experts and attention data parallel with ro
     return e.speed->served->calibration_row;
   };
   CHECK(row_for("kimi-k2.5", "native", false) == "sglang/cuda/int4");
+  {
+    // No factor reproduces those runs (flat output from 16 to 100 in flight):
+    // the row fits none of them and gives the measurement as its reason.
+    Scenario s = served_scenario("h200-sxm", "native", 1000, 1000, 16);
+    s.engine = InferenceEngine::sglang;
+    s.gpu_count = 8;
+    const Estimate e = run(test::catalog_arch("kimi-k2.5"), s);
+    REQUIRE(e.speed);
+    REQUIRE(e.speed->served);
+    CHECK(e.speed->served->calibration_records == 0);
+    CHECK(e.speed->served->calibration_rough);
+    CHECK(e.speed->served->calibration_rough_because.find("flat output from 16 to 100") != std::string::npos);
+  }
   CHECK(row_for("llama-3.1-70b", "AWQ", false) == "sglang/cuda");
   CHECK(row_for("kimi-k2-instruct", "FP8", true) == "sglang/cuda/attention-dp");
   CHECK(row_for("kimi-k2-instruct", "FP8", false) == "sglang/cuda");

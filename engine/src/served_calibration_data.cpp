@@ -11,7 +11,7 @@ extern const ServedCalibration kServedCalibrations[] = {
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, -1, ""},
     {InferenceEngine::sglang, Backend::cuda, "", {1.15, 0.3, 0.001322, 0.7352, 0.1084, 0.000184}, 48, 13, 37, ""},
     {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.7735, 0.35, 0.0, 0.1176, 0.028, 9.2e-05}, 2, 4, 22, ""},
-    {InferenceEngine::sglang, Backend::cuda, "int4", {0.5, 0.3, 0.0105, 1.145, 0.105, 0.000184}, 6, 118, 64, ""},
+    {InferenceEngine::sglang, Backend::cuda, "int4", {1.15, 0.3, 0.001322, 0.7352, 0.1084, 0.000184}, 0, -1, -1, "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 (8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 to 365 ms), which no factor reproduces: from 16 in flight read these figures as 2 to 5 times too high"},
     {InferenceEngine::sglang, Backend::cuda, "attention-dp", {0.5, 1.0, 0.008, 1.4, 0.2415, 0.000184}, 3, 25, 23, ""},
     {InferenceEngine::sglang, Backend::rocm, "", {0.749, 0.535, 0.00085, 2.041, 0.04, 6.44e-05}, 14, 7, 23, ""},
     {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 19, 60, ""},

@@ -92,7 +92,8 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
     v.calibration_rough_because = std::string("no serving runs measured on ") + backend_name(s.device->backend) +
                                   ": the engine's " + backend_name(row.backend) + " row";
   else if (row.fitted_records == 0)
-    v.calibration_rough_because = "no serving runs measured for this engine";
+    // A row no run fitted says why in its basis (borrowed, or runs no factor reproduces).
+    v.calibration_rough_because = row.basis.empty() ? "no serving runs measured for this engine" : std::string(row.basis);
   else if (row.fitted_records < kServedRunsForConfidence)
     v.calibration_rough_because = "only " + std::to_string(row.fitted_records) + " measured runs behind this row";
   else if (memory_class(*s.device) != MemoryClass::hbm)

@@ -60,7 +60,10 @@ BORROW = {
     "sglang/cuda/mxfp4": ("sglang/cuda", "no gpt-oss runs: SGLang's CUDA row"),
     "tensorrt-llm/cuda/mxfp4": ("tensorrt-llm/cuda", "no gpt-oss runs: TensorRT-LLM's CUDA row"),
     "tensorrt-llm/cuda/fp4": ("tensorrt-llm/cuda", "no NVFP4 runs: TensorRT-LLM's CUDA row"),
-    "sglang/cuda/int4": ("sglang/cuda", "no INT4 MoE runs: SGLang's CUDA row"),
+    "sglang/cuda/int4": ("sglang/cuda", "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 "
+                                        "(8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 "
+                                        "to 365 ms), which no factor reproduces: from 16 in flight read these figures "
+                                        "as 2 to 5 times too high"),
     "sglang/cuda/attention-dp": ("sglang/cuda", "no attention-data-parallel runs: SGLang's CUDA row"),
     "sglang/rocm/mla": ("sglang/rocm", "no MLA model's runs under SGLang on ROCm: its row for every model"),
     "llama.cpp/cuda": (None, "no llama-server runs under load measured: llama.cpp's single-stream constants, "
@@ -410,8 +413,9 @@ def markdown(rows, cases, skipped, results):
             "served figure the row it stands on and how many runs fitted it.", "",
             "What the model does not capture, from SGLang's cookbook runs on NVIDIA (added 2026-12-06): Kimi K2.5's "
             "INT4 experts (W4A16 MoE kernels) give flat output from concurrency 16 to 100 (TPOT 53 to 365 ms on 8x "
-            "H200), which no bounded factor reproduces: the sglang/cuda/int4 row scatters over 100% and is labelled "
-            "so; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
+            "H200), 2 TFLOPS a GPU, which no bounded factor reproduces (a row fitted on them missed by 118% on "
+            "median): those 8 runs are left out (above), and the sglang/cuda/int4 row takes the CUDA row's factors "
+            "with that measurement as its stated basis, labelled rough; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
             "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
             "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 65-115% too fast at concurrency 100 and about "
             "20% too slow alone; GLM-4.7-Flash on one B200 under the Triton attention backend its page sets is "

@@ -197,6 +197,12 @@ def case_for(index, record, source, mlperf_lengths):
     if not model:
         return "model %r not in the catalog" % text
     quant = _quant(record, text, model)
+    if quant == "native" and NATIVE_DTYPES.get(model) == "int4" and engine == "sglang":
+        # Kimi K2.5's INT4 experts under SGLang 0.5.6.post2 (8x H200): output 258 tok/s at 16 in flight and 254
+        # at 100 (TPOT 53 -> 365 ms), 2 TFLOPS a GPU: no bandwidth or compute factor a row could fit. The
+        # engine's sglang/cuda/int4 row says so instead of a fitted figure (fit_served.py BORROW).
+        return ("SGLang's INT4 MoE kernels (W4A16): output flat from 16 to 100 in flight, a kernel limit no "
+                "serving factor reproduces")
     if quant == "native" and (record.get("quant") or "").upper() in ("BF16", "FP16") and \
             NATIVE_DTYPES.get(model) not in (None, "bf16", "fp16"):
         quant = record["quant"].upper()  # a 16-bit release of a model the catalog keeps quantized

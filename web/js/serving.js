@@ -100,8 +100,9 @@ function basisNote(answer) {
   const runs = `${fmt.tokens(b.fitted_records)} measured serving run${b.fitted_records > 1 ? 's' : ''}`;
   const measured = b.fitted_records > 0
     ? `fitted on ${runs}${b.typical_error_pct != null ? `, which it reproduces within ${b.typical_error_pct}% on median` : ''}${b.note ? `, ${b.note}` : ''}`
-    : `no serving runs measured: ${b.note}`;
-  const rough = b.rough ? ` Rough estimate: ${b.rough_because}.`
+    : `fitted on no runs of its own: ${b.note}`;
+  // A row no run fitted gives its basis as the reason: said once.
+  const rough = b.rough ? (b.rough_because === b.note ? ' Rough estimate.' : ` Rough estimate: ${b.rough_because}.`)
     : b.ttft_rough_because ? ` The first-token times are rougher than the rest (${b.ttft_rough_because}).` : '';
   return `Serving constants of ${rowName(b.row)}, ${measured} (docs/accuracy.md).${rough} ` +
     `Each engine's own step budget and request limit; a scheduler step decodes a token for every request past its prompt ` +
