@@ -382,6 +382,28 @@ TEST_CASE("device specs of device_specs.json reach the engine", "[catalog][specs
   CHECK(r5060->fp16_flops == 0.0);
 }
 
+TEST_CASE("the M5 Pro's two GPU parts are two devices: the Mac mini's 16-core part has its own price", "[catalog][specs]") {
+  // The reference keeps one M5 Pro (GPU options 16/20, 307 GB/s); device_specs.json's
+  // FP32 11.4 TFLOPS assumes 20 cores. Apple sells the Mac mini (2026) with the
+  // 16-core part at $2,699 for 64 GB (2026-08): that price was doubted while the
+  // device was the 20-core one, and the unified-memory answer for a 20 GB model
+  // was a $5,099 M5 Max. By hand: 11.4 x 16 / 20 = 9.12 TFLOPS, the same 307 GB/s.
+  const Catalog& c = test::catalog();
+  const Device* part16 = c.find_device("mac-m5-pro-16c-64gb");
+  const Device* part20 = c.find_device("mac-m5-pro-20c-64gb");
+  REQUIRE(part16 != nullptr);
+  REQUIRE(part20 != nullptr);
+  CHECK(part16->fp32_flops == Approx(9.12e12));
+  CHECK(part20->fp32_flops == Approx(11.4e12));
+  CHECK(part16->bandwidth_bytes_per_s == Approx(307e9));
+  CHECK(part20->bandwidth_bytes_per_s == Approx(307e9));
+  REQUIRE(part16->price_usd);
+  CHECK(*part16->price_usd == Approx(2699.0));
+  CHECK_FALSE(part16->price_low_confidence);
+  // The id links used before the parts were told apart still find the 20-core part.
+  CHECK(c.find_device("mac-m5-pro-64gb") == part20);
+}
+
 TEST_CASE("seed-page models of seed_models.json are sized within 1% of the vendor's count", "[catalog][seed]") {
   const Sizer sizer(test::catalog());
   const Catalog& c = sizer.catalog();

@@ -825,7 +825,42 @@ def never_sold_apple_ids(cur_apple):
     return ids
 
 
+def expand_chip_variants(recs, cur_apple):
+    """A chip the reference keeps as one record with two GPU-core counts (gpu_cores [16, 20]) whose
+    configurations are sold and priced apart: one derived record per variant (curated_apple.json
+    chip_variants), each with its own GPU-core count. Returns {variant ref: its curated entry}."""
+    variants = {k: v for k, v in cur_apple.get("chip_variants", {}).items() if not k.startswith("_")}
+    for ref, v in variants.items():
+        base = recs.get(v["from"])
+        if base is None:
+            raise BuildError(f"curated_apple.json chip_variants: {v['from']} not in the reference")
+        if v["gpu_cores"] not in (base.get("gpu_cores") or []):
+            raise BuildError(f"curated_apple.json chip_variants: {v['from']} has no {v['gpu_cores']}-core GPU")
+        r = json.loads(json.dumps(base))
+        r["id"] = ref
+        r["gpu_cores"] = [v["gpu_cores"]]
+        r["_more_notes"] = list(r.get("_more_notes", [])) + [v["note"]]
+        recs[ref] = r
+    return variants
+
+
+def variant_spec(specs, variant):
+    """device_specs.json's record for the chip a variant derives from, its figures scaled by GPU cores
+    (spec_scale: a GPU's ALU rate is cores x clock, the same clock on both parts) and those listed as estimates."""
+    spec = specs.get(variant.get("specs_from"))
+    if spec is None:
+        return None, []
+    spec = dict(spec)
+    scaled = []
+    for k, factor in variant.get("spec_scale", {}).items():
+        if spec.get(k) is not None:
+            spec[k] = round(spec[k] * factor, 3)
+            scaled.append(k)
+    return spec, scaled
+
+
 def build_apple(recs, cur_apple, specs=None):
+    variants = expand_chip_variants(recs, cur_apple)
     chips = cur_apple["chips"]
     pairs = {}
     for ch in chips:
@@ -906,8 +941,16 @@ def build_apple(recs, cur_apple, specs=None):
             if extra and s in extra["sizes"] and s not in (r.get("memory_options_gb") or [r.get("memory_gb")]):
                 d["sources"] = dedupe(d["sources"] + as_list(extra["sources"]))
                 d["_notes"].append(extra["note"])
-            if specs and did in specs:
-                apply_spec(d, specs[did], d["_notes"])
+            variant = variants.get(ch["ref"])
+            spec, scaled = (specs.get(did), []) if specs and did in specs else \
+                variant_spec(specs or {}, variant) if variant else (None, [])
+            if variant:
+                d["aliases"] += [a for a in variant.get("aliases", []) if a not in d["aliases"]]
+            if spec:
+                apply_spec(d, spec, d["_notes"])
+                for k in scaled:
+                    d["estimated_fields"].append(k)
+                    d["_notes"].append(variant["spec_scale_note"])
                 for k, note in cur_apple.get("spec_estimates", {}).get(did, {}).items():
                     if d.get(k) is None:
                         raise BuildError(f"curated_apple.json spec_estimates: {did} has no {k}")
@@ -1441,7 +1484,8 @@ def build_devices(ref, cur_dev, cur_apple):
     recs = merge_device_records(ref, cur_dev)
     specs = {s["id"]: s for s in load_json(ref / "device_specs.json")["records"]}
     cur_dev = dict(cur_dev, _specs=specs)
-    apple_refs = {c["ref"] for c in cur_apple["chips"]} | {k for k in cur_apple["machines"] if not k.startswith("_")}
+    apple_refs = {c["ref"] for c in cur_apple["chips"]} | {k for k in cur_apple["machines"] if not k.startswith("_")} | \
+        {v["from"] for k, v in cur_apple.get("chip_variants", {}).items() if not k.startswith("_")}
     devices = []
     for did, r in recs.items():
         if did in apple_refs:
@@ -1450,7 +1494,8 @@ def build_devices(ref, cur_dev, cur_apple):
             raise BuildError(f"Apple record {did} not covered by curated_apple.json")
         devices.append(normalize_device(r, cur_dev))
     devices += build_apple(recs, cur_apple, specs)
-    known = {d["id"] for d in devices}
+    known = {d["id"] for d in devices} | \
+        {v.get("specs_from") for k, v in cur_apple.get("chip_variants", {}).items() if not k.startswith("_")}
     unknown = sorted(set(specs) - known - never_sold_apple_ids(cur_apple))
     if unknown:
         raise BuildError(f"device_specs.json ids not in the catalog: {unknown}")
