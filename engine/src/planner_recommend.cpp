@@ -274,8 +274,11 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
   // hop, and nobody networks two laptops for what one desktop holds.
   r.unified = cheapest(unified);
   if (!r.unified) r.unified = cheapest(networked);
-  // "Can I run it on a Mac?" asks whether one holds it: the cheapest that does.
+  // "Can I run it on a Mac?" asks whether one holds it: the cheapest that does,
+  // marked where it decodes below the usable speed (the unified answer then
+  // names the machine that reaches it).
   r.mac = trier.first_fit(macs, by_price);
+  if (r.mac) r.mac->below_usable_speed = !reaches_usable_speed(r.mac->tokens_per_s_per_user.value_or(0.0), options.min_tokens_per_s);
   // Several cards are the value answer only when no single device that holds
   // it as well costs as little: two small cards never beat one card at their
   // price (a single device below the usable speed does not beat a set above it).

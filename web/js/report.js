@@ -88,12 +88,19 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
   const other = unified ? [' A cheaper unified-memory machine that is not a Mac: ',
     figure(`${unified.name || deviceName(unified.gpu)}`, 'mac.other_unified_gpu', unified.gpu),
     ` (${priceText(unified.price, unified.count)}), at ${fmt.percent(unified.utilization)} of the memory its GPU may use.`] : [];
+  // Below the usable speed, the Mac that reaches it where the unified answer is one.
+  const fasterMac = mac?.below_usable_speed && r.unified?.gpu.startsWith('mac-') && r.unified.gpu !== mac.gpu &&
+    !r.unified.below_usable_speed ? r.unified : null;
+  const faster = fasterMac ? [` At the usable ${fmt.rate(r.min_tokens_per_s)} or faster: `,
+    figure(`${fasterMac.name || deviceName(fasterMac.gpu)}`, 'mac.usable_gpu', fasterMac.gpu),
+    ` (${priceText(fasterMac.price, fasterMac.count)}), about `,
+    figure(fmt.rate(fasterMac.tokens_per_s_per_user), 'mac.usable_decode_tokens_per_s', fasterMac.tokens_per_s_per_user), '.'] : [];
   qa(items, `Can I run ${model.name} on a Mac?`, ...(mac
     ? ['Yes: ', figure(`${mac.name || deviceName(mac.gpu)}`, 'mac.gpu', mac.gpu),
       ` (${priceText(mac.price, mac.count)}) holds it ${at}, at ${fmt.percent(mac.utilization)} of the memory macOS lets the GPU use`,
       mac.tokens_per_s_per_user == null ? '.' : ', decoding about ',
       ...(mac.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(mac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', mac.tokens_per_s_per_user), '.']),
-      ...other]
+      ...faster, ...other]
     : unsoldMac
       // A Mac that holds it but has no price to rank it by (no longer sold
       // new, its used asking prices doubted): the answer is still yes.
