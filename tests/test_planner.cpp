@@ -44,6 +44,13 @@ Catalog hand_catalog() {
   return c;
 }
 
+// The hand catalog with a test's own devices beside its five.
+Catalog hand_catalog_with(std::initializer_list<Device> extra) {
+  Catalog c = hand_catalog();
+  c.devices.insert(c.devices.end(), extra.begin(), extra.end());
+  return c;
+}
+
 SizedModel model_of(const Sizer& sizer, const std::string& id) {
   SizerRequest r;
   r.model_id = id;
@@ -284,11 +291,9 @@ TEST_CASE("recommend on the hand-made catalog") {
 }
 
 TEST_CASE("recommend: a device without a bandwidth figure is not offered as if it had a speed") {
-  Catalog c = hand_catalog();
   Device blind = gpu("cheap-no-bandwidth-16g", 16, 100.0);  // cheapest that fits, but no speed to show
   blind.bandwidth_bytes_per_s = 0.0;
-  c.devices.push_back(blind);
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({blind}));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   const std::vector<CloudOffer> offers = {{"x", "P9", "1x-blind", "cheap-no-bandwidth-16g", 1, 0.01, "on-demand", {}, 0.0},
                                           {"b", "P1", "1x-big", "big-24g", 1, 0.50, "on-demand", {}, 0.0}};
@@ -346,9 +351,7 @@ TEST_CASE("recommend: several cards are no value answer when one card holds it f
   // Llama 3.1 8B Q4_K_M at 8K (~6.2 GiB of weights and ~1 GiB of KV): two
   // small-6g cost $300. A single 16 GB card at $250 holds it too, for less:
   // the two cards are dominated and not offered as the value answer.
-  Catalog c = hand_catalog();
-  c.devices.push_back(gpu("cheap-16g", 16, 250.0));
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({gpu("cheap-16g", 16, 250.0)}));
   auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
   REQUIRE(r.ok());
   REQUIRE(r.value().single);
@@ -370,14 +373,11 @@ TEST_CASE("recommend: modules are bought as the baseboards they come on, weak pr
   // 4- or 8-GPU board ($400 for four). A $50 16 GiB card whose price the
   // reference calls low confidence answers nothing either. Left: mid-12g ($400)
   // single, two small-6g ($300) value; four modules ($400) are not cheaper.
-  Catalog c = hand_catalog();
   Device module = gpu("module-8g", 8, 100.0, DeviceKind::datacenter);
   module.server_board_gpus = {4, 8};
-  c.devices.push_back(module);
   Device weak = gpu("weak-price-16g", 16, 50.0);
   weak.price_low_confidence = true;
-  c.devices.push_back(weak);
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({module, weak}));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   auto r = recommend(sizer, m, llama_scenario(), {});
   REQUIRE(r.ok());
@@ -420,11 +420,9 @@ TEST_CASE("recommend: a card of two GPUs is bought whole, and is the single devi
   // (as small-6g cannot), the card's two can, for $240, less than mid-12g's
   // $400. Its single answer is the card (count 2), never one of its GPUs; a
   // "value" answer of several devices needs two cards.
-  Catalog c = hand_catalog();
   Device duo = gpu("duo-6g", 6, 120.0);
   duo.package_gpus = 2;
-  c.devices.push_back(duo);
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({duo}));
   auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
   REQUIRE(r.ok());
   REQUIRE(r.value().single);
@@ -440,9 +438,7 @@ TEST_CASE("recommend: several machines on a network only where no one machine ho
   // mac-32g (~21 GiB wired, $1,200) holds Llama 3.1 8B alone: the unified
   // answer is one of it, not two 8 GB Macs (~5.3 GiB wired each) over
   // llama.cpp's RPC, though the pair ($600) would hold it for half the price.
-  Catalog c = hand_catalog();
-  c.devices.push_back(gpu("cheap-mac-8g", 8, 300.0, DeviceKind::unified));
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({gpu("cheap-mac-8g", 8, 300.0, DeviceKind::unified)}));
   auto r = recommend(sizer, model_of(sizer, "llama-3.1-8b"), llama_scenario(), {});
   REQUIRE(r.ok());
   REQUIRE(r.value().unified);
@@ -496,12 +492,10 @@ TEST_CASE("recommend: a module with a sourced server price is bought as that ser
 }
 
 TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users at a speed") {
-  Catalog c = hand_catalog();
   // A faster card at a higher price: twice the bandwidth of the others.
   Device fast = gpu("fast-24g", 24, 2500.0);
   fast.bandwidth_bytes_per_s = 1000e9;
-  c.devices.push_back(fast);
-  const Sizer sizer(std::move(c));
+  const Sizer sizer(hand_catalog_with({fast}));
   const SizedModel m = model_of(sizer, "llama-3.1-8b");
   const std::vector<CloudOffer> offers = {
       {"a", "P1", "1x-mid", "mid-12g", 1, 0.20, "on-demand", {}, 0.0},

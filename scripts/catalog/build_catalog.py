@@ -17,6 +17,7 @@ entry's `notes` say how it was estimated. Standard library only.
 """
 
 import argparse
+import copy
 import datetime
 import json
 import math
@@ -836,7 +837,7 @@ def expand_chip_variants(recs, cur_apple):
             raise BuildError(f"curated_apple.json chip_variants: {v['from']} not in the reference")
         if v["gpu_cores"] not in (base.get("gpu_cores") or []):
             raise BuildError(f"curated_apple.json chip_variants: {v['from']} has no {v['gpu_cores']}-core GPU")
-        r = json.loads(json.dumps(base))
+        r = copy.deepcopy(base)
         r["id"] = ref
         r["gpu_cores"] = [v["gpu_cores"]]
         r["_more_notes"] = list(r.get("_more_notes", [])) + [v["note"]]
