@@ -271,6 +271,9 @@ def case_for(index, record, source, mlperf_lengths):
         if not prompts and conc >= 256:
             return "concurrency %d with the number of prompts not stated: it may be a wave or two" % conc
     elif inp and out and record.get("request_rate") is None and record.get("num_prompts"):
+        if "ShareGPT" in test:
+            return ("ShareGPT at request rate inf: a one-off queue of prompts and outputs of every length, whose "
+                    "drain (the last long answers alone) is no steady state")
         kind, conc = "burst", int(record["num_prompts"])
         measured["ttft_s"] = None
         measured["per_user"] = None
