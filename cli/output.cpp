@@ -176,6 +176,13 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                     sp.basis.runtime.c_str(), own->rows, own->bandwidth_factor, own->compute_factor, own->overhead_factor,
                     own->attention_factor, own->kv_factor);
       out << line;
+    } else if (const auto& row = sp.basis.serving_factors) {
+      // A serving engine alone: its serving row's step at one in flight.
+      std::snprintf(line, sizeof line,
+                    "speed (%s, the serving row at one request in flight, fitted on measured serving runs: "
+                    "docs/accuracy.md; the first token includes %.0f ms per request)\n",
+                    sp.basis.runtime.c_str(), row->request_overhead_s * 1000.0);
+      out << line;
     } else {
       out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
     }

@@ -26,6 +26,12 @@ constexpr double kCudaVectorFp32Factor = 2.709;  // backends: cuda (fitted on FP
 constexpr double kLlamaCudaLayerOverheadS = 2.94e-05;  // runtimes: llama.cpp/cuda
 constexpr double kLlamaCudaPrefillEfficiency = 0.5618;
 constexpr double kServingCudaLayerOverheadS = 3e-05;  // runtimes: serving/cuda (assumed)
+// served: vllm/cuda (fit_served.py): a serving engine's steps, alone as under load.
+constexpr double kVllmCudaBandwidthFactor = 0.9095;
+constexpr double kVllmCudaStepOverheadS = 0.0;
+constexpr double kVllmCudaAllreduceLatencyFactor = 1.0;
+constexpr double kVllmCudaSequenceOverheadS = 0.0;
+constexpr double kVllmCudaRequestOverheadS = 0.04;
 constexpr double kRamBandwidthEfficiency = 0.8;       // constants (assumed)
 constexpr double kAllreduceLatencyS = 4.734e-05;  // fitted (one tensor-parallel record)
 constexpr double kLayerSplitHopS = 0.000505;  // fitted on layer-split decode
@@ -715,21 +721,53 @@ TEST_CASE("tensor parallel splits the bytes and adds two all-reduces per layer",
   REQUIRE(sp);
   const StepWork& w = sp->decode_single_work;
   // Each GPU reads half the weights (4.1e9 B) and half the KV (5e7 B): 4.15e9 B at
-  // 8.045e11 B/s = 5.158484e-03 s.
+  // 8.045e11 B/s x 0.9095 (vLLM's served row: its steps alone as under load)
+  // = 7.316928e11 B/s, 5.671781e-03 s.
   CHECK(w.tensor_parallel == 2);
   CHECK_THAT(w.gpu_weight_bytes, WithinRel(4.1e9, 1e-12));
   CHECK_THAT(w.gpu_kv_bytes, WithinRel(5e7, 1e-12));
   // 20 all-reduces of 4096 x 2 B = 8192 B; a ring moves 2 x (2 - 1) / 2 of it over
-  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 4.414e-5 s latency each.
+  // 450e9 B/s (NVLink 900 GB/s both ways): 1.82e-8 s, plus 4.734e-5 s x 1.0 latency each.
   CHECK(w.allreduces == 20);
   CHECK_THAT(w.allreduce_bytes, WithinRel(8192.0, 1e-12));
-  const double interconnect_s = 20.0 * (8192.0 / 450e9 + kAllreduceLatencyS);
+  const double interconnect_s = 20.0 * (8192.0 / 450e9 + kAllreduceLatencyS * kVllmCudaAllreduceLatencyFactor);
   CHECK_THAT(sp->decode_single_time.interconnect_s, WithinRel(interconnect_s, 1e-9));
-  // Total: 5.158484e-03 + 9.471641e-04 + 10 x 3e-5 = 6.405648e-03 s: 156.11 tokens/s.
-  const double total_s = 4.15e9 / (1000e9 * kCudaBandwidthEfficiency) + interconnect_s +
-                         kLayers * kServingCudaLayerOverheadS;
+  // Total: 5.671781e-03 + 9.471641e-04 + 10 layers x 3e-5, plus the row's cost
+  // per step and per sequence (both fitted at 0 s for vLLM on CUDA) = 6.918945e-03 s:
+  // 144.53 tokens/s.
+  const double total_s = 4.15e9 / (1000e9 * kCudaBandwidthEfficiency * kVllmCudaBandwidthFactor) + interconnect_s +
+                         kLayers * kServingCudaLayerOverheadS + kVllmCudaStepOverheadS + kVllmCudaSequenceOverheadS;
   CHECK_THAT(sp->decode_single_time.total_s, WithinRel(total_s, 1e-9));
-  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(156.112, 1e-4));
+  CHECK_THAT(sp->decode_tokens_per_s, WithinRel(144.531, 1e-4));
+  // One sequence alone is the serving curve's first point, not a second model.
+  CHECK(sp->basis.runtime == "vllm/cuda");
+}
+
+TEST_CASE("a serving engine alone is its serving curve at one in flight: the same steps, and the request's own cost before its first token", "[speed]") {
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::vllm, 1, 2);
+  s.prefill_speed = true;
+  s.output_tokens = 1024;
+  const auto sp = estimate_speed(arch, s, synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(sp);
+  REQUIRE(sp->served);
+  // The first token waits for the prompt's passes, the step that returns it and
+  // vLLM's 0.04 s per request (tokenizing, admission, the HTTP round trip).
+  CHECK_THAT(sp->ttft_s, WithinRel(sp->prefill_time.total_s + sp->decode_after_prompt_time.total_s +
+                                       kVllmCudaRequestOverheadS, 1e-12));
+  // At one in flight the served step decodes that one sequence, its own prompt
+  // before its first token (no other request's prompt in its steps), with the
+  // prompt and half its answer cached (4608 tokens against 4096 after the
+  // prompt: 2.5e6 more bytes of KV in 4.15e9): the two figures agree within 1%.
+  CHECK(sp->served->calibration_row == "vllm/cuda");
+  CHECK_THAT(sp->served->tokens_per_s_per_user, WithinRel(1.0 / sp->decode_after_prompt_time.total_s, 0.01));
+  // llama.cpp is not a serving engine: its single-stream row, no request cost.
+  Scenario local = s;
+  local.engine = InferenceEngine::llama_cpp;
+  const auto lp = estimate_speed(arch, local, synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(lp);
+  CHECK(lp->basis.runtime == "llama.cpp/cuda");
+  CHECK_THAT(lp->ttft_s, WithinRel(lp->prefill_time.total_s + lp->decode_after_prompt_time.total_s, 1e-12));
 }
 
 TEST_CASE("hybrid layers all-reduce once: a mixer-only or FFN-only layer has one output to sum", "[speed]") {

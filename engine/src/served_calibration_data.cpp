@@ -6,18 +6,18 @@ namespace llmsizer {
 
 // engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s}, fitted_records, typical_error_pct (-1: none), ttft_typical_error_pct (-1: none), basis
 extern const ServedCalibration kServedCalibrations[] = {
-    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05}, 3, 2, 1, ""},
-    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.00014, 0.3952, 0.006612, 0.0}, 3, 4, 10, ""},
+    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.59, 0.0, 1.0, 0.04, 0.0}, 3, 2, 1, ""},
+    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 7e-06}, 3, 4, 13, ""},
     {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05}, 12, 8, -1, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {1.15, 0.3, 0.001322, 0.7352, 0.1084, 0.000184}, 48, 13, 37, ""},
-    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.7735, 0.35, 0.0, 0.1176, 0.028, 9.2e-05}, 2, 4, 22, ""},
-    {InferenceEngine::sglang, Backend::cuda, "int4", {1.15, 0.3, 0.001322, 0.7352, 0.1084, 0.000184}, 0, -1, -1, "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 (8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 to 365 ms), which no factor reproduces: from 16 in flight read these figures as 2 to 5 times too high"},
+    {InferenceEngine::sglang, Backend::cuda, "", {1.012, 0.3, 0.0008232, 0.7905, 0.1084, 0.000184}, 48, 13, 37, ""},
+    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.7735, 0.35, 0.0, 0.1287, 0.028, 9.2e-05}, 2, 3, 22, ""},
+    {InferenceEngine::sglang, Backend::cuda, "int4", {1.012, 0.3, 0.0008232, 0.7905, 0.1084, 0.000184}, 0, -1, -1, "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 (8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 to 365 ms), which no factor reproduces: from 16 in flight read these figures as 2 to 5 times too high"},
     {InferenceEngine::sglang, Backend::cuda, "attention-dp", {0.5, 1.0, 0.008, 1.4, 0.2415, 0.000184}, 3, 25, 23, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.749, 0.535, 0.00085, 2.041, 0.04, 6.44e-05}, 14, 7, 23, ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.8014, 0.6125, 0.001, 2.195, 0.046, 7.406e-05}, 14, 10, 28, ""},
     {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184}, 6, 19, 60, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8014, 0.034, 3.4e-05}, 14, 3, 10, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.59, 0.3745, 0.0046, 0.1, 0.0, 5e-06}, 13, 11, -1, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0003967, 1.273, 0.0, 2.645e-05}, 28, 10, 26, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8575, 0.034, 3.4e-05}, 14, 4, 10, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5324, 0.3676, 0.0, 0.1, 0.0, 6.141e-06}, 13, 8, -1, ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0, 1.362, 0.0, 2.645e-05}, 28, 10, 26, ""},
     {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0}, 0, -1, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);

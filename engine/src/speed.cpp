@@ -333,11 +333,31 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   const EngineFamily engine = engine_family(s.engine);
   const WeightFamily weights = weight_family(s.quant, arch.native_format);
   const EffectiveRates rates = effective_rates(arch, s, e, engine, weights, fp4_products(s.quant, arch.native_format));
+  // A serving engine's steps, alone as under load, are its serving row's
+  // (speed.served): one sequence's figures are the curve's first point, not a
+  // second model. Its host works for each running sequence every step.
+  std::optional<ServingEngineStep> serving;
+  if (engine == EngineFamily::serving) serving = serving_engine_step(arch, s, rates);
+  const EffectiveRates& step_rates = serving ? serving->rates : rates;
+  const auto timed = [&](const StepWork& work, double gemm, double pressure, std::int64_t sequences) {
+    StepTime t = step_time(work, step_rates, gemm, pressure);
+    if (serving) {
+      const double host_s = serving->factors.sequence_overhead_s * static_cast<double>(sequences) *
+                            static_cast<double>(std::max(work.passes, 1));
+      t.overhead_s += host_s;
+      t.total_s += host_s;
+    }
+    return t;
+  };
 
   SpeedEstimate sp;
   sp.basis = rates.basis;
+  if (serving) {
+    sp.basis.runtime = serving->row;
+    sp.basis.serving_factors = serving->factors;
+  }
   sp.decode_single_work = decode_step_work(arch, s, e, 1);
-  sp.decode_single_time = step_time(sp.decode_single_work, rates, 1.0, rates.basis.memory_pressure);
+  sp.decode_single_time = timed(sp.decode_single_work, 1.0, rates.basis.memory_pressure, 1);
   // The batch is what runs at once: every sequence, or what a paged engine's
   // KV pool admits (the rest queue).
   const std::int64_t batch = e.memory.max_concurrent_sequences
@@ -348,7 +368,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
     sp.decode_batch_time = sp.decode_single_time;
   } else {
     sp.decode_batch_work = decode_step_work(arch, s, e, batch);
-    sp.decode_batch_time = step_time(sp.decode_batch_work, rates, 1.0, rates.basis.memory_pressure);
+    sp.decode_batch_time = timed(sp.decode_batch_work, 1.0, rates.basis.memory_pressure, batch);
   }
   if (sp.decode_single_time.total_s <= 0.0 || sp.decode_batch_time.total_s <= 0.0) return std::nullopt;
   sp.decode_tokens_per_s = 1.0 / sp.decode_single_time.total_s;
@@ -361,17 +381,19 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
   // at the full window (the same step when the prompt fills the window).
   set_decode_after_prompt(sp, arch, s, e, [&](const KvBreakdown& cache, std::int64_t cached, StepWork& work) {
     work = decode_step_work(arch, s, e, 1, cache, cached);
-    return step_time(work, rates, 1.0, rates.basis.memory_pressure);
+    return timed(work, 1.0, rates.basis.memory_pressure, 1);
   });
   sp.prefill_work = prefill_work(arch, s, e);
   if (rates.matrix_flops > 0.0) {
     const WeightCalibration& wc = weight_calibration(weights);
     const double gemm = quantized_mma(*s.device, engine) ? wc.prefill_factor_mma : wc.prefill_factor;
-    sp.prefill_time = step_time(sp.prefill_work, rates, gemm, 1.0);
+    sp.prefill_time = timed(sp.prefill_work, gemm, 1.0, 1);
     sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
     // Time to first token: the prompt's passes plus one decode step with the
-    // prompt in the cache (sampling, and the step that streams the first token out).
-    sp.ttft_s = sp.prefill_time.total_s + sp.decode_after_prompt_time.total_s;
+    // prompt in the cache (sampling, and the step that streams the first token
+    // out); a serving engine first tokenizes and admits the request.
+    sp.ttft_s = sp.prefill_time.total_s + sp.decode_after_prompt_time.total_s +
+                (serving ? serving->factors.request_overhead_s : 0.0);
   }
   sp.served = estimate_served(arch, s, e, rates);
   return sp;

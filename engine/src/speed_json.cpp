@@ -44,6 +44,17 @@ Json step_json(const StepWork& w, const StepTime& t) {
 
 }  // namespace
 
+Json served_factors_to_json(const ServedFactors& f) {
+  Json j = json_object(6);
+  j["bandwidth_factor"] = f.bandwidth_factor;
+  j["compute_factor"] = f.compute_factor;
+  j["step_overhead_s"] = f.step_overhead_s;
+  j["allreduce_latency_factor"] = f.allreduce_latency_factor;
+  j["request_overhead_s"] = f.request_overhead_s;
+  j["sequence_overhead_s"] = f.sequence_overhead_s;
+  return j;
+}
+
 Json machine_factors_to_json(const MachineFactors& f) {
   Json j = json_object(6);
   j["bandwidth_factor"] = f.bandwidth_factor;
@@ -89,6 +100,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     for (const std::string& f : b.estimated_inputs) estimated.push_back(f);
     basis["estimated_inputs"] = std::move(estimated);
     basis["machine_calibration"] = b.machine_factors ? machine_factors_to_json(*b.machine_factors) : Json(nullptr);
+    basis["serving_factors"] = b.serving_factors ? served_factors_to_json(*b.serving_factors) : Json(nullptr);
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);
@@ -135,14 +147,7 @@ Json served_to_json(const ServedEstimate& v, bool with_steps) {
   basis["ttft_rough_because"] = v.ttft_rough_because.empty() ? Json(nullptr) : Json(v.ttft_rough_because);
   basis["note"] = v.calibration_basis.empty() ? Json(nullptr) : Json(v.calibration_basis);
   basis["from_request"] = v.calibration_override;
-  Json factors = json_object(6);
-  factors["bandwidth_factor"] = v.factors.bandwidth_factor;
-  factors["compute_factor"] = v.factors.compute_factor;
-  factors["step_overhead_s"] = v.factors.step_overhead_s;
-  factors["allreduce_latency_factor"] = v.factors.allreduce_latency_factor;
-  factors["request_overhead_s"] = v.factors.request_overhead_s;
-  factors["sequence_overhead_s"] = v.factors.sequence_overhead_s;
-  basis["factors"] = std::move(factors);
+  basis["factors"] = served_factors_to_json(v.factors);
   j["basis"] = std::move(basis);
   if (!with_steps) return j;
   Json steps = json_object(2);

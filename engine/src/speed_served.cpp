@@ -77,15 +77,29 @@ EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f
   return r;
 }
 
+std::string row_name(const ServedCalibration& row) {
+  return std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
+         (row.weights.empty() ? "" : "/" + std::string(row.weights));
+}
+
 }  // namespace
+
+ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& s, const EffectiveRates& single_rates) {
+  const ServedCalibration& row = served_row(arch, s);
+  const ServedFactors& f = s.served_factors ? *s.served_factors : row.factors;
+  ServingEngineStep step;
+  step.rates = served_rates(single_rates, f);
+  step.factors = f;
+  step.row = row_name(row);
+  return step;
+}
 
 std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Scenario& s, const Estimate& e,
                                               const EffectiveRates& single_rates) {
   if (s.output_tokens <= 0 || single_rates.matrix_flops <= 0.0 || e.memory.per_gpu.empty()) return std::nullopt;
   ServedEstimate v;
   const ServedCalibration& row = served_row(arch, s);
-  v.calibration_row = std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
-                      (row.weights.empty() ? "" : "/" + std::string(row.weights));
+  v.calibration_row = row_name(row);
   v.calibration_records = row.fitted_records;
   v.calibration_typical_error_pct = row.typical_error_pct;
   if (row.backend != s.device->backend)
@@ -171,11 +185,15 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   const double heavy_s = v.mixed_step_time.total_s;
   if (!(light_s > 0.0) || !(heavy_s > 0.0)) return std::nullopt;
 
-  // Every step gives each decoding sequence a token: the mean step is the
-  // time per output token.
-  v.tpot_s = v.prefill_step_share * heavy_s + (1.0 - v.prefill_step_share) * light_s;
+  // Every step gives each decoding sequence a token. A request's time per
+  // output token (from its first token on) sees the other requests' prompts
+  // in its steps, not its own (that is before its first token): alone, none.
+  // All requests' output together runs at the mean step, every prompt's in it.
+  const double others_share = std::min(1.0, std::max(0.0, decoding - 1.0) * in / out / carried);
+  v.tpot_s = others_share * heavy_s + (1.0 - others_share) * light_s;
   v.tokens_per_s_per_user = 1.0 / v.tpot_s;
-  v.output_tokens_per_s = decoding / v.tpot_s;
+  const double mean_step_s = v.prefill_step_share * heavy_s + (1.0 - v.prefill_step_share) * light_s;
+  v.output_tokens_per_s = decoding / mean_step_s;
   v.output_tokens_per_s_per_gpu = v.output_tokens_per_s / static_cast<double>(e.memory.per_gpu.size());
 
   // Time to first token: the prompt's chunks (heavy steps), the wait for the
@@ -187,10 +205,10 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
     // More requests in flight than decode at once (the pool is full, or
     // prompts arrive faster than the budget takes them): by Little's law each
     // spends waiting / (decoding / O) steps before it decodes.
-    const double before_decode_s = waiting * out / decoding * v.tpot_s;
+    const double before_decode_s = waiting * out / decoding * mean_step_s;
     v.queue_s = std::max(0.0, before_decode_s - own_prompt_s);
   } else {
-    const double busy = v.prefill_step_share * heavy_s / v.tpot_s;
+    const double busy = v.prefill_step_share * heavy_s / mean_step_s;
     v.queue_s = mean_wait_s(own_prompt_s, busy);
   }
   v.request_overhead_s = v.factors.request_overhead_s;

@@ -204,8 +204,14 @@ def fit_row(engine, cases, start, free):
 
 def free_factors(cases):
     """The factors the row's runs can tell apart: all-reduces need tensor-parallel runs,
-    the per-request cost needs measured TTFTs."""
+    the per-request cost needs measured TTFTs, a fixed per-step cost runs at low concurrency."""
     free = ["bandwidth_factor", "compute_factor", "step_overhead_s", "sequence_overhead_s"]
+    # A fixed cost per step shows only where steps are short: runs at a few
+    # requests in flight. Fitted on loaded runs alone it absorbs what the
+    # batch costs and, in the figures of one sequence alone (which are this
+    # row's too), sets a floor no measurement shows.
+    if not any(c.request["batch"] <= 8 for c in cases):
+        free.remove("step_overhead_s")
     if any(c.request["gpus"] > 1 for c in cases):
         free.append("allreduce_latency_factor")
     if any(c.measured.get("ttft_s") for c in cases):
@@ -418,9 +424,19 @@ def markdown(rows, cases, skipped, results):
             "with that measurement as its stated basis, labelled rough; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
             "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
             "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 65-115% too fast at concurrency 100 and about "
-            "20% too slow alone; GLM-4.7-Flash on one B200 under the Triton attention backend its page sets is "
-            "predicted up to twice too fast at low concurrency (a per-layer cost the one-GPU step lacks: no "
-            "all-reduce stands in for it).", "",
+            "10% too slow alone; GLM-4.7-Flash on one B200 under the Triton attention backend its page sets is "
+            "predicted two to three times too fast alone and 40-80% at 16 in flight: its time per token grows "
+            "with the context far beyond its cache's bytes (8.75 ms with 610 + 422 tokens, 12.63 ms with 4194 + "
+            "422; 54 KB a token of latent cache), a kernel cost per cached token no bandwidth term carries, and "
+            "one GPU's step has no all-reduce to stand in for a per-layer cost.", "",
+            "A serving engine's figures for one sequence alone (speed.decode_tokens_per_s, prefill, TTFT) are its "
+            "serving row's step at one in flight (added 2026-12-06): the single-stream figures and the serving "
+            "curve's first point are one model. A request's time per output token counts the other requests' "
+            "prompt chunks in its steps, not its own (that is in its time to first token); the output rate of all "
+            "of them counts every prompt. A row fits its fixed cost per step only on runs at 8 or fewer in "
+            "flight: on loaded runs alone that cost is not told apart from the batch's and set a floor under one "
+            "sequence's speed no run measured (TensorRT-LLM's MXFP4 row: 4.6 ms a step, gpt-oss-120b alone on an "
+            "H100 at 105 tok/s).", "",
             "### Runs left out", "", "| reason | runs |", "|---|---:|"]
     reasons = {}
     for _, why in skipped:

@@ -42,19 +42,24 @@ def ratio(num, rate):
     return num / rate if rate > 0 and num > 0 else 0.0
 
 
-def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0):
+def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0, sequences=1):
     hbm = basis["hbm_llama"]
+    # A serving engine's steps take its serving row's factors (speed.cpp
+    # serving_engine_step): alone as under load.
+    served = basis.get("serving_factors") or {}
     hbm_factor = k["hbm_bandwidth_factor_rocm"] if basis.get("backend") == "rocm" else k["hbm_bandwidth_factor"]
     kv_rate = basis["peak_bandwidth_bytes_per_s"] * hw["bandwidth_efficiency"] * (
         hbm_factor if hbm else 1.0) * (
         k["multi_die_bandwidth_factor"] if basis.get("memory_dies", 1) > 1 else 1.0)
+    kv_rate *= served.get("bandwidth_factor", 1.0)
     weight_rate = kv_rate * weight_factor
     ram_rate = basis["ram_bandwidth_bytes_per_s"] * k["ram_bandwidth_efficiency"]
     peak = basis["peak_flops"] or 0.0
     if basis.get("flops_basis") == "fp32_vector":  # speed.cpp set_dense_flops
         peak = basis["vector_fp32_flops"] * hw["vector_fp32_factor"]
     matrix = peak * rt["prefill_efficiency"] * (k["hbm_prefill_factor"] if hbm else 1.0) * (
-        k.get("integrated_prefill_factor", 1.0) if basis.get("integrated_amd") else 1.0)
+        k.get("integrated_prefill_factor", 1.0) if basis.get("integrated_amd") else 1.0) * \
+        served.get("compute_factor", 1.0)
     memory = (ratio(work["weight_bytes"], weight_rate) + ratio(work["kv_bytes"], kv_rate)) * pressure
     flops = work["flops"]
     if work.get("gemm_rows", 0) > 0:
@@ -69,6 +74,8 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
     compute = ratio(flops, matrix * gemm_factor)
     layers = work["layers"] + (k["moe_layer_overhead_factor"] - 1.0) * work.get("moe_layers", 0)
     overhead = layers * work["passes"] * rt["layer_overhead_s"]
+    if served:
+        overhead += work["passes"] * served["step_overhead_s"]
     gpu = max(memory, compute) + overhead
     if work.get("moe_layers", 0) > 0:
         # speed.cpp step_time: a measured slowdown of MoE passes (the basis carries it).
@@ -83,12 +90,15 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
     if work["tensor_parallel"] > 1:
         tp = float(work["tensor_parallel"])
         moved = work["allreduce_bytes"] * 2.0 * (tp - 1.0) / tp
-        t += work["allreduces"] * (ratio(moved, basis["link_bytes_per_s"]) + k["allreduce_latency_s"])
+        t += work["allreduces"] * (ratio(moved, basis["link_bytes_per_s"]) +
+                                   k["allreduce_latency_s"] * served.get("allreduce_latency_factor", 1.0))
     if work["layer_split_gpus"] > 1:
         network = work.get("over_network", False)  # llama.cpp's RPC between machines
         hop = k["network_hop_s"] if network else k["layer_split_hop_s"]
         link = k["network_bytes_per_s"] if network else k["pcie_bytes_per_s"]
         t += (work["layer_split_gpus"] - 1) * (work["passes"] * hop + ratio(work.get("boundary_bytes", 0.0), link))
+    if served:  # the host's work for each running sequence, every step
+        t += served["sequence_overhead_s"] * sequences * max(work["passes"], 1)
     return t
 
 
@@ -119,7 +129,9 @@ def predict(feature, cal):
                  # speed.cpp integrated_amd_gpu: an AMD GPU on LPDDR (not a CPU machine)
                  integrated_amd=family == "llama.cpp" and vendor == "amd" and backend != "cpu" and
                  feature["basis"]["memory_class"] == "lpddr")
-    t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure)
+    sequences = 1 if prefill else max(1, round(feature["work"].get("gemm_rows") or 1))
+    t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure,
+                     sequences)
     if t <= 0:
         return None
     return feature["tokens"] / t

@@ -85,8 +85,14 @@ test('a serving curve: the wasm answer is llm-sizer serve\'s, point for point', 
   assert.equal(answer.gpus, 1);
   assert.equal(answer.engine, 'vllm');
   assert.deepEqual(answer.points.map((p) => p.concurrency), [1, 4, 16, 64]);
-  // Every point's total is its decoding requests at their own rate.
-  for (const p of answer.points) assert.ok(Math.abs(p.output_tokens_per_s - p.decoding_concurrency * p.tokens_per_s_per_user) < 1e-6 * p.output_tokens_per_s);
+  // Every point's total is its decoding requests at their own rate, less the
+  // steps that carry each one's own prompt (before its first token: in the
+  // total's time, not in its time per token). Alone, 1024 tokens of prompt
+  // take a step or two beside 1024 steps of answer.
+  for (const p of answer.points) {
+    assert.ok(p.output_tokens_per_s <= p.decoding_concurrency * p.tokens_per_s_per_user * (1 + 1e-9));
+    assert.ok(p.output_tokens_per_s > 0.9 * p.decoding_concurrency * p.tokens_per_s_per_user);
+  }
   // The target point decodes each user at least as fast as asked, and is the most output among those that do.
   const hit = answer.points.find((p) => p.concurrency === answer.target);
   assert.ok(hit.tokens_per_s_per_user >= 40);

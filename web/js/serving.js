@@ -176,16 +176,8 @@ export function renderServing(p) {
     tr.append(el('th', { scope: 'row' }, `${fmt.tokens(q.concurrency)} in flight${queued}`), ...cells);
     return tr;
   }));
-  // The two speed models are fitted on different runs: where they part, say so.
-  const alone = points[0].concurrency === 1 ? points[0].tokens_per_s_per_user : null;
-  const single = answer.single_stream_tokens_per_s;
-  const apart = alone != null && single != null && Math.abs(alone / single - 1) > 0.25
-    ? ` One request alone decodes at ${fmt.rate(alone)} here, and at ${fmt.rate(single)} by the single-stream speed model ` +
-      '(the Speed panel\'s): this panel stands on the serving runs measured for this engine on this platform, the other on ' +
-      'single-stream runs, and here they disagree by more than a quarter.'
-    : '';
   note.textContent = `Requests of ${mix} on ${answer.gpus > 1 ? `${answer.gpus} GPUs` : 'one GPU'} under ${ENGINE_NAMES[answer.engine] ?? answer.engine}; ` +
     'where more are in flight than run at once (· N run), the rest wait for a place and their first token waits with them; ' +
-    `$/M out ${costBasis(answer)}. ${basisNote(answer)}${apart}` +
+    `$/M out ${costBasis(answer)}. ${basisNote(answer)}` +
     (request.machine_calibration ? ` The device's rates are calibrated on your ${request.machine_calibration.rows} llama-bench measurements (single stream; the serving row's factors apply on top).` : '');
 }

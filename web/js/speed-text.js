@@ -60,8 +60,17 @@ export function speedNote(speed, { ctx, batch, prompt }, scenario = null) {
       : `Prefill and time to first token for a ${fmt.tokens(prompt)}-token prompt` +
         (s.basis?.memory_class === 'ddr' ? ", from the CPU's FP32 peak (cores × base clock × FLOPs per cycle) and an efficiency fitted on measured CPU prompts."
           : s.basis?.flops_basis === 'fp32_vector' ? ', from its FP32 rate, the only throughput its maker states.' : '.')) +
-    estimatedInputsNote(s.basis?.estimated_inputs) + calibratedNote(s.basis?.machine_calibration) +
+    servingNote(s.basis) + estimatedInputsNote(s.basis?.estimated_inputs) + calibratedNote(s.basis?.machine_calibration) +
     networkNote(s.basis);
+}
+
+// A serving engine's figures alone are its serving row's at one request in
+// flight: the Serving panel's first point, one model.
+function servingNote(basis) {
+  const f = basis?.serving_factors;
+  if (!f) return '';
+  return ` As the serving engine runs one request at a time (the Serving panel's first point, its ${basis.runtime} row fitted on measured serving runs)` +
+    (f.request_overhead_s > 0 ? `; the first token includes its ${fmt.fixed(f.request_overhead_s * 1000, 0)} ms per request (tokenizing, admission, the HTTP round trip).` : '.');
 }
 
 // llama.cpp's RPC over several machines: the network wait the speeds include.

@@ -21,6 +21,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed);
 // "machine_calibration" and `calibrate`'s "factors"): {bandwidth_factor,
 // compute_factor, overhead_factor, rows}.
 Json machine_factors_to_json(const MachineFactors& factors);
+Json served_factors_to_json(const ServedFactors& factors);
 
 // speed.served: the served figures under load (speed_served.cpp), with the two
 // kinds of step behind them when with_steps (a serve curve's points leave them out).

@@ -22,6 +22,20 @@ struct MachineFactors {
   int rows = 0;                   // measurements the factors were fitted on
 };
 
+// A serving engine's constants under load (speed_calibration.hpp's
+// ServedCalibration; a request may set its own).
+struct ServedFactors {
+  double bandwidth_factor = 1.0;      // multiplies the weight and KV read rates in a served step
+  double compute_factor = 1.0;        // multiplies the matrix throughput in a served step
+  double step_overhead_s = 0.0;       // per scheduler step: scheduling, sampling, launch gaps
+  double allreduce_latency_factor = 1.0;  // multiplies allreduce_latency_s (the engines' own all-reduce kernels)
+  double request_overhead_s = 0.0;    // per request before its first token: tokenizing, admission, HTTP
+  // Per running sequence and scheduler step: the host's own work for each
+  // request (scheduling, its block table, sampling, detokenizing) that the
+  // GPU waits for; it grows a step with the batch where the roofline does not.
+  double sequence_overhead_s = 0.0;
+};
+
 // What the times were computed from: the fitted runtime row, the weight format
 // family, and the device's peak figures before efficiencies.
 struct SpeedBasis {
@@ -55,6 +69,9 @@ struct SpeedBasis {
   // The machine's own factors (Scenario::machine_factors) where the speeds are
   // calibrated on its measurements; empty otherwise.
   std::optional<MachineFactors> machine_factors;
+  // A serving engine's row factors (speed.served's): its steps alone take them
+  // too, so one sequence alone is the serving curve's first point.
+  std::optional<ServedFactors> serving_factors;
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
@@ -100,20 +117,6 @@ struct StepTime {
   double interconnect_s = 0.0;
   double overhead_s = 0.0;
   double total_s = 0.0;
-};
-
-// A serving engine's constants under load (speed_calibration.hpp's
-// ServedCalibration; a request may set its own).
-struct ServedFactors {
-  double bandwidth_factor = 1.0;      // multiplies the weight and KV read rates in a served step
-  double compute_factor = 1.0;        // multiplies the matrix throughput in a served step
-  double step_overhead_s = 0.0;       // per scheduler step: scheduling, sampling, launch gaps
-  double allreduce_latency_factor = 1.0;  // multiplies allreduce_latency_s (the engines' own all-reduce kernels)
-  double request_overhead_s = 0.0;    // per request before its first token: tokenizing, admission, HTTP
-  // Per running sequence and scheduler step: the host's own work for each
-  // request (scheduling, its block table, sampling, detokenizing) that the
-  // GPU waits for; it grows a step with the batch where the roofline does not.
-  double sequence_overhead_s = 0.0;
 };
 
 }  // namespace llmsizer
