@@ -595,3 +595,40 @@ TEST_CASE("vLLM's decode steps pad their tokens to a 16-row tile, not to the pro
   const KvBreakdown cache = compute_kv_cache(arch, kv_request_for(s, 1536));
   CHECK(served_step_work(arch, s, e, 1, cache, 1536, 1024, 512.0).gemm_tile_rows == 0.0);
 }
+
+TEST_CASE("SGLang runs a step's prompts in a pass of their own: the decoders wait for it; vLLM decodes beside them", "[served]") {
+  // Llama 3.1 8B in BF16 on an H100, 16 in flight, 1024 in and 1024 out. Both
+  // engines budget 8192 tokens a step on an 80 GB part (SGLang's
+  // chunked_prefill_size, vLLM's max_num_batched_tokens): all 16 decode
+  // (16 < 8192 x 1024 / 2048). Prompts arrive 16 x 1024 / 1024 = 16 tokens a
+  // step and a step takes one whole 1024-token prompt: 1 step in 64 carries one.
+  // vLLM's such step also decodes the 16 (1040 rows); SGLang's prompt pass runs
+  // alone (enable_mixed_chunk off by default; one decoding sequence's row
+  // counted beside it, 1025 rows), and the 16 decode in the step after. A
+  // request's time per token sees the other 15's prompts, 15 / 1024 of its
+  // steps: vLLM's cost the mixed step, SGLang's the decode step and the pass.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, 16);
+  s.engine = InferenceEngine::sglang;
+  const Estimate sg = run(arch, s);
+  s.engine = InferenceEngine::vllm;
+  const Estimate vl = run(arch, s);
+  REQUIRE(sg.speed->served);
+  REQUIRE(vl.speed->served);
+  const ServedEstimate& a = *sg.speed->served;
+  const ServedEstimate& b = *vl.speed->served;
+  CHECK(a.decoding_concurrency == 16.0);
+  CHECK(b.decoding_concurrency == 16.0);
+  CHECK_THAT(a.prefill_step_share, WithinRel(1.0 / 64.0, 1e-12));
+  CHECK(a.mixed_step_work.gemm_rows == 1025.0);
+  CHECK(b.mixed_step_work.gemm_rows == 1040.0);
+  const double others = 15.0 / 1024.0;
+  const double sg_light = a.decode_step_time.total_s;
+  const double sg_pass = a.mixed_step_time.total_s;
+  CHECK_THAT(a.tpot_s, WithinRel(others * (sg_light + sg_pass) + (1.0 - others) * sg_light, 1e-12));
+  CHECK_THAT(b.tpot_s, WithinRel(others * b.mixed_step_time.total_s + (1.0 - others) * b.decode_step_time.total_s, 1e-12));
+  // All 16 together: 16 tokens a step, every request's prompt among the steps.
+  CHECK_THAT(a.output_tokens_per_s, WithinRel(16.0 / (sg_light + sg_pass / 64.0), 1e-12));
+  // A prompt's own wait is its pass, not a decode step's.
+  CHECK_THAT(a.ttft_s, WithinRel(a.request_overhead_s + a.queue_s + sg_pass + sg_light, 1e-12));
+}

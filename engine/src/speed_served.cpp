@@ -173,16 +173,23 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   const auto chunk = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(carried)));
   v.decode_step_work = served_step_work(arch, s, e, sequences, cache, cached, 0, 0.0);
   v.decode_step_time = step_time(v.decode_step_work, rates, 1.0, rates.basis.memory_pressure);
-  v.mixed_step_work = served_step_work(arch, s, e, sequences, cache, cached, chunk, in / 2.0);
+  // SGLang runs a step's prompts in a pass of their own (one decoding
+  // sequence's worth beside them, a rounding), then the decode step: the
+  // decoders wait one prompt pass more per step that takes prompts.
+  const bool mixed = scheduler_defaults(s).mixes_prompts_with_decode;
+  v.mixed_step_work = served_step_work(arch, s, e, mixed ? sequences : 1, cache, cached, chunk, in / 2.0);
   v.mixed_step_time = step_time(v.mixed_step_work, rates, 1.0, rates.basis.memory_pressure);
   // The host's work for each running sequence, every step (ServedFactors).
-  const double host_s = v.factors.sequence_overhead_s * static_cast<double>(sequences);
-  for (StepTime* t : {&v.decode_step_time, &v.mixed_step_time}) {
-    t->overhead_s += host_s;
-    t->total_s += host_s;
-  }
+  const auto host = [&](StepTime& t, std::int64_t running) {
+    const double host_s = v.factors.sequence_overhead_s * static_cast<double>(running);
+    t.overhead_s += host_s;
+    t.total_s += host_s;
+  };
+  host(v.decode_step_time, sequences);
+  host(v.mixed_step_time, mixed ? sequences : 1);
   const double light_s = v.decode_step_time.total_s;
-  const double heavy_s = v.mixed_step_time.total_s;
+  const double prompt_pass_s = v.mixed_step_time.total_s;
+  const double heavy_s = mixed ? prompt_pass_s : light_s + prompt_pass_s;
   if (!(light_s > 0.0) || !(heavy_s > 0.0)) return std::nullopt;
 
   // Every step gives each decoding sequence a token. A request's time per
@@ -199,7 +206,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   // Time to first token: the prompt's chunks (heavy steps), the wait for the
   // budget, and the step that returns the first token.
   const double prompt_steps = std::ceil(in / std::min(std::floor(room), std::max(in, 1.0)));
-  const double own_prompt_s = prompt_steps * heavy_s;
+  const double own_prompt_s = prompt_steps * prompt_pass_s;
   const double waiting = static_cast<double>(v.concurrency) - decoding;
   if (waiting > 0.5) {
     // More requests in flight than decode at once (the pool is full, or

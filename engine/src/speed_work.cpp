@@ -176,6 +176,11 @@ SchedulerDefaults scheduler_defaults(const Scenario& s) {
       // 35 GB, 8192 below 160 GB (H100, H200, A100), 16384 above (B200,
       // MI300); max_running_requests follows the pool.
       d.token_budget = memory_gib < 35.0 ? 2048 : memory_gib < 160.0 ? 8192 : 16384;  // gpu_mem in MiB
+      // enable_mixed_chunk: False ("Enabling mixing prefill and decode in a
+      // batch when using chunked prefill", server_args.py; the server
+      // arguments page, docs.sglang.io/advanced_features/server_arguments.html):
+      // a prefill batch runs on its own, the decoding requests wait for it.
+      d.mixes_prompts_with_decode = false;
       break;
     case InferenceEngine::tensorrt_llm:
       d.token_budget = 8192;  // the LLM API's max_num_tokens default

@@ -433,7 +433,9 @@ def markdown(rows, cases, skipped, results):
             "serving row's step at one in flight (added 2026-12-06): the single-stream figures and the serving "
             "curve's first point are one model. A request's time per output token counts the other requests' "
             "prompt chunks in its steps, not its own (that is in its time to first token); the output rate of all "
-            "of them counts every prompt. A row fits its fixed cost per step only on runs at 8 or fewer in "
+            "of them counts every prompt. SGLang runs a step's prompts in a pass of their own and the decoding "
+            "requests wait for it (its enable_mixed_chunk is off by default); vLLM and TensorRT-LLM decode beside "
+            "them. A row fits its fixed cost per step only on runs at 8 or fewer in "
             "flight: on loaded runs alone that cost is not told apart from the batch's and set a floor under one "
             "sequence's speed no run measured (TensorRT-LLM's MXFP4 row: 4.6 ms a step, gpt-oss-120b alone on an "
             "H100 at 105 tok/s).", "",

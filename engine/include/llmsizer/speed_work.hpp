@@ -43,6 +43,10 @@ std::int64_t prefill_chunk_tokens(const Scenario& s);
 struct SchedulerDefaults {
   std::int64_t token_budget = 512;
   std::int64_t max_running_requests = 0;
+  // Whether a step that takes prompt tokens also decodes the running requests
+  // (vLLM V1, TensorRT-LLM's in-flight batching, llama-server), or runs the
+  // prompts alone while they wait (SGLang without --enable-mixed-chunk).
+  bool mixes_prompts_with_decode = true;
 };
 SchedulerDefaults scheduler_defaults(const Scenario& s);
 
