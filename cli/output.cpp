@@ -183,6 +183,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                     "docs/accuracy.md; the first token includes %.0f ms per request)\n",
                     sp.basis.runtime.c_str(), row->request_overhead_s * 1000.0);
       out << line;
+      if (!sp.basis.serving_rough_because.empty())
+        out << "  rough estimate: " << sp.basis.serving_rough_because << "\n";
     } else {
       out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
     }

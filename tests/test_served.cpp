@@ -632,3 +632,27 @@ TEST_CASE("SGLang runs a step's prompts in a pass of their own: the decoders wai
   // A prompt's own wait is its pass, not a decode step's.
   CHECK_THAT(a.ttft_s, WithinRel(a.request_overhead_s + a.queue_s + sg_pass + sg_light, 1e-12));
 }
+
+TEST_CASE("A serving engine's figures alone carry its serving row's reason to be read as rough", "[served]") {
+  // Qwen3-8B in BF16 under SGLang: on an RTX 4090 (GDDR6X) its CUDA row stands
+  // on HBM datacenter runs only, so the Speed panel's figures, the same row's
+  // step, say so as the Serving panel does; under vLLM on an H100 (HBM3) both
+  // name the few runs vLLM's CUDA row stands on.
+  const Architecture arch = test::catalog_arch("qwen3-8b");
+  Scenario sglang = served_scenario("rtx-4090", "BF16-native", 1024, 1024, 1);
+  sglang.engine = InferenceEngine::sglang;
+  const Estimate gddr = run(arch, sglang);
+  REQUIRE(gddr.speed->served);
+  CHECK(gddr.speed->basis.serving_rough_because ==
+        "serving runs were measured on HBM datacenter GPUs only, none with GDDR memory like this device's");
+  CHECK(gddr.speed->basis.serving_rough_because == gddr.speed->served->calibration_rough_because);
+  const Estimate hbm = run(arch, served_scenario("h100-sxm", "BF16-native", 1024, 1024, 1));
+  CHECK(hbm.speed->basis.serving_rough_because == hbm.speed->served->calibration_rough_because);
+  CHECK(hbm.speed->basis.serving_rough_because.rfind("only ", 0) == 0);
+  // llama.cpp is no serving engine: no serving row, no reason.
+  Scenario local = served_scenario("rtx-4090", "BF16-native", 1024, 1024, 1);
+  local.engine = InferenceEngine::llama_cpp;
+  const Estimate own = run(arch, local);
+  CHECK_FALSE(own.speed->basis.serving_factors);
+  CHECK(own.speed->basis.serving_rough_because.empty());
+}

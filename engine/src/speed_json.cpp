@@ -101,6 +101,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["estimated_inputs"] = std::move(estimated);
     basis["machine_calibration"] = b.machine_factors ? machine_factors_to_json(*b.machine_factors) : Json(nullptr);
     basis["serving_factors"] = b.serving_factors ? served_factors_to_json(*b.serving_factors) : Json(nullptr);
+    basis["serving_rough_because"] = b.serving_rough_because.empty() ? Json(nullptr) : Json(b.serving_rough_because);
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

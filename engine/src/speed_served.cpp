@@ -77,6 +77,29 @@ EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f
   return r;
 }
 
+// Why a row's figures for this scenario are a rough estimate; empty when not.
+std::string rough_because(const ServedCalibration& row, const Scenario& s) {
+  if (row.backend != s.device->backend)
+    return std::string("no serving runs measured on ") + backend_name(s.device->backend) + ": the engine's " +
+           backend_name(row.backend) + " row";
+  if (row.fitted_records == 0)
+    // A row no run fitted says why in its basis (borrowed, or runs no factor reproduces).
+    return row.basis.empty() ? "no serving runs measured for this engine" : std::string(row.basis);
+  if (row.fitted_records < kServedRunsForConfidence)
+    return "only " + std::to_string(row.fitted_records) + " measured runs behind this row";
+  if (memory_class(*s.device) != MemoryClass::hbm)
+    // Every serving run measured is on HBM datacenter parts (serving_speeds.json,
+    // serving_measurements.json): a card of GDDR, LPDDR or DIMMs is outside them.
+    return std::string("serving runs were measured on HBM datacenter GPUs only, none with ") +
+           (memory_class(*s.device) == MemoryClass::gddr    ? "GDDR"
+            : memory_class(*s.device) == MemoryClass::lpddr ? "LPDDR"
+                                                             : "DDR") +
+           " memory like this device's";
+  if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
+    return "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
+  return "";
+}
+
 std::string row_name(const ServedCalibration& row) {
   return std::string(engine_name(row.engine)) + "/" + backend_name(row.backend) +
          (row.weights.empty() ? "" : "/" + std::string(row.weights));
@@ -90,6 +113,7 @@ ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& 
   ServingEngineStep step;
   step.rates = served_rates(single_rates, f);
   step.factors = f;
+  step.rough_because = rough_because(row, s);
   step.row = row_name(row);
   return step;
 }
@@ -102,24 +126,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   v.calibration_row = row_name(row);
   v.calibration_records = row.fitted_records;
   v.calibration_typical_error_pct = row.typical_error_pct;
-  if (row.backend != s.device->backend)
-    v.calibration_rough_because = std::string("no serving runs measured on ") + backend_name(s.device->backend) +
-                                  ": the engine's " + backend_name(row.backend) + " row";
-  else if (row.fitted_records == 0)
-    // A row no run fitted says why in its basis (borrowed, or runs no factor reproduces).
-    v.calibration_rough_because = row.basis.empty() ? "no serving runs measured for this engine" : std::string(row.basis);
-  else if (row.fitted_records < kServedRunsForConfidence)
-    v.calibration_rough_because = "only " + std::to_string(row.fitted_records) + " measured runs behind this row";
-  else if (memory_class(*s.device) != MemoryClass::hbm)
-    // Every serving run measured is on HBM datacenter parts (serving_speeds.json,
-    // serving_measurements.json): a card of GDDR, LPDDR or DIMMs is outside them.
-    v.calibration_rough_because = std::string("serving runs were measured on HBM datacenter GPUs only, none with ") +
-                                  (memory_class(*s.device) == MemoryClass::gddr    ? "GDDR"
-                                   : memory_class(*s.device) == MemoryClass::lpddr ? "LPDDR"
-                                                                                    : "DDR") +
-                                  " memory like this device's";
-  else if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
-    v.calibration_rough_because = "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
+  v.calibration_rough_because = rough_because(row, s);
   v.calibration_rough = !v.calibration_rough_because.empty();
   v.calibration_ttft_typical_error_pct = row.ttft_typical_error_pct;
   if (!v.calibration_rough && !s.served_factors && row.ttft_typical_error_pct > kServedTtftErrorForConfidencePct)

@@ -17,6 +17,7 @@ struct ServingEngineStep {
   EffectiveRates rates;
   ServedFactors factors;  // its host's costs per running sequence and step, and per request
   std::string row;                   // "sglang/cuda", "vllm/cuda/mxfp4", ...
+  std::string rough_because;         // why its figures here are a rough estimate; empty when not
 };
 ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& s, const EffectiveRates& single_rates);
 

@@ -149,3 +149,20 @@ test('a refused pair shows no stale backend or RAM kind: the controls say nothin
   assert.deepEqual(log.errors, []);
   await page.close();
 });
+
+test("a serving engine's speeds are its serving row at one request in flight; the note names the row and why it is rough", async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-8b&quant=native&ctx=8192&gpu=rtx-4090&engine=sglang`);
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('SGLang on CUDA'));
+  const note = await page.textContent('#speed-note');
+  assert.match(note, /As the serving engine runs one request at a time \(the Serving panel's first point, its sglang\/cuda row fitted on measured serving runs\); the first token includes its \d+ ms per request/);
+  assert.match(note, /Rough estimate: serving runs were measured on HBM datacenter GPUs only, none with GDDR memory like this device's\./);
+  const answer = native({ model: 'qwen3-8b', quant: 'native', gpu: 'rtx-4090', engine: 'sglang' });
+  assert.equal(answer.speed.basis.runtime, 'sglang/cuda');
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / answer.speed.decode_tokens_per_s - 1) < 1e-9);
+  // llama.cpp on the same card: its own single-stream row, no serving note.
+  await page.selectOption('#engine', 'llama.cpp');
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on CUDA'));
+  assert.doesNotMatch(await page.textContent('#speed-note'), /serving engine|Rough estimate/);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});

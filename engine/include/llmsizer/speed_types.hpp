@@ -72,6 +72,7 @@ struct SpeedBasis {
   // A serving engine's row factors (speed.served's): its steps alone take them
   // too, so one sequence alone is the serving curve's first point.
   std::optional<ServedFactors> serving_factors;
+  std::string serving_rough_because;  // why that row's figures are rough here (speed.served's reason); empty when not
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
