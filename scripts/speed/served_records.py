@@ -70,12 +70,20 @@ QUANTS = {"BF16": "native", "FP16": "native", "FP8": "FP8", "FP4": "NVFP4", "NVF
 OFFLINE_BATCH = 4096
 
 
-def _native_dtypes():
+def catalog_models():
     with open(os.path.join(REPO, "data", "models.json")) as f:
-        return {m["id"]: m.get("native_dtype") for m in json.load(f)["models"]}
+        return json.load(f)["models"]
 
 
-NATIVE_DTYPES = _native_dtypes()
+def text_config(model):
+    """The language model's config (a multimodal release nests it under text_config)."""
+    config = model.get("config") or {}
+    return config.get("text_config") or config
+
+
+NATIVE_DTYPES = {m["id"]: m.get("native_dtype") for m in catalog_models()}
+# Models with multi-head latent attention (a latent KV: kv_lora_rank).
+MLA_MODELS = {m["id"] for m in catalog_models() if text_config(m).get("kv_lora_rank")}
 # NVIDIA ModelOpt checkpoints benchmarked in TensorRT-LLM's perf overview whose
 # KV cache is FP8 (kv_cache_quant_algo in hf_quant_config.json). Evidence in
 # scripts/speed/sourced_kv_dtypes.json: TensorRT-LLM's accuracy tests load the
@@ -203,6 +211,18 @@ def case_for(index, record, source, mlperf_lengths):
         # engine's sglang/cuda/int4 row says so instead of a fitted figure (fit_served.py BORROW).
         return ("SGLang's INT4 MoE kernels (W4A16): output flat from 16 to 100 in flight, a kernel limit no "
                 "serving factor reproduces")
+    backend = re.search(r"--attention-backend (\w+)", record.get("notes") or "")
+    if engine == "sglang" and (record.get("backend") or "cuda") == "cuda" and model in MLA_MODELS and \
+            backend and backend.group(1) == "triton":
+        # GLM-4.7-Flash on one B200 as its cookbook page launches it: at one in
+        # flight the time per token grows 1.08 us per cached token (8.75 ms at
+        # 821 tokens, 12.63 ms at 4,405; 54 KB of latent cache a token: 50 GB/s
+        # of the part's 8 TB/s). The CUDA row stands for SGLang's own MLA
+        # kernels on NVIDIA (TRT-LLM MLA, FlashMLA, FlashInfer), which DeepSeek
+        # R1's runs on the same part measure within ~10%; fitted with them, these
+        # runs pulled the row's compute factor to its floor for every model.
+        return ("SGLang's Triton MLA kernels on NVIDIA (--attention-backend triton), not its default MLA kernels "
+                "the CUDA row stands for: decode slows 1.08 us per cached token at one in flight")
     if quant == "native" and (record.get("quant") or "").upper() in ("BF16", "FP16") and \
             NATIVE_DTYPES.get(model) not in (None, "bf16", "fp16"):
         quant = record["quant"].upper()  # a 16-bit release of a model the catalog keeps quantized
