@@ -174,6 +174,13 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(llama.prefill_efficiency == kLlamaCudaPrefillEfficiency);
   CHECK(runtime_calibration(EngineFamily::serving, Backend::cuda, "nvidia").layer_overhead_s ==
         kServingCudaLayerOverheadS);
+  // ... and after scripts/speed/fit_served.py --write: vLLM's CUDA serving row.
+  const ServedFactors& vllm = served_calibration(InferenceEngine::vllm, Backend::cuda, "").factors;
+  CHECK(vllm.bandwidth_factor == kVllmCudaBandwidthFactor);
+  CHECK(vllm.step_overhead_s == kVllmCudaStepOverheadS);
+  CHECK(vllm.allreduce_latency_factor == kVllmCudaAllreduceLatencyFactor);
+  CHECK(vllm.sequence_overhead_s == kVllmCudaSequenceOverheadS);
+  CHECK(vllm.request_overhead_s == kVllmCudaRequestOverheadS);
   CHECK(speed_constants().ram_bandwidth_efficiency == kRamBandwidthEfficiency);
   CHECK(speed_constants().allreduce_latency_s == kAllreduceLatencyS);
   CHECK(speed_constants().layer_split_hop_s == kLayerSplitHopS);

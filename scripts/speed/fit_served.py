@@ -412,7 +412,7 @@ def markdown(rows, cases, skipped, results):
             "median): those 8 runs are left out (above), and the sglang/cuda/int4 row takes the CUDA row's factors "
             "with that measurement as its stated basis, labelled rough; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
             "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
-            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 65-115% too fast at concurrency 100 and about "
+            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 60-100% too fast at concurrency 100 and about "
             "10% too slow alone. GLM-4.7-Flash on one B200 as its cookbook page launches it (--attention-backend "
             "triton: SGLang's Triton MLA kernels, not its default MLA kernels on NVIDIA) is left out of the fit and "
             "of the held-out split (9 runs, 4 of them held out; the reason above): its time per token grows 1.08 us "
