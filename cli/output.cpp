@@ -180,8 +180,9 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
       // A serving engine alone: its serving row's step at one in flight.
       std::snprintf(line, sizeof line,
                     "speed (%s, the serving row at one request in flight, fitted on measured serving runs: "
-                    "docs/accuracy.md; the first token includes %.0f ms per request)\n",
-                    sp.basis.runtime.c_str(), row->request_overhead_s * 1000.0);
+                    "docs/accuracy.md; the first token includes %.0f ms per request and %.0f ms per prompt pass)\n",
+                    sp.basis.runtime.c_str(), row->request_overhead_s * 1000.0,
+                    sp.basis.serving_prompt_pass_overhead_s * 1000.0);
       out << line;
       if (!sp.basis.serving_rough_because.empty())
         out << "  rough estimate: " << sp.basis.serving_rough_because << "\n";

@@ -656,3 +656,35 @@ TEST_CASE("A serving engine's figures alone carry its serving row's reason to be
   CHECK_FALSE(own.speed->basis.serving_factors);
   CHECK(own.speed->basis.serving_rough_because.empty());
 }
+
+TEST_CASE("a prompt pass's fixed cost, every layer's, is paid by the prompt and by the requests decoding beside it", "[served]") {
+  // Llama 3.1 8B (32 layers) in BF16 on an H100 under SGLang, 16 in flight,
+  // 1024 in and 1024 out: as above, 1 step in 64 is a prompt pass, and a
+  // request's time per token sees the other 15's passes, 15 / 1024 of its
+  // steps. At 100 us a layer, a pass costs 32 x 100 us = 3.2 ms more; the
+  // decode steps (captured graphs) nothing. So TPOT grows by
+  // 15 / 1024 x 3.2 ms = 46.875 us, the mean step by 3.2 ms / 64 = 50 us, and
+  // the first token, which waits for its own pass, by at least 3.2 ms.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  REQUIRE(arch.layers.size() == 32);
+  Scenario s = served_scenario("h100-sxm", "BF16-native", 1024, 1024, 16);
+  s.engine = InferenceEngine::sglang;
+  s.served_factors = ServedFactors{};
+  const Estimate plain = run(arch, s);
+  s.served_factors->prompt_pass_layer_overhead_s = 100e-6;
+  const Estimate paid = run(arch, s);
+  const ServedEstimate& a = *plain.speed->served;
+  const ServedEstimate& b = *paid.speed->served;
+  REQUIRE(b.prefill_step_share == a.prefill_step_share);
+  CHECK(b.decode_step_time.total_s == a.decode_step_time.total_s);
+  CHECK_THAT(b.mixed_step_time.total_s - a.mixed_step_time.total_s, WithinRel(3.2e-3, 1e-9));
+  CHECK_THAT(b.tpot_s - a.tpot_s, WithinRel(15.0 / 1024.0 * 3.2e-3, 1e-9));
+  CHECK_THAT(16.0 / b.output_tokens_per_s - 16.0 / a.output_tokens_per_s, WithinRel(3.2e-3 / 64.0, 1e-9));
+  CHECK(b.ttft_s - a.ttft_s >= 3.2e-3);
+  // The same request alone (the Speed panel's figures): a 1024-token prompt
+  // is one pass, its prefill 3.2 ms longer, and the basis names that cost.
+  REQUIRE(plain.speed->prefill_work.passes == 1);
+  CHECK_THAT(paid.speed->prefill_time.total_s - plain.speed->prefill_time.total_s, WithinRel(3.2e-3, 1e-9));
+  CHECK_THAT(paid.speed->ttft_s - plain.speed->ttft_s, WithinRel(3.2e-3, 1e-9));
+  CHECK_THAT(paid.speed->basis.serving_prompt_pass_overhead_s, WithinRel(3.2e-3, 1e-12));
+}

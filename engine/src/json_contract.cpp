@@ -81,6 +81,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
     g.number("allreduce_latency_factor", factors.allreduce_latency_factor, 0.0, 100.0);
     g.number("request_overhead_s", factors.request_overhead_s, 0.0, 60.0);
     g.number("sequence_overhead_s", factors.sequence_overhead_s, 0.0, 0.01);
+    g.number("prompt_pass_layer_overhead_s", factors.prompt_pass_layer_overhead_s, 0.0, 60.0);
     if (g.check.error) return Error{g.check.error->id, "served_calibration: " + g.check.error->message};
     r.served_factors = factors;
   }

@@ -389,6 +389,13 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
     const WeightCalibration& wc = weight_calibration(weights);
     const double gemm = quantized_mma(*s.device, engine) ? wc.prefill_factor_mma : wc.prefill_factor;
     sp.prefill_time = timed(sp.prefill_work, gemm, 1.0, 1);
+    if (serving) {  // the prompt's passes run without the decode batches' CUDA graphs
+      sp.basis.serving_prompt_pass_overhead_s = prompt_pass_overhead_s(serving->factors, sp.prefill_work.layers);
+      const double passes_s =
+          sp.basis.serving_prompt_pass_overhead_s * static_cast<double>(std::max(sp.prefill_work.passes, 1));
+      sp.prefill_time.overhead_s += passes_s;
+      sp.prefill_time.total_s += passes_s;
+    }
     sp.prefill_tokens_per_s = static_cast<double>(s.prompt_tokens) / sp.prefill_time.total_s;
     // Time to first token: the prompt's passes plus one decode step with the
     // prompt in the cache (sampling, and the step that streams the first token

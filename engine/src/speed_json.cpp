@@ -52,6 +52,7 @@ Json served_factors_to_json(const ServedFactors& f) {
   j["allreduce_latency_factor"] = f.allreduce_latency_factor;
   j["request_overhead_s"] = f.request_overhead_s;
   j["sequence_overhead_s"] = f.sequence_overhead_s;
+  j["prompt_pass_layer_overhead_s"] = f.prompt_pass_layer_overhead_s;
   return j;
 }
 
@@ -102,6 +103,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["machine_calibration"] = b.machine_factors ? machine_factors_to_json(*b.machine_factors) : Json(nullptr);
     basis["serving_factors"] = b.serving_factors ? served_factors_to_json(*b.serving_factors) : Json(nullptr);
     basis["serving_rough_because"] = b.serving_rough_because.empty() ? Json(nullptr) : Json(b.serving_rough_because);
+    basis["serving_prompt_pass_overhead_s"] = b.serving_prompt_pass_overhead_s;
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);
     breakdown["decode"] = step_json(speed->decode_single_work, speed->decode_single_time);

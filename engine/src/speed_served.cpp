@@ -107,6 +107,10 @@ std::string row_name(const ServedCalibration& row) {
 
 }  // namespace
 
+double prompt_pass_overhead_s(const ServedFactors& f, int layers) {
+  return f.prompt_pass_layer_overhead_s * static_cast<double>(layers);
+}
+
 ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& s, const EffectiveRates& single_rates) {
   const ServedCalibration& row = served_row(arch, s);
   const ServedFactors& f = s.served_factors ? *s.served_factors : row.factors;
@@ -194,6 +198,10 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   };
   host(v.decode_step_time, sequences);
   host(v.mixed_step_time, mixed ? sequences : 1);
+  // A step that takes prompts runs without the decode batches' CUDA graphs.
+  const double pass_overhead_s = prompt_pass_overhead_s(v.factors, v.mixed_step_work.layers);
+  v.mixed_step_time.overhead_s += pass_overhead_s;
+  v.mixed_step_time.total_s += pass_overhead_s;
   const double light_s = v.decode_step_time.total_s;
   const double prompt_pass_s = v.mixed_step_time.total_s;
   const double heavy_s = mixed ? prompt_pass_s : light_s + prompt_pass_s;

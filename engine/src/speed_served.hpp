@@ -21,6 +21,10 @@ struct ServingEngineStep {
 };
 ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& s, const EffectiveRates& single_rates);
 
+// The fixed cost of one pass that takes prompt tokens through `layers`
+// layers, at the row's cost per layer (ServedFactors::prompt_pass_layer_overhead_s).
+double prompt_pass_overhead_s(const ServedFactors& f, int layers);
+
 // Null without output tokens (Scenario::output_tokens), a throughput figure
 // for the prompts' chunks, or a device.
 std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Scenario& s, const Estimate& e,

@@ -37,16 +37,16 @@ GENERATED_CPP = os.path.join(REPO, "engine", "src", "served_calibration_data.cpp
 DEFAULT_RESPOND = os.path.join(REPO, "build", "native-release", "tests", "llmsizer_respond")
 
 FACTORS = ["bandwidth_factor", "compute_factor", "step_overhead_s", "allreduce_latency_factor", "request_overhead_s",
-           "sequence_overhead_s"]
+           "sequence_overhead_s", "prompt_pass_layer_overhead_s"]
 NEUTRAL = {"bandwidth_factor": 1.0, "compute_factor": 1.0, "step_overhead_s": 0.0, "allreduce_latency_factor": 1.0,
-           "request_overhead_s": 0.0, "sequence_overhead_s": 0.0}
+           "request_overhead_s": 0.0, "sequence_overhead_s": 0.0, "prompt_pass_layer_overhead_s": 0.0}
 # Search ranges (the request's own limits are wider).
 # Kept to what the engines can physically reach: a row's few setups must not
 # bend a factor to absorb what the model lacks (attention data parallel, ...).
 RANGES = {"bandwidth_factor": (0.5, 1.3), "compute_factor": (0.3, 2.0), "step_overhead_s": (0.0, 0.03),
           "allreduce_latency_factor": (0.1, 3.0), "request_overhead_s": (0.0, 0.5),
           # A request's host work per step: vLLM V1 and SGLang budget some tens of microseconds.
-          "sequence_overhead_s": (0.0, 2e-4)}
+          "sequence_overhead_s": (0.0, 2e-4), "prompt_pass_layer_overhead_s": (0.0, 0.005)}
 METRICS = ["per_user", "total", "ttft_s"]
 
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
@@ -150,6 +150,15 @@ def errors_of(case, served):
             if case.measured.get(m) and p.get(m) and p[m] > 0}
 
 
+# A weak pull of the rate factors toward the single-stream model's rates (1.0):
+# where a row's runs cannot tell a factor's values apart (SGLang's CUDA runs
+# left the compute factor anywhere from 1.0 to 1.37 at one loss: their prompts
+# cost the 8-GPU runs little beside the passes' fixed cost), the search keeps
+# the neutral value instead of drifting to where it first stopped improving.
+# 0.005 per unit of |log factor|: a factor of 2 costs a third of a percent.
+RATE_PRIOR_WEIGHT = 0.005
+
+
 def loss(engine, cases, factors):
     total, n = 0.0, 0
     for c in cases:
@@ -159,15 +168,19 @@ def loss(engine, cases, factors):
         for e in errors_of(c, served).values():
             total += abs(e)
             n += 1
-    return total / n if n else float("inf")
+    if not n:
+        return float("inf")
+    prior = sum(abs(math.log(factors[k])) for k in ("bandwidth_factor", "compute_factor"))
+    return total / n + RATE_PRIOR_WEIGHT * prior
 
 
 def candidates(name, value):
     lo, hi = RANGES[name]
-    if name in ("step_overhead_s", "request_overhead_s", "sequence_overhead_s"):
+    if name in ("step_overhead_s", "request_overhead_s", "sequence_overhead_s", "prompt_pass_layer_overhead_s"):
         base = {"step_overhead_s": [0.0, 1e-4, 3e-4, 1e-3, 2e-3, 4e-3, 8e-3, 0.015, 0.03],
                 "request_overhead_s": [0.0, 0.005, 0.01, 0.02, 0.04, 0.08, 0.15, 0.3, 0.6],
-                "sequence_overhead_s": [0.0, 5e-6, 1e-5, 2e-5, 4e-5, 8e-5, 1.6e-4]}[name]
+                "sequence_overhead_s": [0.0, 5e-6, 1e-5, 2e-5, 4e-5, 8e-5, 1.6e-4],
+                "prompt_pass_layer_overhead_s": [0.0, 1e-4, 2.5e-4, 5e-4, 1e-3, 2e-3, 4e-3]}[name]
         out = set(base)
         if value > 0:
             out |= {value * f for f in (0.7, 0.85, 1.15, 1.4)}
@@ -205,6 +218,15 @@ def free_factors(cases):
         free.append("allreduce_latency_factor")
     if any(c.measured.get("ttft_s") for c in cases):
         free.append("request_overhead_s")
+    # A prompt pass's fixed cost (no CUDA graphs: every layer's launches and
+    # host work) differs from the cost per request only in that the decoding
+    # requests wait for it too: their time per token and the TTFTs grow with
+    # the rate prompts arrive. Told apart on TTFTs of many runs at several
+    # loads only: on SGLang's six ROCm MLA runs (two of one setup measured
+    # 114 and 215 ms a token) it took the search's ceiling.
+    if sum(1 for c in cases if c.measured.get("ttft_s")) >= 10 and \
+            len({c.request["batch"] for c in cases if c.measured.get("ttft_s")}) >= 3:
+        free.append("prompt_pass_layer_overhead_s")
     return free
 
 
@@ -287,9 +309,10 @@ def write(rows, cases, results_fit, results_held):
     doc["served"] = {
         "description": "Serving rows of speed.served (engine/src/speed_served.cpp): factors on the single-stream "
                        "rates for a serving engine's batched steps, a fixed cost per scheduler step and one per "
-                       "running sequence and step (the host's work for each request), the engine's "
-                       "all-reduce latency against the fitted one, and a fixed cost per request before its first "
-                       "token. Fitted by scripts/speed/fit_served.py; compiled into "
+                       "running sequence and step (the host's work for each request), one per layer of each pass "
+                       "that takes prompt tokens (no CUDA graphs there; the decoding requests wait for it), the "
+                       "engine's all-reduce latency against the fitted one, and a fixed cost per request before "
+                       "its first token. Fitted by scripts/speed/fit_served.py; compiled into "
                        "engine/src/served_calibration_data.cpp.",
         "provenance": {
             "fitted_on": "../shared/reference/serving_speeds.json and data/serving_measurements.json (fit runs "
@@ -388,13 +411,14 @@ def markdown(rows, cases, skipped, results):
             cell = lambda s: ("%d | %.1f%% | %.1f%%" % (s["n"], s["median"], s["mean"])) if s else "0 | | "
             out.append("| %s | %s, concurrency %s | %s | %s | %s |" % (row, kind, band, FIGURE_NAMES[m], cell(f), cell(h)))
     out += ["", "### Serving rows", "",
-            "| row | bandwidth | compute | per step | per sequence and step | all-reduce | per request | fit runs | basis |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+            "| row | bandwidth | compute | per step | per sequence and step | per layer of a prompt pass | all-reduce | "
+            "per request | fit runs | basis |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in ROWS:
         f = rows[r]["factors"]
-        out.append("| %s | %.3g | %.3g | %.3g ms | %.3g µs | %.3g | %.3g ms | %d | %s |" % (
+        out.append("| %s | %.3g | %.3g | %.3g ms | %.3g µs | %.3g µs | %.3g | %.3g ms | %d | %s |" % (
             r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000,
-            f["sequence_overhead_s"] * 1e6, f["allreduce_latency_factor"],
+            f["sequence_overhead_s"] * 1e6, f["prompt_pass_layer_overhead_s"] * 1e6, f["allreduce_latency_factor"],
             f["request_overhead_s"] * 1000, rows[r]["fitted_records"], rows[r]["basis"] or "fitted"))
     out += ["", "Platforms the data cannot support: no serving run of MI325X was found, nor of SGLang on MI355X; "
             "vLLM on MI355X stands on one model (GLM-4.7-FP8, ROCm/aiter#3529) and one MLPerf Offline run. Runs "
@@ -412,7 +436,7 @@ def markdown(rows, cases, skipped, results):
             "median): those 8 runs are left out (above), and the sglang/cuda/int4 row takes the CUDA row's factors "
             "with that measurement as its stated basis, labelled rough; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
             "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
-            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 60-100% too fast at concurrency 100 and about "
+            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 20-70% too fast at concurrency 100 and about "
             "10% too slow alone. GLM-4.7-Flash on one B200 as its cookbook page launches it (--attention-backend "
             "triton: SGLang's Triton MLA kernels, not its default MLA kernels on NVIDIA) is left out of the fit and "
             "of the held-out split (9 runs, 4 of them held out; the reason above): its time per token grows 1.08 us "
@@ -433,6 +457,18 @@ def markdown(rows, cases, skipped, results):
             "flight: on loaded runs alone that cost is not told apart from the batch's and set a floor under one "
             "sequence's speed no run measured (TensorRT-LLM's MXFP4 row: 4.6 ms a step, gpt-oss-120b alone on an "
             "H100 at 105 tok/s).", "",
+            "A pass that takes prompt tokens costs a fixed time per layer beside its compute (added 2026-12-07): the "
+            "engines replay captured GPU graphs for decode batches only and launch a prompt pass's kernels layer by "
+            "layer, and the decoding requests wait for that pass (SGLang's pass of its own, vLLM's mixed step). "
+            "SGLang's cookbook runs on 8x B200 show it: at 16 in flight, with ~500-token prompts, the time per "
+            "token is 2.2 ms higher with ~500-token answers than with ~4,000-token ones (DeepSeek-R1 17.6 against "
+            "15.4 ms, GLM-4.6 24.2 against 22.0), though the longer answers read more cache: prompts arrive 0.031 "
+            "against 0.004 a step, about 80 ms a pass, where such a prompt's compute is about 2 ms. A row fits this "
+            "cost (prompt_pass_layer_overhead_s) only on ten or more runs with measured TTFTs at three or more "
+            "loads: SGLang's six ROCm MLA runs (two of one setup measured 114 and 215 ms a token) put it at the "
+            "search's ceiling. Where a row's runs cannot tell a rate factor's values apart, the fit keeps the "
+            "single-stream model's (a pull toward 1 of 0.005 per unit of |log factor|): SGLang's CUDA runs left "
+            "the compute factor anywhere from 1.0 to 1.37 at one loss.", "",
             "### Runs left out", "", "| reason | runs |", "|---|---:|"]
     reasons = {}
     for _, why in skipped:

@@ -42,7 +42,7 @@ def ratio(num, rate):
     return num / rate if rate > 0 and num > 0 else 0.0
 
 
-def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0, sequences=1):
+def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.0, sequences=1, prompt=False):
     hbm = basis["hbm_llama"]
     # A serving engine's steps take its serving row's factors (speed.cpp
     # serving_engine_step): alone as under load.
@@ -99,6 +99,8 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
         t += (work["layer_split_gpus"] - 1) * (work["passes"] * hop + ratio(work.get("boundary_bytes", 0.0), link))
     if served:  # the host's work for each running sequence, every step
         t += served["sequence_overhead_s"] * sequences * max(work["passes"], 1)
+    if served and prompt:  # speed_served.cpp prompt_pass_overhead_s: no CUDA graphs for prompt passes
+        t += served.get("prompt_pass_layer_overhead_s", 0.0) * work["layers"] * max(work["passes"], 1)
     return t
 
 
@@ -131,7 +133,7 @@ def predict(feature, cal):
                  feature["basis"]["memory_class"] == "lpddr")
     sequences = 1 if prefill else max(1, round(feature["work"].get("gemm_rows") or 1))
     t = step_seconds(feature["work"], basis, hw, rt, cal["constants"], gemm, wcal["bandwidth_factor"], pressure,
-                     sequences)
+                     sequences, prefill)
     if t <= 0:
         return None
     return feature["tokens"] / t

@@ -34,6 +34,10 @@ struct ServedFactors {
   // request (scheduling, its block table, sampling, detokenizing) that the
   // GPU waits for; it grows a step with the batch where the roofline does not.
   double sequence_overhead_s = 0.0;
+  // Per layer of each pass that takes prompt tokens: such a forward runs
+  // without the CUDA graphs the engine captured for decode batches (each
+  // layer's launches and host work), and the decoding requests wait for it.
+  double prompt_pass_layer_overhead_s = 0.0;
 };
 
 // What the times were computed from: the fitted runtime row, the weight format
@@ -73,6 +77,7 @@ struct SpeedBasis {
   // too, so one sequence alone is the serving curve's first point.
   std::optional<ServedFactors> serving_factors;
   std::string serving_rough_because;  // why that row's figures are rough here (speed.served's reason); empty when not
+  double serving_prompt_pass_overhead_s = 0.0;  // that row's fixed cost of one prompt pass of this model (every layer)
 };
 
 // What one forward pass has to move and compute, on its critical path: layer
