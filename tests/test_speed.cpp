@@ -59,6 +59,7 @@ constexpr double kLlamaVulkanAmdPrefillEfficiency = 0.44;  // runtimes: llama.cp
 constexpr double kExpertGemmHalfRows = 31.95;  // llama.cpp's mul_mat_id tiles
 constexpr double kExpertGemmRateFactor = 0.4377;
 constexpr double kIntegratedPrefillFactor = 0.6381;  // AMD integrated GPUs (Strix Halo)
+constexpr double kPipelineOverlapWithoutP2p = 0.07944;  // layer split over GeForce cards (no peer access)
 constexpr double kCpu8bExpectedTokensPerS = 16.78;  // the step below worked out with these constants
 
 constexpr int kLayers = 10;
@@ -203,6 +204,7 @@ TEST_CASE("the constants of these hand computations are the compiled ones", "[sp
   CHECK(weight_calibration(WeightFamily::float16).prefill_factor == kFloat16PrefillFactor);
   CHECK(speed_constants().gemm_half_rows == kGemmHalfRows);
   CHECK(speed_constants().moe_layer_overhead_factor == kMoeLayerOverheadFactor);
+  CHECK(speed_constants().pipeline_overlap_without_p2p == kPipelineOverlapWithoutP2p);
   CHECK(backend_calibration(Backend::cpu, "amd").bandwidth_efficiency == kCpuBandwidthEfficiency);
   CHECK(weight_calibration(WeightFamily::kquant).bandwidth_factor == kKquantBandwidthFactor);
   CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::cpu, "amd").layer_overhead_s == kLlamaCpuLayerOverheadS);
@@ -253,6 +255,8 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
   CHECK_THAT(k["allreduce_latency_s"].get<double>(), WithinRel(t.constants->allreduce_latency_s, 1e-15));
   CHECK_THAT(k["layer_split_hop_s"].get<double>(), WithinRel(t.constants->layer_split_hop_s, 1e-15));
   CHECK_THAT(k["multi_die_bandwidth_factor"].get<double>(), WithinRel(t.constants->multi_die_bandwidth_factor, 1e-15));
+  CHECK_THAT(k["pipeline_overlap_without_p2p"].get<double>(),
+             WithinRel(t.constants->pipeline_overlap_without_p2p, 1e-15));
   CHECK_THAT(k["hbm_bandwidth_factor_rocm"].get<double>(), WithinRel(t.constants->hbm_bandwidth_factor_rocm, 1e-15));
   CHECK_THAT(k["integrated_prefill_factor"].get<double>(), WithinRel(t.constants->integrated_prefill_factor, 1e-15));
   CHECK_THAT(k["expert_gemm_half_rows"].get<double>(), WithinRel(t.constants->expert_gemm_half_rows, 1e-15));
@@ -525,6 +529,37 @@ TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[spe
   const auto one_pass = estimate_speed(arch, short_prompt, synthetic_estimate(1, 2, 0.0, 8e9));
   REQUIRE(one_pass);
   CHECK_THAT(one_pass->prefill_time.compute_s, WithinRel(one_pass->prefill_work.flops * (1.0 + kGemmHalfRows / 512.0) / (100e12 * kLlamaCudaPrefillEfficiency), 1e-12));
+}
+
+TEST_CASE("layer split prefill over GeForce cards: little of the pipeline's overlap", "[speed]") {
+  // The case above on GeForce cards (no peer access: their copies go through
+  // host memory). One takes compute 1.348241 / 2 s (a GeForce runs Q8_0's
+  // GEMMs on INT8 units at twice the dense rate) + 2.352e-3 s = 0.6764725 s.
+  // Two ideally take 0.625 of it; they realize 0.07944 of the 0.375 saved:
+  // 1 - 0.07944 x 0.375 = 0.97021 of it, 0.6563204 s, plus the boundary's
+  // 8 passes x 5.05e-4 s and 33,554,432 B over PCIe (1.3421773e-3 s):
+  // 0.6617026 s, 6190 tokens/s (9566 with the whole overlap).
+  const Architecture arch = synthetic_arch(false);
+  Scenario s = synthetic_scenario(InferenceEngine::llama_cpp, 1, 2);
+  s.device->kind = DeviceKind::consumer;
+  Scenario alone = synthetic_scenario(InferenceEngine::llama_cpp, 1, 1);
+  alone.device->kind = DeviceKind::consumer;
+  const auto one = estimate_speed(arch, alone, synthetic_estimate(1, 1, 0.0, 8e9));
+  const auto two = estimate_speed(arch, s, synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(one);
+  REQUIRE(two);
+  CHECK_FALSE(two->basis.peer_access);
+  CHECK_THAT(one->prefill_time.total_s, WithinRel(0.6764725, 1e-6));
+  const double kept = 1.0 - kPipelineOverlapWithoutP2p * (1.0 - 0.625);
+  const double expected = kept * one->prefill_time.total_s + 8 * kLayerSplitHopS + 33554432.0 / kPcieBytesPerS;
+  CHECK_THAT(two->prefill_time.total_s, WithinRel(expected, 1e-12));
+  CHECK_THAT(two->prefill_time.total_s, WithinRel(0.6617026, 1e-6));
+  // A workstation part (the case above) keeps the whole overlap.
+  s.device->kind = DeviceKind::workstation;
+  const auto peers = estimate_speed(arch, s, synthetic_estimate(1, 2, 0.0, 8e9));
+  REQUIRE(peers);
+  CHECK(peers->basis.peer_access);
+  CHECK_THAT(peers->prefill_time.total_s, WithinRel(0.8495031, 1e-6));
 }
 
 TEST_CASE("quantized against F16 prefill: dequantization cost per weight family", "[speed]") {

@@ -46,7 +46,7 @@ extern const WeightCalibration kWeightCalibrations[] = {
 extern const std::size_t kWeightCalibrationCount = sizeof(kWeightCalibrations) / sizeof(kWeightCalibrations[0]);
 
 // ram_bandwidth_efficiency, hbm_bandwidth_factor, hbm_prefill_factor, pcie_bytes_per_s,
-// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor, expert_gemm_half_rows, expert_gemm_rate_factor, network_hop_s, network_bytes_per_s
-extern const SpeedConstants kSpeedConstants = {0.8, 0.6943, 0.4811, 25000000000.0, 4.734e-05, 0.000505, 0.9481, 0.01533, 1.535, 86.81, 0.8683, 0.4516, 0.6381, 31.95, 0.4377, 0.00571, 60400000.0};
+// allreduce_latency_s, layer_split_hop_s, pressure_onset_fill, pressure_slowdown, moe_layer_overhead_factor, gemm_half_rows, multi_die_bandwidth_factor, hbm_bandwidth_factor_rocm, integrated_prefill_factor, expert_gemm_half_rows, expert_gemm_rate_factor, network_hop_s, network_bytes_per_s, pipeline_overlap_without_p2p
+extern const SpeedConstants kSpeedConstants = {0.8, 0.6943, 0.4811, 25000000000.0, 4.734e-05, 0.000505, 0.9481, 0.01533, 1.535, 86.81, 0.8683, 0.4516, 0.6381, 31.95, 0.4377, 0.00571, 60400000.0, 0.07944};
 
 }  // namespace llmsizer

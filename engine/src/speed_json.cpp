@@ -93,6 +93,7 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["memory_class"] = b.memory_class;
     basis["memory_pressure"] = b.memory_pressure;
     basis["memory_dies"] = b.memory_dies;
+    basis["peer_access"] = b.peer_access;
     basis["network_machines"] = b.network_machines;
     basis["network_hop_s"] = b.network_hop_s;
     basis["moe_decode_time_factor"] = b.moe_decode_time_factor;

@@ -129,8 +129,9 @@ StepTime decode_time(const Architecture& arch, const Scenario& s, const Estimate
 }
 
 // A prompt: each batch of M micro-batches fills the pipeline of G cards once
-// and then advances at the slowest card, so its GPU time is the sum of one
-// micro-batch's stage times plus (M - 1) times the slowest stage.
+// and then advances at the slowest card, so its GPU time is ideally the sum of
+// one micro-batch's stage times plus (M - 1) times the slowest stage; cards
+// without peer access realize a share of that saving.
 StepTime prefill_time(const Architecture& arch, const Scenario& s, const Estimate& e, const CardRates& r,
                       StepWork& whole) {
   whole = prefill_work(arch, s, e);
@@ -150,7 +151,11 @@ StepTime prefill_time(const Architecture& arch, const Scenario& s, const Estimat
   }
   StepTime t = sum_times(times);
   const double sequential = gpu_seconds(t);
-  const double pipelined = b * stage_sum + std::max(0.0, m - b) * slowest_stage;
+  const double ideal = b * stage_sum + std::max(0.0, m - b) * slowest_stage;
+  // Cards without peer access realize only part of the overlap (speed.cpp).
+  double overlap = 1.0;
+  for (const EffectiveRates& card : r.rates) overlap = std::min(overlap, card.pipeline_overlap);
+  const double pipelined = sequential - overlap * (sequential - ideal);
   // Shown as less of each GPU part in proportion, so the parts still add up.
   const double f = sequential > 0.0 ? pipelined / sequential : 1.0;
   t.weights_s *= f;

@@ -36,6 +36,9 @@ struct EffectiveRates {
   // full tiles. 0 / 1: the dense GEMMs' terms (serving engines).
   double expert_gemm_half_rows = 0.0;
   double expert_gemm_rate_factor = 1.0;
+  // Layer split's pipelined micro-batches: the share of the ideal overlap the
+  // GPUs realize (1 with peer access; SpeedConstants::pipeline_overlap_without_p2p).
+  double pipeline_overlap = 1.0;
 };
 
 // s.device's rates under the engine and weight format (fp4: products FP4 by

@@ -97,9 +97,16 @@ FITTED_CONSTANTS = {"hbm_bandwidth_factor": (0.1, 1.5), "hbm_prefill_factor": (0
                     "allreduce_latency_s": (1e-6, 3e-4), "moe_layer_overhead_factor": (0.5, 20.0),
                     "multi_die_bandwidth_factor": (0.5, 1.2), "hbm_bandwidth_factor_rocm": (0.1, 1.5),
                     "integrated_prefill_factor": (0.1, 2.0), "expert_gemm_half_rows": (0.5, 2000.0),
-                    "expert_gemm_rate_factor": (0.1, 3.0)}
+                    "expert_gemm_rate_factor": (0.1, 3.0), "pipeline_overlap_without_p2p": (0.01, 1.0)}
 # What the fitted constants stand for and which records set them (written to the JSON).
 CONSTANT_NOTES = {
+    "pipeline_overlap_without_p2p": "llama.cpp's layer split over several GPUs pipelines a batch's micro-batches "
+                                    "(-b 2048, -ub 512); GPUs with peer access (8x A100 PCIe, 8x MI300X) realize "
+                                    "the ideal saving ((M + B (G - 1)) / (M G) of one GPU's time), GeForce cards, "
+                                    "whose copies to each other go through host memory, this share of it: fitted on "
+                                    "the fit records' multi-GeForce prompts (4x RTX 4090 at pp8192 gain 1.1-1.2x over "
+                                    "pp512 where 2.3x is ideal, a 2026 build; 2x RTX 4090 at -ub 32 and 64 on a 2024 build gained "
+                                    "about 60% of the ideal and are now predicted 20-40% slow)",
     "expert_gemm_half_rows": "llama.cpp's routed-expert GEMMs in a prompt (mul_mat_id): the token rows per expert "
                              "at which they run at half their full-tile rate, gemm_half_rows' counterpart; fitted "
                              "with expert_gemm_rate_factor on the fit records' MoE prompt rates",
@@ -150,6 +157,7 @@ def starting_calibration():
             "integrated_prefill_factor": 1.0,
             "expert_gemm_half_rows": 63.69,
             "expert_gemm_rate_factor": 1.0,
+            "pipeline_overlap_without_p2p": 1.0,
             **{k: v[0] for k, v in ASSUMED.items()},
         },
     }
@@ -490,7 +498,7 @@ CONSTANT_ORDER = ["ram_bandwidth_efficiency", "hbm_bandwidth_factor", "hbm_prefi
                   "allreduce_latency_s", "layer_split_hop_s", "pressure_onset_fill", "pressure_slowdown",
                   "moe_layer_overhead_factor", "gemm_half_rows", "multi_die_bandwidth_factor",
                   "hbm_bandwidth_factor_rocm", "integrated_prefill_factor", "expert_gemm_half_rows",
-                  "expert_gemm_rate_factor", "network_hop_s", "network_bytes_per_s"]
+                  "expert_gemm_rate_factor", "network_hop_s", "network_bytes_per_s", "pipeline_overlap_without_p2p"]
 
 ENGINE_ENUM = {"llama.cpp": "EngineFamily::llama_cpp", "serving": "EngineFamily::serving", "mlx": "EngineFamily::mlx"}
 

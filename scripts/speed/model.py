@@ -82,8 +82,9 @@ def step_seconds(work, basis, hw, rt, k, gemm_factor, weight_factor, pressure=1.
         gpu *= basis.get("moe_prompt_time_factor", 1.0) if work.get("gemm_rows", 0) > 1 else \
             basis.get("moe_decode_time_factor", 1.0)
     g, m, b = work.get("pipeline_stages", 1), work["passes"], max(work.get("batches", 1), 1)
-    if g > 1 and m > 0:
-        gpu *= (m + b * (g - 1.0)) / (m * g)
+    if g > 1 and m > 0:  # speed.cpp: the realized share of the ideal pipelining saving
+        overlap = 1.0 if basis.get("peer_access", True) else k["pipeline_overlap_without_p2p"]
+        gpu *= 1.0 - overlap * (1.0 - (m + b * (g - 1.0)) / (m * g))
     t = gpu
     t += ratio(work["ram_bytes"], ram_rate)
     t += ratio(work["host_to_gpu_bytes"], k["pcie_bytes_per_s"])

@@ -492,6 +492,15 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "time (the geometric mean of those four rows' ratios, speed.cpp qwen3next_decode_time_factor), said "
         "beside the figures. The A100 rows here (2025 build) move from +87%/+72% to +32%/+21%. Prompts are not "
         "touched: the same rows are 2x under on the M2 Ultra and 2x over on CUDA (RTX 5090, H100).",
+        "- Eighth pass (layer split over GeForce cards, 2026-12-07): multi-GPU prompts were predicted with the "
+        "ideal pipelining of llama.cpp's micro-batches ((M + B (G - 1)) / (M G) of one GPU's time), which the "
+        "8x A100 PCIe and 8x MI300X records bear out, but four RTX 4090s (a 2026 build) gain 1.1-1.2x at pp8192 "
+        "over pp512 where 2.3x is ideal (gpt-oss-120b +114%, Llama 3.2 1B +112%). GeForce cards have no peer "
+        "access to each other (NVIDIA/nccl#1127, sgl-project/sglang#531, efeslab/Nanoflow#22): their copies go "
+        "through host memory. pipeline_overlap_without_p2p, the share of the ideal saving they realize, is fitted "
+        "alone from the previous calibration (--start, --only) at 0.079: prefill on 4 GPUs 37.7% -> 15.8% median "
+        "(fit), on 2 GPUs held out 42% -> 21%; the 2024 build's 2x RTX 4090 at -ub 32 and 64 gained about 60% "
+        "of the ideal and are now 20-40% slow.",
         "- What the decode goal still needs: %s" % decode_gap_line(rows_held),
         "",
         "## Checks against figures the fit does not use",

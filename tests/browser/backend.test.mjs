@@ -150,6 +150,25 @@ test('a refused pair shows no stale backend or RAM kind: the controls say nothin
   await page.close();
 });
 
+test('layer split over GeForce cards says their prompts gain little from pipelining; one card has nothing to pipeline', async () => {
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=rtx-4090&gpus=2&engine=llama.cpp&prompt=4096`);
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on CUDA'));
+  const answer = native({ model: 'llama-3.1-8b', quant: 'Q4_K_M', ctx: 8192, gpu: 'rtx-4090', gpus: 2, prompt: 4096 });
+  assert.equal(answer.speed.basis.peer_access, false);
+  assert.equal(answer.speed.breakdown.prefill.work.pipeline_stages, 2);
+  assert.match(await page.textContent('#speed-note'), /GeForce cards have no peer access to each other/);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.prefill_tokens_per_s')) / answer.speed.prefill_tokens_per_s - 1) < 1e-9);
+  // One card: nothing to pipeline, no such sentence.
+  await page.$eval('#gpus', (e) => {
+    e.value = '1';
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    e.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await page.waitForFunction(() => !document.querySelector('#speed-note').textContent.includes('GeForce'));
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test("a serving engine's speeds are its serving row at one request in flight; the note names the row and why it is rough", async () => {
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-8b&quant=native&ctx=8192&gpu=rtx-4090&engine=sglang`);
   await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('SGLang on CUDA'));
@@ -157,6 +176,10 @@ test("a serving engine's speeds are its serving row at one request in flight; th
   assert.match(note, /As the serving engine runs one request at a time \(the Serving panel's first point, its sglang\/cuda row fitted on measured serving runs\); the first token includes its \d+ ms per request/);
   assert.match(note, /Rough estimate: serving runs were measured on HBM datacenter GPUs only, none with GDDR memory like this device's\./);
   const answer = native({ model: 'qwen3-8b', quant: 'native', gpu: 'rtx-4090', engine: 'sglang' });
+  // Its prompt passes' fixed cost for this model, as the engine gives it.
+  const passMs = Math.round(answer.speed.basis.serving_prompt_pass_overhead_s * 1000);
+  assert.ok(passMs > 0);
+  assert.ok(note.includes(`each prompt pass costs ${passMs} ms beside its compute`));
   assert.equal(answer.speed.basis.runtime, 'sglang/cuda');
   assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / answer.speed.decode_tokens_per_s - 1) < 1e-9);
   // llama.cpp on the same card: its own single-stream row, no serving note.

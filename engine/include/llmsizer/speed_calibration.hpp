@@ -88,6 +88,9 @@ struct SpeedConstants {
   double expert_gemm_rate_factor;    // ... and their share of the dense GEMM rate at full tiles
   double network_hop_s;              // llama.cpp's RPC between machines: per pass and machine boundary
   double network_bytes_per_s;        // ... and the rate activations cross it at
+  double pipeline_overlap_without_p2p;  // llama.cpp's layer split over GPUs without peer access
+                                        // (GeForce): the share of pipeline parallelism's ideal
+                                        // saving (micro-batches on all GPUs at once) they realize
 };
 
 // A serving engine's scheduler under load (speed.served), beside the

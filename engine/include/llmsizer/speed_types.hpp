@@ -59,6 +59,7 @@ struct SpeedBasis {
   std::string memory_class;   // "hbm", "gddr" or "lpddr": which achievable-bandwidth factors apply
   double memory_pressure = 1.0;  // decode slowdown near Apple's wired limit (1: none)
   int memory_dies = 1;           // dies the memory is read across (Apple Ultra: 2)
+  bool peer_access = true;       // GPUs copy to each other directly (not GeForce: staged through the host)
   // llama.cpp's layer split over whole machines (its RPC): how many, and the
   // wait at each machine boundary per pass (0 and 0 within one host).
   int network_machines = 0;
