@@ -474,6 +474,7 @@ Json catalog_to_json(const Sizer& sizer) {
     j["hf_repo"] = m.hf_repo;
     j["license"] = m.license;
     j["native_dtype"] = m.native_dtype;
+    j["aliases"] = m.aliases;  // older ids that still resolve (a shared link's)
     // Its own GGUF type where not Q4_K_M (gpt-oss): the page takes it unasked, as the engine does.
     j["gguf_default_quant"] = m.gguf_default_quant.empty() ? Json() : Json(m.gguf_default_quant);
     j["gguf_repos"] = m.gguf_repos;

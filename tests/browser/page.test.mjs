@@ -330,6 +330,20 @@ test('a link reproduces the view; back and forward work', async () => {
   await page.close();
 });
 
+test("a link made with a model's or device's older id opens its scenario, as the CLI resolves it", async () => {
+  // llama-3.3-70b and framework-desktop are catalog aliases (data/models.json,
+  // devices.json): `llm-sizer estimate --model llama-3.3-70b --gpu framework-desktop` sizes
+  // Llama 3.3 70B Instruct on the Ryzen AI Max+ 395, and so does the page.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.3-70b&gpu=framework-desktop&quant=Q4_K_M`);
+  await page.waitForFunction(() => document.querySelector('select[name="model"]').value === 'llama-3.3-70b-instruct');
+  assert.equal(await page.$eval('select[name="gpu"]', (s) => s.value), 'ryzen-ai-max-plus-395');
+  assert.doesNotMatch(await page.textContent('#summary'), /Ignored from the link/);
+  // The link is rewritten with the current ids.
+  await page.waitForFunction(() => location.hash.includes('model=llama-3.3-70b-instruct') && location.hash.includes('gpu=ryzen-ai-max-plus-395'));
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('a hostile hash is ignored with a notice, nothing is injected', async () => {
   const evil = encodeURIComponent('<img src=x onerror="window.pwned=1">');
   const { page, log } = await openPage(session.browser, `${session.server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>`);

@@ -124,10 +124,21 @@ export function carryQuant(engine, quant, fromModel, toModel) {
 
 // base: the state keys absent from the hash take (a prerendered page's own
 // scenario, <html data-scenario>), else the defaults.
+// id or older id (alias) -> id, as the engine resolves them (Catalog::find_model:
+// ids first, then aliases, the first entry winning): a link made before a
+// rename still opens its scenario.
+function idsOf(entries) {
+  const ids = new Map(entries.map((e) => [e.id, e.id]));
+  for (const e of entries) for (const alias of e.aliases ?? []) if (!ids.has(alias)) ids.set(alias, e.id);
+  return ids;
+}
+
 export function parseHash(hash, catalog, base = DEFAULTS) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const state = { ...base };
   const problems = [];
+  const current = { model: idsOf(catalog.models.filter((m) => m.sizable)), gpu: idsOf(catalog.devices) };
+  current.draft = current.model;
   const ids = {
     model: new Set(catalog.models.filter((m) => m.sizable).map((m) => m.id)),
     gpu: new Set(catalog.devices.map((d) => d.id)),
@@ -142,7 +153,7 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
     if (!params.has(key)) continue;
     const raw = params.get(key);
     if (key === 'gpu' && raw.includes(',')) {
-      const cards = raw.split(',');
+      const cards = raw.split(',').map((id) => current.gpu.get(id) ?? id);
       const unknown = cards.find((id) => !ids.gpu.has(id));
       if (unknown !== undefined) problems.push(`unknown gpu “${unknown.slice(0, 60)}”`);
       else if (cards.length > MAX_CARDS) problems.push(`more than ${MAX_CARDS} cards`);
@@ -167,8 +178,9 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
       continue;
     }
     if (key in ids) {
-      if (ids[key].has(raw)) {
-        state[key] = raw;
+      const id = current[key]?.get(raw) ?? raw;
+      if (ids[key].has(id)) {
+        state[key] = id;
         if (key === 'gpu') state.cards = null;
       }
       else problems.push(`unknown ${key} “${raw.slice(0, 60)}”`);
