@@ -252,3 +252,31 @@ TEST_CASE("mixed cards through the JSON request and the planner's what-fits", "[
   for (const auto& r : fits["results"]) found = found || (r["model"] == "llama-3.1-8b" && r["quant"] == "Q8_0");
   CHECK(found);
 }
+
+TEST_CASE("mixed cards have peer access only when every card has it", "[mixed]") {
+  // An RTX A6000 (workstation: peer access) beside an RTX 3090 (GeForce: none):
+  // their copies go through host memory, so the pair pipelines as GeForce cards
+  // do, and says so, whichever card is listed first.
+  const Architecture arch = test::catalog_arch("llama-3.1-8b");
+  for (const bool geforce_first : {false, true}) {
+    Scenario s;
+    s.quant = quant_scheme_from_name("Q8_0").value();
+    s.context_tokens = 8192;
+    s.prompt_tokens = 4096;
+    const Device a6000 = test::device_of("rtx-a6000");
+    const Device rtx3090 = test::device_of("rtx-3090");
+    REQUIRE_FALSE(set_cards(s, geforce_first ? std::vector<Device>{rtx3090, a6000} : std::vector<Device>{a6000, rtx3090}));
+    auto e = estimate(arch, s);
+    REQUIRE(e);
+    REQUIRE(e.value().speed);
+    CHECK_FALSE(e.value().speed->basis.peer_access);
+  }
+  Scenario both;
+  both.quant = quant_scheme_from_name("Q8_0").value();
+  both.context_tokens = 8192;
+  both.prompt_tokens = 4096;
+  REQUIRE_FALSE(set_cards(both, {test::device_of("rtx-a6000"), test::device_of("rtx-6000-ada")}));
+  auto e = estimate(arch, both);
+  REQUIRE(e);
+  CHECK(e.value().speed->basis.peer_access);
+}

@@ -533,8 +533,9 @@ TEST_CASE("layer split prefill: micro-batches pipelined through the GPUs", "[spe
 
 TEST_CASE("layer split prefill over GeForce cards: little of the pipeline's overlap", "[speed]") {
   // The case above on GeForce cards (no peer access: their copies go through
-  // host memory). One takes compute 1.348241 / 2 s (a GeForce runs Q8_0's
-  // GEMMs on INT8 units at twice the dense rate) + 2.352e-3 s = 0.6764725 s.
+  // host memory). One takes compute 1.348241 / 2 s (a GeForce is listed at its
+  // FP32-accumulate tensor rate, half what llama.cpp's INT32-accumulate MMQ
+  // kernels see) + 2.352e-3 s = 0.6764725 s.
   // Two ideally take 0.625 of it; they realize 0.07944 of the 0.375 saved:
   // 1 - 0.07944 x 0.375 = 0.97021 of it, 0.6563204 s, plus the boundary's
   // 8 passes x 5.05e-4 s and 33,554,432 B over PCIe (1.3421773e-3 s):

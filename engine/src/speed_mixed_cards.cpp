@@ -188,6 +188,9 @@ std::optional<SpeedEstimate> estimate_mixed_card_speed(const Architecture& arch,
 
   SpeedEstimate sp;
   sp.basis = r.rates.front().basis;  // the first card's; each card ran at its own
+  // Peer access between the cards: only where every card has it.
+  sp.basis.peer_access = std::all_of(r.rates.begin(), r.rates.end(),
+                                     [](const EffectiveRates& card) { return card.basis.peer_access; });
   sp.decode_single_time = decode_time(arch, s, e, r, 1, sp.decode_single_work, &sp.decode_seconds_per_gpu);
   if (s.sequences == 1) {
     sp.decode_batch_work = sp.decode_single_work;

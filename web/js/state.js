@@ -122,8 +122,6 @@ export function carryQuant(engine, quant, fromModel, toModel) {
   return quant === ownGguf(fromModel) ? ownGguf(toModel) : quant;
 }
 
-// base: the state keys absent from the hash take (a prerendered page's own
-// scenario, <html data-scenario>), else the defaults.
 // id or older id (alias) -> id, as the engine resolves them (Catalog::find_model:
 // ids first, then aliases, the first entry winning): a link made before a
 // rename still opens its scenario.
@@ -133,6 +131,8 @@ function idsOf(entries) {
   return ids;
 }
 
+// base: the state keys absent from the hash take (a prerendered page's own
+// scenario, <html data-scenario>), else the defaults.
 export function parseHash(hash, catalog, base = DEFAULTS) {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const state = { ...base };
