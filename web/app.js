@@ -131,11 +131,16 @@ class App {
       const count = controls.fillDevices(this.catalog, e.target.value, this.state.gpu);
       if (count > 0 && $('gpu').value !== this.state.gpu) this.onControl({ target: $('gpu') });
     });
-    window.addEventListener('hashchange', () => {
-      if (location.hash === toHash(this.state) + this.priceSuffix()) return;  // our own replaceState
-      const { state, problems } = parseHash(location.hash, this.catalog, this.base);
+    window.addEventListener('hashchange', (event) => {
+      // The link navigated to, from the event: a URL-follow timer that was due
+      // may already have put the old scenario back into location.hash.
+      const hash = new URL(event.newURL).hash;
+      clearTimeout(this.hashTimer);
+      this.hashPending = false;
+      if (hash === toHash(this.state) + this.priceSuffix()) return;  // already shown
+      const { state, problems } = parseHash(hash, this.catalog, this.base);
       this.state = state;
-      this.readPrice(location.hash, problems);
+      this.readPrice(hash, problems);
       controls.fillModels(this.catalog, $('model-search').value, state.model);
       controls.fillDevices(this.catalog, $('gpu-search').value, state.gpu);
       this.writeControls();
@@ -343,6 +348,9 @@ class App {
   // (replaceState), and when the drag ends the entry it started from is put back
   // and the new state pushed after it, so back returns to where the move began.
   settle() {
+    // The settled URL supersedes a follow still waiting from the move's input events.
+    clearTimeout(this.hashTimer);
+    this.hashPending = false;
     const hash = toHash(this.state) + this.priceSuffix();
     if (this.settledHash === hash) return;
     if (this.settledHash) history.replaceState(null, '', this.settledHash);

@@ -330,6 +330,32 @@ test('a link reproduces the view; back and forward work', async () => {
   await page.close();
 });
 
+test('a link followed while a slider move is still settling opens the link, not the old scenario', async () => {
+  // A slider's input event leaves the URL to follow 250 ms later. When that
+  // follow falls due between a link's navigation and its hashchange event
+  // (a loaded machine), it puts the old scenario back into location.hash
+  // before the page reads it: done here in one task, so the order is certain.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&gpu=rtx-4090&ctx=8192`);
+  await page.evaluate(() => {
+    const ctx = document.getElementById('ctx');
+    ctx.value = String(Number(ctx.value) + 1);
+    ctx.dispatchEvent(new Event('input', { bubbles: true }));
+    const old = location.hash;
+    location.hash = '#model=llama-3.1-8b&gpu=h100-sxm&ctx=4096';
+    history.replaceState(null, '', old);
+  });
+  await page.waitForFunction(() => document.querySelector('select[name="gpu"]').value === 'h100-sxm');
+  assert.equal(await page.$eval('input[name="ctx"]', (s) => s.dataset.value), '4096');
+  await page.waitForFunction(() => location.hash.includes('gpu=h100-sxm'));
+  // The follow that was waiting does not bring the dragged scenario back.
+  await page.waitForTimeout(400);
+  const settled = await page.evaluate(() => location.hash);
+  assert.ok(settled.includes('gpu=h100-sxm') && settled.includes('ctx=4096'), settled);
+  assert.equal(await page.$eval('select[name="gpu"]', (s) => s.value), 'h100-sxm');
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test("a link made with a model's or device's older id opens its scenario, as the CLI resolves it", async () => {
   // llama-3.3-70b and framework-desktop are catalog aliases (data/models.json,
   // devices.json): `llm-sizer estimate --model llama-3.3-70b --gpu framework-desktop` sizes
