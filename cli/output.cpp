@@ -67,7 +67,8 @@ std::string change_flags(const Suggestion& x) {
     what = (what.empty() ? "" : what + " ") + "--layer-split " + layer_split_text(x.change.layer_split) +
            (x.change.offload ? "" : " (llama.cpp --tensor-split)");
   if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
-  if (x.change.ctx) what = "--ctx " + std::to_string(*x.change.ctx);
+  // A context with a raised GPU limit is one suggestion: both flags.
+  if (x.change.ctx) what = (x.change.gpu_limit_mib ? what + " " : "") + "--ctx " + std::to_string(*x.change.ctx);
   return what;
 }
 

@@ -247,3 +247,49 @@ TEST_CASE("an MoE model over two cards, no offload set: the experts to RAM come 
     CHECK_FALSE(fits(f, fewer));
   }
 }
+
+TEST_CASE("a Mac short of memory even at the highest GPU limit: that limit with the longest context, beside a smaller quantization") {
+  // Qwen3-30B-A3B Q4_K_M at 32K on an M4 Pro with 24 GB: 17.1 GiB of weights on
+  // the GPU and 3 GiB of KV exceed even the 20 GiB macOS can leave the GPU
+  // (24 GiB less the 4 GiB the engine keeps for the OS), so raising the wired
+  // limit alone is no fix. By hand, at a 20480 MiB limit: usable = 20480 MiB
+  // less Metal's 512 MiB context and llama.cpp's 1 GiB fit target = 18944 MiB
+  // = 19,864,223,744 B; the GPU holds 18,375,686,144 B of weights and
+  // 42,550,784 B of compute buffer, which leaves 1,445,986,816 B for KV at
+  // 48 layers x 4 KV heads x 128 x 2 (K, V) x 2 B = 98,304 B a token:
+  // 14,709 tokens, 14,592 in llama.cpp's 256-token steps.
+  Catalog c;
+  c.models.push_back(*test::catalog().find_model("qwen3-30b-a3b"));
+  c.devices.push_back(*test::catalog().find_device("mac-m4-pro-24gb"));
+  Sizer sizer(std::move(c));
+  SizerRequest r;
+  r.model_id = "qwen3-30b-a3b";
+  const SizedModel model = sizer.model_for(r).value();
+  Scenario s;
+  s.quant = quant_scheme_from_name("Q4_K_M").value();
+  s.context_tokens = 32768;
+  s.device = *sizer.catalog().find_device("mac-m4-pro-24gb");
+  const Estimator estimate_fn = [&](const Scenario& x) { return sizer.estimate(model, x); };
+  auto e = sizer.estimate(model, s);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  const auto all = suggest_fits(model.arch(), s, e.value(), estimate_fn);
+  const Suggestion* raised = find(all, [](const SuggestedChange& x) { return x.gpu_limit_mib.has_value(); });
+  REQUIRE(raised);
+  CHECK(*raised->change.gpu_limit_mib == 20480);
+  REQUIRE(raised->change.ctx);
+  CHECK(*raised->change.ctx == 14592);
+  CHECK_FALSE(raised->change.quant);
+  CHECK(raised->usable_bytes == 19864223744);
+  // 256 tokens more do not fit under that limit; the context alone, at the
+  // default limit, does not fit at any length (the weights exceed it).
+  Scenario longer = raised->scenario;
+  longer.context_tokens += 256;
+  CHECK_FALSE(estimate_fn(longer).value().memory.fits.value_or(true));
+  CHECK_FALSE(find(all, [](const SuggestedChange& x) { return x.ctx.has_value() && !x.gpu_limit_mib.has_value(); }));
+  // The other way to fit keeps the context and lowers the quantization below
+  // 4 bits: a quality cost, listed before the context's.
+  REQUIRE(all.size() >= 2);
+  CHECK(all[0].change.quant);
+  CHECK(&all[1] == raised);
+}

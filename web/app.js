@@ -553,6 +553,7 @@ class App {
     if (change.layer_split && change.offload_mode === 'experts')
       return `Experts of ${layers(x.offloaded_layers)} in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM), layers split ${split} across the GPUs (--tensor-split)`;
     if (change.layer_split) return `Layers split ${split} across the GPUs (--tensor-split; no cost)`;
+    if (change.gpu_limit_mib && change.ctx) return `Raise macOS's GPU memory limit to ${gib(change.gpu_limit_mib * 1048576)} (sudo sysctl iogpu.wired_limit_mb=${change.gpu_limit_mib}), the most it can leave, with a context of ${tokens(change.ctx)} tokens`;
     if (change.gpu_limit_mib) return `Raise macOS's GPU memory limit to ${gib(change.gpu_limit_mib * 1048576)} (sudo sysctl iogpu.wired_limit_mb=${change.gpu_limit_mib}; no cost)`;
     if (change.kv) return `An 8-bit KV cache (${change.kv}): half the cache's bytes`;
     if (change.quant) return `Quantization ${change.quant}`;

@@ -96,6 +96,40 @@ std::optional<Suggestion> layer_split_suggestion(const Architecture& arch, const
   return if_fits(estimate_fn, sc, change, "none");
 }
 
+// Below this a context is no longer a working chat (a system prompt, a few
+// turns): a smaller quantization serves the user better than such a window.
+constexpr std::int64_t kMinSuggestedContextTokens = 4096;
+
+// A Mac short of memory even at the highest GPU limit the OS can leave: that
+// limit with the longest context below the scenario's that fits under it, the
+// weights at the chosen quantization (the other fix being a smaller one at the
+// full context). None when no context of a useful length
+// (kMinSuggestedContextTokens) fits, or when one fits at the default limit
+// (context_suggestion's).
+std::optional<Suggestion> gpu_limit_context_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  if (!s.device || s.device->backend != Backend::metal || !m.unified_pool || m.per_gpu.empty()) return std::nullopt;
+  const std::int64_t mib = static_cast<std::int64_t>(kMiB);
+  const std::int64_t limit_bytes = (m.shared_pool_bytes - m.os_reserve_bytes) / mib * mib;
+  if (limit_bytes <= 0 || limit_bytes <= usable_memory(*s.device, s.gpu_limit_bytes).capacity_bytes) return std::nullopt;
+  Scenario raised = s;
+  raised.gpu_limit_bytes = limit_bytes;
+  auto solved = solve_max_context(estimate_fn, 0, raised, s.context_tokens);
+  if (!solved || solved.value().context_tokens < kMinSuggestedContextTokens ||
+      solved.value().context_tokens >= s.context_tokens)
+    return std::nullopt;
+  raised.context_tokens = solved.value().context_tokens;
+  raised.prompt_tokens = std::min(s.prompt_tokens, raised.context_tokens);
+  // The context alone, at the default limit, is context_suggestion's.
+  Scenario default_limit = raised;
+  default_limit.gpu_limit_bytes = s.gpu_limit_bytes;
+  if (auto alone = estimate_fn(default_limit); alone && fits(alone.value())) return std::nullopt;
+  SuggestedChange change;
+  change.gpu_limit_mib = limit_bytes / mib;
+  change.ctx = raised.context_tokens;
+  return if_fits(estimate_fn, raised, change, "context");
+}
+
 // A Mac whose GPU share is over macOS's default wired limit but within what
 // the OS can leave: raise the limit (sudo sysctl iogpu.wired_limit_mb=N) to the
 // next whole GiB above the share.
@@ -291,6 +325,7 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   if (engine_is_llama_cpp_based(scenario.engine)) add(offload_suggestions(arch, estimate_fn, scenario));
   if (quant && !quant_keeps_class) add(std::move(quant));
   add(context_suggestion(estimate_fn, scenario));
+  add(gpu_limit_context_suggestion(estimate_fn, scenario, estimate));
   // One more card is a suggestion only for equal cards: of mixed ones, which?
   if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
   return out;
