@@ -13,6 +13,7 @@
 #include "calibrate_command.hpp"
 #include "hub_model.hpp"
 #include "model_files.hpp"
+#include "llmsizer/catalog_similar.hpp"
 #include "llmsizer/layer_split.hpp"
 #include "llmsizer/catalog.hpp"
 #include "llmsizer/config_reader.hpp"
@@ -95,8 +96,9 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
   }
   const CatalogModel* m = catalog.find_model(*c.model_id);
   if (m == nullptr)
-    return Error{"cli.unknown_model", "unknown model '" + c.model_id->substr(0, 80) +
-                                          "'; `llm-sizer list models` shows the catalog"};
+    return Error{"cli.unknown_model", "unknown model '" + c.model_id->substr(0, 80) + "'" +
+                                          did_you_mean(similar_model_ids(catalog, *c.model_id)) +
+                                          "; `llm-sizer list models` shows the catalog"};
   auto arch = read_catalog_architecture(*m);
   if (!arch) return Error{arch.error().id, "catalog model " + m->id + ": " + arch.error().message};
   return LoadedModel{std::move(arch).value(), m->id, std::nullopt, std::nullopt, m};
@@ -251,7 +253,9 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   } else if (c.gpu_id) {
     const Device* d = catalog.find_device(*c.gpu_id);
     if (d == nullptr)
-      return Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"};
+      return Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'" +
+                                          did_you_mean(similar_device_ids(catalog, *c.gpu_id)) +
+                                          "; `llm-sizer list gpus` shows the catalog"};
     s.device = *d;
   } else if (c.gpu_memory_gib) {
     const double gib = *c.gpu_memory_gib;

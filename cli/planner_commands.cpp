@@ -11,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "llmsizer/catalog_similar.hpp"
 #include "llmsizer/finetune.hpp"
 #include "llmsizer/json_contract.hpp"
 #include "llmsizer/launch_commands.hpp"
@@ -321,7 +322,9 @@ int run_fit(const Command& c, const Sizer& sizer) {
   } else {
     const Device* device = sizer.catalog().find_device(*c.gpu_id);
     if (device == nullptr)
-      return fail(Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'; `llm-sizer list gpus` shows the catalog"});
+      return fail(Error{"cli.unknown_gpu", "unknown GPU '" + c.gpu_id->substr(0, 80) + "'" +
+                                               did_you_mean(similar_device_ids(sizer.catalog(), *c.gpu_id)) +
+                                               "; `llm-sizer list gpus` shows the catalog"});
     request.device = *device;
   }
   if (c.gpus && request.cards.empty()) {

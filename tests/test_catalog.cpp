@@ -1,6 +1,7 @@
 // The embedded catalog parses and resolves ids; bad catalog text is refused;
 // the embedded model facts are current.
 #include "llmsizer/catalog.hpp"
+#include "llmsizer/catalog_similar.hpp"
 
 #include "llmsizer/sizer.hpp"
 #include "llmsizer/units.hpp"
@@ -27,6 +28,33 @@ TEST_CASE("superseded ids resolve as aliases", "[catalog]") {
   const CatalogModel* m = test::catalog().find_model("llama-3.3-70b");
   REQUIRE(m != nullptr);
   CHECK(m->id == "llama-3.3-70b-instruct");
+}
+
+TEST_CASE("an id not in the catalog is answered with the ids it was likely meant for", "[catalog][errors]") {
+  const Catalog& c = test::catalog();
+  using V = std::vector<std::string>;
+  // Another case or punctuation: the one id with the same letters and digits.
+  CHECK(similar_model_ids(c, "Llama-3.1-8B") == V{"llama-3.1-8b"});
+  CHECK(similar_model_ids(c, "gpt-oss-120B").front() == "gpt-oss-120b");
+  // A shorter name the ids contain: the three H100 variants, the 4090 before its China-market D.
+  const V h100 = similar_device_ids(c, "h100");
+  CHECK(h100.size() == 3);
+  for (const std::string& id : h100) CHECK(id.rfind("h100-", 0) == 0);
+  CHECK(similar_device_ids(c, "4090").front() == "rtx-4090");
+  CHECK(similar_model_ids(c, "qwen3-30b").front() == "qwen3-30b-a3b");
+  // A size or suffix added to an id: the id without it.
+  CHECK(similar_device_ids(c, "rtx-4060-8gb").front() == "rtx-4060");
+  CHECK(similar_model_ids(c, "deepseek-r1-671b").front() == "deepseek-r1");
+  // One letter missing: a typo away.
+  CHECK(similar_model_ids(c, "llama-3-8b").front() == "llama-3.1-8b");
+  // Nothing close, hostile text and a very long string: no ids, no failure.
+  CHECK(similar_device_ids(c, "zzzz").empty());
+  CHECK(similar_device_ids(c, "<script>alert(1)</script>").empty());
+  CHECK(similar_model_ids(c, std::string(100000, 'q')).empty());
+  CHECK(similar_model_ids(c, "").empty());
+  CHECK(did_you_mean({}).empty());
+  CHECK(did_you_mean({"a", "b", "c"}) == " (did you mean a, b or c?)");
+  CHECK(did_you_mean({"a"}) == " (did you mean a?)");
 }
 
 TEST_CASE("malformed catalog text is an error with its path", "[catalog][errors]") {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "llmsizer/catalog_similar.hpp"
+
 namespace llmsizer {
 
 std::optional<Error> set_cards(Scenario& s, std::vector<Device> cards) {
@@ -22,7 +24,8 @@ Result<std::vector<Device>> find_cards(const Catalog& catalog, const std::string
     const std::string id = ids.substr(start, comma - start);
     const Device* d = catalog.find_device(id);
     if (d == nullptr)
-      return Error{"request.unknown_gpu", "unknown GPU '" + id.substr(0, 80) + "' in the list '" + ids.substr(0, 120) + "'"};
+      return Error{"request.unknown_gpu", "unknown GPU '" + id.substr(0, 80) + "' in the list '" + ids.substr(0, 120) + "'" +
+                                              did_you_mean(similar_device_ids(catalog, id))};
     cards.push_back(*d);
     start = comma + 1;
   }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "llmsizer/catalog_similar.hpp"
 #include "llmsizer/config_reader.hpp"
 #include "llmsizer/mixed_cards.hpp"
 #include "llmsizer/speculative.hpp"
@@ -145,7 +146,8 @@ Result<SizedModel> Sizer::model_for(const SizerRequest& r) const {
     sized.label = m.id;
     return sized;
   }
-  return Error{"request.unknown_model", "unknown model '" + r.model_id.substr(0, 80) + "'"};
+  return Error{"request.unknown_model",
+               "unknown model '" + r.model_id.substr(0, 80) + "'" + did_you_mean(similar_model_ids(catalog_, r.model_id))};
 }
 
 Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
@@ -227,7 +229,9 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     if (auto error = set_cards(s, std::move(cards))) return *error;
   } else if (!r.gpu_id.empty()) {
     const auto found = device_index_.find(r.gpu_id);
-    if (found == device_index_.end()) return Error{"request.unknown_gpu", "unknown GPU '" + r.gpu_id.substr(0, 80) + "'"};
+    if (found == device_index_.end())
+      return Error{"request.unknown_gpu",
+                   "unknown GPU '" + r.gpu_id.substr(0, 80) + "'" + did_you_mean(similar_device_ids(catalog_, r.gpu_id))};
     s.device = catalog_.devices[found->second];
   } else if (r.custom_gpu) {
     auto d = custom_device(*r.custom_gpu);

@@ -89,6 +89,10 @@ test('an unknown model id replaces the previous figures with its error, and a kn
     assert.equal(text, '—', field);
   }
   assert.equal(await barSegments(), 0);
+  // An id in another case: the error names the catalog id it was likely meant for.
+  await page.evaluate(() => document.getElementById('second').setAttribute('model', 'Llama-3.1-8B'));
+  await page.waitForFunction(() => /unknown model 'Llama-3\.1-8B' \(did you mean llama-3\.1-8b\?\)/
+    .test(document.getElementById('second').shadowRoot.querySelector('.verdict').textContent));
   await page.evaluate(() => document.getElementById('second').setAttribute('model', 'llama-3.1-8b'));
   await waitForWidget(page, 'second');
   assert.equal(Number(await widgetField(page, 'second', 'memory.kv_cache_bytes')), 4 * 2 ** 30);

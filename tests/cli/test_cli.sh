@@ -155,6 +155,14 @@ expect_error "no arguments"
 expect_error "unknown command" frobnicate
 expect_error "unknown model" estimate --model no-such-model
 expect_error "unknown gpu" estimate --model llama-3.1-8b --gpu no-such-gpu
+# A name the catalog's ids contain, another case: the ids it was likely meant for.
+expect_error "unknown gpu, close ids" estimate --model llama-3.1-8b --gpu h100
+if grep -q "^llm-sizer: unknown GPU 'h100' (did you mean h100-.*, h100-.* or h100-.*?); \`llm-sizer list gpus\` shows the catalog$" "$work/err"; then ok
+else bad "unknown gpu: close ids: $(cat "$work/err")"; fi
+expect_error "unknown model, another case" estimate --model Llama-3.1-8B
+if grep -q "(did you mean llama-3.1-8b?)" "$work/err"; then ok; else bad "unknown model: close id: $(cat "$work/err")"; fi
+expect_error "unknown card in a list, close ids" estimate --model llama-3.1-8b --gpu rtx-3090 --gpu 4090
+if grep -q "unknown GPU '4090' in the list 'rtx-3090,4090' (did you mean rtx-4090" "$work/err"; then ok; else bad "unknown card: close ids: $(cat "$work/err")"; fi
 expect_error "unknown quant" estimate --model llama-3.1-8b --quant Q9_Z
 expect_error "unknown engine" estimate --model llama-3.1-8b --engine foo
 expect_error "unknown kv type" estimate --model llama-3.1-8b --kv-type q3
