@@ -114,6 +114,8 @@ std::optional<Suggestion> gpu_limit_context_suggestion(const Estimator& estimate
   if (limit_bytes <= 0 || limit_bytes <= usable_memory(*s.device, s.gpu_limit_bytes).capacity_bytes) return std::nullopt;
   Scenario raised = s;
   raised.gpu_limit_bytes = limit_bytes;
+  // Fitting whole at that limit is gpu_limit_suggestion's (one estimate, not a search).
+  if (auto whole = estimate_fn(raised); !whole || fits(whole.value())) return std::nullopt;
   auto solved = solve_max_context(estimate_fn, 0, raised, s.context_tokens);
   if (!solved || solved.value().context_tokens < kMinSuggestedContextTokens ||
       solved.value().context_tokens >= s.context_tokens)
