@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "llmsizer/engines.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/runtime_support.hpp"
 #include "test_support.hpp"
@@ -47,6 +48,23 @@ Recommendation recommend_for(const char* model_id, const char* quant, const char
 }
 
 }  // namespace
+
+TEST_CASE("engine and KV type names as people write them, in any case; other names are none", "[runtime]") {
+  CHECK(engine_from_name("vLLM") == InferenceEngine::vllm);
+  CHECK(engine_from_name("SGLang") == InferenceEngine::sglang);
+  CHECK(engine_from_name("TensorRT-LLM") == InferenceEngine::tensorrt_llm);
+  CHECK(engine_from_name("Ollama") == InferenceEngine::ollama);
+  CHECK(engine_from_name("MLX") == InferenceEngine::mlx);
+  CHECK(engine_from_name("llama.cpp") == InferenceEngine::llama_cpp);
+  CHECK_FALSE(engine_from_name("vlm"));
+  CHECK_FALSE(engine_from_name("vllm "));
+  CHECK_FALSE(engine_from_name(""));
+  CHECK(kv_type_from_name("Q8_0") == KvType::q8_0);
+  CHECK(kv_type_from_name("FP8") == KvType::fp8);
+  CHECK(kv_type_from_name("F16") == KvType::f16);
+  CHECK_FALSE(kv_type_from_name("q8"));
+  CHECK_FALSE(kv_type_from_name("fp16"));
+}
 
 TEST_CASE("an engine without a build for the device's backend is refused, naming those that run there", "[runtime]") {
   // vLLM's installation covers CUDA, ROCm, Intel XPU, Ascend and CPUs, not Metal.

@@ -17,11 +17,22 @@ constexpr std::array<std::pair<std::string_view, KvType>, 8> kKvTypes = {{
     {"q4_0", KvType::q4_0}, {"q4_1", KvType::q4_1}, {"q5_0", KvType::q5_0}, {"q5_1", KvType::q5_1},
 }};
 
+// Names as people write them ("vLLM", "SGLang", "TensorRT-LLM", "Q8_0"): the
+// tables' names are lower case, matched without regard to ASCII case.
+bool same_name(std::string_view table_name, std::string_view name) {
+  if (table_name.size() != name.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] - 'A' + 'a') : name[i];
+    if (c != table_name[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<InferenceEngine> engine_from_name(std::string_view name) {
   for (const auto& [n, e] : kEngines)
-    if (n == name) return e;
+    if (same_name(n, name)) return e;
   return std::nullopt;
 }
 std::string_view engine_name(InferenceEngine engine) {
@@ -31,7 +42,7 @@ std::string_view engine_name(InferenceEngine engine) {
 }
 std::optional<KvType> kv_type_from_name(std::string_view name) {
   for (const auto& [n, t] : kKvTypes)
-    if (n == name) return t;
+    if (same_name(n, name)) return t;
   return std::nullopt;
 }
 std::string_view kv_type_name(KvType type) {

@@ -165,6 +165,9 @@ expect_error "unknown card in a list, close ids" estimate --model llama-3.1-8b -
 if grep -q "unknown GPU '4090' in the list 'rtx-3090,4090' (did you mean rtx-4090" "$work/err"; then ok; else bad "unknown card: close ids: $(cat "$work/err")"; fi
 expect_error "unknown quant" estimate --model llama-3.1-8b --quant Q9_Z
 expect_error "unknown engine" estimate --model llama-3.1-8b --engine foo
+# Engine and KV type as their projects write them: vLLM, FP8.
+json_check "engine and kv type in another case" "j['scenario']['engine'] == 'vllm' and j['scenario']['kv_type'] == 'fp8'" \
+  estimate --model llama-3.1-8b --gpu h100-sxm --engine vLLM --kv-type FP8
 expect_error "unknown kv type" estimate --model llama-3.1-8b --kv-type q3
 expect_error "ctx not a number" estimate --model llama-3.1-8b --ctx abc
 expect_error "ctx zero" estimate --model llama-3.1-8b --ctx 0
