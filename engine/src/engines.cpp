@@ -1,6 +1,8 @@
 #include "llmsizer/engines.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <utility>
 
 namespace llmsizer {
@@ -20,12 +22,9 @@ constexpr std::array<std::pair<std::string_view, KvType>, 8> kKvTypes = {{
 // Names as people write them ("vLLM", "SGLang", "TensorRT-LLM", "Q8_0"): the
 // tables' names are lower case, matched without regard to ASCII case.
 bool same_name(std::string_view table_name, std::string_view name) {
-  if (table_name.size() != name.size()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] - 'A' + 'a') : name[i];
-    if (c != table_name[i]) return false;
-  }
-  return true;
+  return std::equal(table_name.begin(), table_name.end(), name.begin(), name.end(), [](char t, char c) {
+    return t == static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  });
 }
 
 }  // namespace
