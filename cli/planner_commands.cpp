@@ -386,7 +386,9 @@ int run_fit(const Command& c, const Sizer& sizer) {
     std::string uses;
     for (const std::string& u : r.uses) uses += (uses.empty() ? "" : ",") + u;
     // No maximum known: the context asked, which fits, and no claim above it.
-    const std::string ctx = std::to_string(r.max_ctx) + (r.max_ctx_known ? "" : "+?");
+    // More experts in RAM than at the asked context: marked, the RAM it takes after the table.
+    const bool more_in_ram = r.max_ctx_offload_bytes > r.offload_bytes;
+    const std::string ctx = std::to_string(r.max_ctx) + (r.max_ctx_known ? "" : "+?") + (more_in_ram ? "*" : "");
     // Where llama.cpp's own layer split would not fit: the split that does (--tensor-split).
     const std::string split = r.layer_split.empty() ? "" : " split " + layer_split_text(r.layer_split);
     std::printf("%-28s %-10s %-7s %9s %10.1f  %-15s %s%s\n", r.model.c_str(), r.quant.c_str(), r.format.c_str(),
@@ -395,6 +397,12 @@ int run_fit(const Command& c, const Sizer& sizer) {
   }
   std::printf("ranked by %s%s; max_ctx N+? : the model states no maximum, N fits\n", fit_rank_name(sweep.rank),
               sweep.use.empty() ? "" : (", " + sweep.use + " models only").c_str());
+  const bool any_more_in_ram = std::any_of(sweep.results.begin(), sweep.results.end(), [](const FitResult& r) {
+    return r.max_ctx_offload_bytes > r.offload_bytes;
+  });
+  if (any_more_in_ram)
+    std::printf("max_ctx N* : with more of the experts in system RAM than at the asked context (slower; the JSON's\n"
+                "max_ctx_offload_bytes); decode t/s and experts in RAM are at the asked context\n");
   if (sweep.rank == FitRank::quality)
     std::printf("quality: models decoding at %.0f tok/s or more first (--tokens-per-s), 4-bit and up before 3 and 2 bits,\n"
                 "then the larger dense equivalent (an MoE's sqrt(total x active))\n", sweep.min_tokens_per_s);

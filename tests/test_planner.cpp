@@ -673,6 +673,88 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") == nullptr);
 }
 
+TEST_CASE("what can I run: the largest context moves more experts to RAM where that is what holds it") {
+  // The largest context a model and quantization run at, not the largest at
+  // the placement the asked context needed: with the latter, a quantization
+  // that keeps more experts on the card answered a shorter context than a
+  // larger one that had to move them (Qwen3-Coder-Next on a 24 GB card, Q5_K_M
+  // 9,728 tokens against Q6_K 26,624).
+  const Sizer sizer(hand_catalog());
+  const SizedModel qwen = model_of(sizer, "qwen3-30b-a3b");
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("big-24g");
+  request.context_tokens = 8192;
+  request.ram_bytes = 64 * static_cast<std::int64_t>(kGiB);
+  auto row = [](const FitSweep& s, const std::string& quant) -> const FitResult* {
+    for (const auto& r : s.results)
+      if (r.model == "qwen3-30b-a3b" && r.quant == quant) return &r;
+    return nullptr;
+  };
+  const FitSweep sweep = what_fits(sizer, request);
+  const FitResult* q8 = row(sweep, "Q8_0");
+  REQUIRE(q8 != nullptr);
+  // Qwen3-30B-A3B (config.json): 48 layers, 4 KV heads of 128, 128 experts of
+  // 2048 x 768 (gate, up, down), max_position_embeddings 40960.
+  // Q8_0 is 34 bytes per 32 weights: one layer's experts are
+  // 128 x 3 x 2048 x 768 x 34 / 32 = 641,728,512 B.
+  const std::int64_t layer_experts_bytes = 641'728'512;
+  // KV per token at f16: 48 x 2 (K, V) x 4 x 128 x 2 B = 98,304 B; from 8,192
+  // tokens to the model's 40,960: 32,768 x 98,304 B = 3,221,225,472 B (3 GiB).
+  const std::int64_t extra_kv_bytes = std::int64_t{32'768} * 98'304;
+  // At 8,192 tokens the card needs some layers' experts in RAM; with the few
+  // more that 3 GiB of KV displaces, the 24 GiB card holds the whole 40,960.
+  CHECK(q8->offload_bytes > 0);
+  CHECK(q8->max_ctx == 40960);
+  // Whole layers move. The row's own placement is the fewest that fits 8,192
+  // tokens, so it has less than one layer's experts of room to spare: the
+  // longest context moves ceil((3 GiB - spare) / 641,728,512 B) layers more,
+  // 5 or 6 (3 GiB is 5.02 layers).
+  const std::int64_t moved_bytes = q8->max_ctx_offload_bytes - q8->offload_bytes;
+  CHECK(moved_bytes % layer_experts_bytes == 0);
+  CHECK(moved_bytes / layer_experts_bytes >= 5);
+  CHECK(moved_bytes / layer_experts_bytes <= 6);
+  CHECK(moved_bytes + layer_experts_bytes > extra_kv_bytes);
+  // The placement given for the longest context is the estimate's own verdict.
+  Scenario longest;
+  longest.device = request.device;
+  longest.quant = quant_scheme_from_name("Q8_0").value();
+  longest.context_tokens = q8->max_ctx;
+  longest.system_ram_bytes = request.ram_bytes;
+  longest.offload_mode = OffloadMode::experts;
+  longest.offload_fraction = q8->max_ctx_offload_fraction;
+  CHECK(fits(sizer, qwen, longest));
+  // One layer's experts fewer in RAM does not hold it: the fewest that do.
+  longest.offload_fraction -= 1.0 / 48.0;
+  CHECK_FALSE(fits(sizer, qwen, longest));
+  // Fitting whole on the card at its maximum, nothing more moves.
+  const FitResult* q4 = row(sweep, "Q4_K_M");
+  REQUIRE(q4 != nullptr);
+  CHECK(q4->max_ctx == 40960);
+  CHECK(q4->max_ctx_offload_bytes == 0);
+  // A smaller quantization never answers a shorter context here.
+  for (const char* pair : {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M"}) {
+    const FitResult* r = row(sweep, pair);
+    REQUIRE(r != nullptr);
+    CHECK(r->max_ctx == 40960);
+  }
+
+  // RAM that holds the experts 8,192 tokens need and only a layer or two more
+  // (14 GiB less the 4 GiB the OS keeps): a longer context than the row's own
+  // placement holds, bounded by RAM, not the model's maximum.
+  request.ram_bytes = 14 * static_cast<std::int64_t>(kGiB);
+  const FitSweep tight = what_fits(sizer, request);
+  const FitResult* tight_q8 = row(tight, "Q8_0");
+  REQUIRE(tight_q8 != nullptr);
+  CHECK(tight_q8->max_ctx < 40960);
+  CHECK(tight_q8->max_ctx_offload_bytes > tight_q8->offload_bytes);
+  CHECK(tight_q8->max_ctx_offload_bytes <= 10 * static_cast<std::int64_t>(kGiB));
+  Scenario own = longest;
+  own.system_ram_bytes = request.ram_bytes;
+  own.offload_fraction = tight_q8->offload_fraction;
+  own.context_tokens = tight_q8->max_ctx;
+  CHECK_FALSE(fits(sizer, qwen, own));  // the row's own placement alone would not hold it
+}
+
 TEST_CASE("what can I run: ranked as asked, filtered by use, context within the model's maximum") {
   Catalog c = hand_catalog();
   c.models.push_back(*test::catalog().find_model("qwen3-coder-30b-a3b-instruct"));  // coding, chat

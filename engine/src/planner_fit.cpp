@@ -16,6 +16,67 @@ struct Attempt {
   Scenario scenario;                 // with the offload that made it fit
 };
 
+// The scenario with n_in_ram of the model's layers' experts in RAM.
+Scenario with_experts_in_ram(Scenario s, std::int64_t n_in_ram, int layers) {
+  s.offload_mode = OffloadMode::experts;
+  s.offload_fraction = static_cast<double>(n_in_ram) / layers;
+  return s;
+}
+
+// The estimate of sc, or, on equal cards under llama.cpp where the default
+// split does not fit the GPUs, of sc with its layers balanced where that fits
+// (a --tensor-split, as the fix suggestions give it).
+Result<Suggestion> placed_estimate(const Estimator& estimate_fn, const Architecture& arch, const Scenario& sc) {
+  auto e = estimate_fn(sc);
+  if (!e) return e.error();
+  Suggestion out;
+  out.scenario = sc;
+  const bool rebalance = sc.gpu_count > 1 && sc.cards.empty() && engine_is_llama_cpp_based(sc.engine);
+  if (rebalance && !gpu_probe(e.value()).fits) {
+    // The split is the GPUs' question: asked with RAM out of the way (the
+    // per-GPU bytes do not depend on it), then estimated with the real RAM.
+    Scenario roomy = sc;
+    roomy.system_ram_bytes = std::int64_t{1} << 50;
+    if (auto split = balanced_layer_split(arch, estimate_fn, roomy, e.value())) {
+      out.scenario.layers_per_gpu = split->scenario.layers_per_gpu;
+      e = estimate_fn(out.scenario);
+      if (!e) return e.error();
+    }
+  }
+  out.estimate = std::move(e).value();
+  return out;
+}
+
+// Whether system RAM holds what the estimate puts there, and by how much.
+EdgeProbe ram_probe(const Estimate& e) {
+  const MemoryEstimate& m = e.memory;
+  return EdgeProbe{m.ram_fits, static_cast<double>(m.system_ram_bytes - m.ram_required_bytes)};
+}
+
+// The placements a search over j, the layers whose experts stay on the GPUs,
+// has tried, remembering the fitting one that keeps the most, so the answer
+// needs no rerun. probe(j) returns the verdict's EdgeProbe for find_edge.
+template <typename Placed>
+struct KeptSearch {
+  Placed& placed;
+  Scenario base;
+  int layers;
+  EdgeProbe (*verdict)(const Estimate&);
+  std::optional<Suggestion> best;
+  std::int64_t best_kept = -1;
+
+  Result<EdgeProbe> operator()(std::int64_t j) {
+    auto p = placed(with_experts_in_ram(base, layers - j, layers));
+    if (!p) return p.error();
+    const EdgeProbe probe = verdict(p.value().estimate);
+    if (probe.fits && j > best_kept) {
+      best_kept = j;
+      best = std::move(p).value();
+    }
+    return probe;
+  }
+};
+
 // Fits at the requested context, first all on the GPUs, then (MoE under a
 // llama.cpp-based engine, RAM given) with the experts of the fewest leading
 // layers in RAM: fits(k layers' experts in RAM) only improves with k, so the
@@ -33,27 +94,7 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
     ++estimates;
     return sizer.estimate(model, sc);
   };
-  const bool rebalance = s.gpu_count > 1 && s.cards.empty() && engine_is_llama_cpp_based(s.engine);
-  // The estimate of sc, or of sc with its layers balanced where that fits and the default split does not.
-  auto placed = [&](const Scenario& sc) -> Result<Suggestion> {
-    auto e = estimate_fn(sc);
-    if (!e) return e.error();
-    Suggestion out;
-    out.scenario = sc;
-    if (rebalance && !gpu_probe(e.value()).fits) {
-      // The split is the GPUs' question: asked with RAM out of the way (the
-      // per-GPU bytes do not depend on it), then estimated with the real RAM.
-      Scenario roomy = sc;
-      roomy.system_ram_bytes = std::int64_t{1} << 50;
-      if (auto split = balanced_layer_split(arch, estimate_fn, roomy, e.value())) {
-        out.scenario.layers_per_gpu = split->scenario.layers_per_gpu;
-        e = estimate_fn(out.scenario);
-        if (!e) return e.error();
-      }
-    }
-    out.estimate = std::move(e).value();
-    return out;
-  };
+  auto placed = [&](const Scenario& sc) { return placed_estimate(estimate_fn, arch, sc); };
   auto whole = placed(s);
   if (!whole) return a;
   if (whole.value().estimate.memory.fits.value_or(false)) {
@@ -64,42 +105,132 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
   if (!arch.is_moe() || ram_bytes <= 0 || !engine_is_llama_cpp_based(s.engine)) return a;
   const int n = arch.decoder_layer_count();
   if (n <= 0) return a;
-  s.offload_mode = OffloadMode::experts;
-  auto with_experts_in_ram = [&](std::int64_t k) {
-    Scenario sc = s;
-    sc.offload_fraction = static_cast<double>(k) / n;
-    return sc;
-  };
-  // kept(j): the scenario with j layers' experts left on the GPUs; the best
-  // fitting estimate (most kept) is remembered, so the answer needs no rerun.
-  // The search is on the GPUs' verdict, which only improves as experts leave
-  // (RAM's only worsens): RAM is checked once, at the edge, as the fix
-  // suggestions do. Requiring every expert in RAM to fit first (the search's
-  // far end) left out models whose experts together exceed the RAM while the
-  // few that must leave fit in it.
-  std::optional<Suggestion> best;
-  std::int64_t best_kept = -1;
-  auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
-    auto p = placed(with_experts_in_ram(n - j));
-    if (!p) return p.error();
-    const EdgeProbe probe = gpu_probe(p.value().estimate);
-    if (probe.fits && j > best_kept) {
-      best_kept = j;
-      best = std::move(p).value();
-    }
-    return probe;
-  };
+  // kept(j): the scenario with j layers' experts left on the GPUs. The search
+  // is on the GPUs' verdict, which only improves as experts leave (RAM's only
+  // worsens): RAM is checked once, at the edge, as the fix suggestions do.
+  // Requiring every expert in RAM to fit first (the search's far end) left out
+  // models whose experts together exceed the RAM while the few that must
+  // leave fit in it.
+  KeptSearch<decltype(placed)> kept{placed, s, n, gpu_probe, std::nullopt, -1};
   auto all_in_ram = kept(0);
   if (!all_in_ram || !all_in_ram.value().fits) return a;
   auto edge = find_edge(0, all_in_ram.value(), n, gpu_probe(whole.value().estimate), kept);
   // The balanced split's placement is greedy, so a probe past the edge may fit
   // too: the most experts kept on the GPUs among the probes that fit is the answer.
-  if (!edge || best_kept < edge.value()) return a;
+  if (!edge || kept.best_kept < edge.value()) return a;
   // The estimate's RAM check: what stays in RAM within what the OS leaves.
-  if (!best->estimate.memory.ram_fits || !best->estimate.memory.fits.value_or(false)) return a;
-  a.estimate = std::move(best->estimate);
-  a.scenario = best->scenario;
+  const Estimate& best = kept.best->estimate;
+  if (!best.memory.ram_fits || !best.memory.fits.value_or(false)) return a;
+  a.estimate = std::move(kept.best->estimate);
+  a.scenario = kept.best->scenario;
   return a;
+}
+
+// The longest context a model and quantization runs at on the hardware, and
+// the placement it needs.
+struct LongestContext {
+  std::int64_t tokens = 0;
+  Scenario scenario;               // at that context: the experts it keeps in RAM
+  std::int64_t offload_bytes = 0;  // MoE experts in RAM at that context
+};
+
+// Where experts may live in RAM (an MoE under a llama.cpp-based engine, RAM
+// given), a context longer than the row's own placement holds is reached by
+// moving more of them there, as llama.cpp's --fit (or a larger --n-cpu-moe)
+// does for a longer -c. Solving the context at the row's placement alone made
+// a quantization that keeps more experts on the GPUs answer a shorter "largest
+// context" than a larger one that had to move them (Qwen3-Coder-Next on a
+// 24 GB card: Q5_K_M 9,728 tokens, Q6_K 26,624). The GPUs' room only grows
+// with the experts moved and RAM's only shrinks: the context is solved with as
+// many layers' experts in RAM as it holds, then the fewest that context needs
+// are found, so the answer says what the longest context costs in RAM.
+Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& model, const Attempt& a,
+                                       std::int64_t ram_bytes, int& estimates) {
+  const Architecture& arch = model.arch();
+  const Estimator estimate_fn = [&](const Scenario& sc) {
+    ++estimates;
+    return sizer.estimate(model, sc);
+  };
+  auto placed = [&](const Scenario& sc) { return placed_estimate(estimate_fn, arch, sc); };
+  LongestContext out;
+  out.scenario = a.scenario;
+  out.offload_bytes = a.estimate->memory.offload_bytes;
+  const int n = arch.decoder_layer_count();
+  const bool experts_move = arch.is_moe() && ram_bytes > 0 && engine_is_llama_cpp_based(a.scenario.engine) && n > 0;
+  const std::int64_t own_in_ram =
+      a.scenario.offload_mode == OffloadMode::experts ? std::llround(a.scenario.offload_fraction * n) : 0;
+
+  // The most layers' experts RAM holds (at the requested context: RAM's share
+  // does not grow with it, the KV cache stays on the GPUs).
+  std::int64_t most_in_ram = own_in_ram;
+  Scenario roomiest = a.scenario;
+  if (experts_move && own_in_ram < n) {
+    std::optional<Suggestion> most;
+    auto in_ram = [&](std::int64_t k) -> Result<EdgeProbe> {
+      auto p = placed(with_experts_in_ram(a.scenario, k, n));
+      if (!p) return p.error();
+      const EdgeProbe probe = ram_probe(p.value().estimate);
+      if (probe.fits && (!most || k > most_in_ram)) {
+        most_in_ram = k;
+        most = std::move(p).value();
+      }
+      return probe;
+    };
+    auto all = in_ram(n);
+    if (!all) return all.error();
+    if (!all.value().fits) {
+      auto edge = find_edge(own_in_ram, ram_probe(*a.estimate), n, all.value(), in_ram);
+      if (!edge) return edge.error();
+    }
+    if (most) roomiest = most->scenario;
+  }
+  // RAM's own share grows a little with the context (host compute buffers),
+  // so where RAM is nearly full at the most experts it holds, one layer's
+  // experts fewer there can hold the longer context: the context is solved
+  // down from the most in RAM while that gives a longer one (one layer's
+  // experts are worth far more RAM than a context step, so this stops after
+  // one or two solves).
+  auto solve_at = [&](const Scenario& sc) -> Result<std::int64_t> {
+    auto solved = solve_max_context(sizer, model, sc);
+    if (!solved) return solved.error();
+    estimates += solved.value().estimates;
+    return solved.value().context_tokens;
+  };
+  auto best = solve_at(roomiest);
+  if (!best) return best.error();
+  out.tokens = best.value();
+  std::int64_t found_in_ram = most_in_ram;  // the experts in RAM the longest context was solved with
+  for (std::int64_t k = most_in_ram - 1; k >= own_in_ram && k < most_in_ram; --k) {
+    const Scenario fewer = k == own_in_ram ? a.scenario : with_experts_in_ram(roomiest, k, n);
+    auto tokens = solve_at(fewer);
+    if (!tokens) return tokens.error();
+    if (tokens.value() <= out.tokens) break;
+    out.tokens = tokens.value();
+    found_in_ram = k;
+  }
+  if (found_in_ram == own_in_ram || out.tokens <= 0) return out;
+
+  // The fewest layers' experts in RAM for that context: kept(j) leaves j
+  // layers' experts on the GPUs; the row's own placement is the upper end.
+  Scenario longest = a.scenario;
+  longest.context_tokens = out.tokens;
+  longest.prompt_tokens = std::min(a.scenario.prompt_tokens, out.tokens);
+  KeptSearch<decltype(placed)> kept{placed, longest, n, edge_probe, std::nullopt, -1};
+  auto own = kept(n - own_in_ram);
+  if (!own) return own.error();
+  if (!own.value().fits) {
+    auto found = kept(n - found_in_ram);
+    if (!found) return found.error();
+    if (found.value().fits) {
+      auto edge = find_edge(n - found_in_ram, found.value(), n - own_in_ram, own.value(), kept);
+      if (!edge) return edge.error();
+    }
+  }
+  if (kept.best) {
+    out.scenario = kept.best->scenario;
+    out.offload_bytes = kept.best->estimate.memory.offload_bytes;
+  }
+  return out;
 }
 
 // The checkpoint format a non-GGUF quantization names, lower case.
@@ -220,11 +351,14 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       // fits) would be a number the model may never have been trained for.
       r.max_ctx = request.context_tokens;
       r.max_ctx_known = ctx_known;
+      r.max_ctx_offload_bytes = a.estimate->memory.offload_bytes;
+      r.max_ctx_offload_fraction = a.scenario.offload_fraction;
       if (ctx_known) {
-        auto solved = solve_max_context(sizer, model, a.scenario);
-        if (solved) {
-          sweep.estimates += solved.value().estimates;
-          r.max_ctx = solved.value().context_tokens;
+        auto longest = longest_context(sizer, model, a, request.ram_bytes, sweep.estimates);
+        if (longest) {
+          r.max_ctx = longest.value().tokens;
+          r.max_ctx_offload_bytes = longest.value().offload_bytes;
+          r.max_ctx_offload_fraction = longest.value().scenario.offload_fraction;
         }
       }
       r.decode_tokens_per_s = a.estimate->speed ? a.estimate->speed->decode_tokens_per_s : 0.0;

@@ -125,6 +125,8 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
     item["usable_speed"] = r.usable_speed;
     item["max_ctx"] = r.max_ctx;
     item["max_ctx_known"] = r.max_ctx_known;
+    item["max_ctx_offload_bytes"] = r.max_ctx_offload_bytes;
+    item["max_ctx_offload_fraction"] = r.max_ctx_offload_fraction;
     item["decode_tokens_per_s"] = r.decode_tokens_per_s;
     item["offload_bytes"] = r.offload_bytes;
     item["offloaded_layers"] = r.offloaded_layers;

@@ -47,6 +47,12 @@ test('what can I run: the CLI sweep on the page, each row opening its scenario',
   }
   await page.check('#fit-all');
   assert.equal((await page.$$('#fit-table tbody tr')).length, Math.min(300, expected.results.length));
+  // A row whose largest context needs more experts in RAM than the asked context says how many GiB.
+  const moved = expected.results.find((r) => r.max_ctx_offload_bytes > r.offload_bytes);
+  assert.ok(moved, 'an MoE reaches a longer context with more experts in RAM');
+  const movedText = await page.$eval(`#fit-table tbody tr[data-model="${moved.model}"][data-quant="${moved.quant}"] [data-field="fit.max_ctx"]`,
+    (e) => e.textContent);
+  assert.match(movedText, new RegExp(`with ${(moved.max_ctx_offload_bytes / 2 ** 30).toFixed(1)} GiB of experts in RAM$`), movedText);
   // A MoE run with experts in RAM opens as a scenario that fits, with that offload.
   const moe = expected.results.find((r) => r.offload_bytes > 0);
   assert.ok(moe, 'a MoE needs RAM on a 24 GB card');

@@ -419,6 +419,13 @@ json_check "fit: quality by the stated rule; formats and uses in each row" \
   "j['rank'] == 'quality' and j['min_tokens_per_s'] == 10 and all((a['usable_speed'], -a['low_bit_tier'], a['dense_equivalent_params']) >= (b['usable_speed'], -b['low_bit_tier'], b['dense_equivalent_params']) for a, b in zip(j['results'], j['results'][1:])) and all(r['format'] == 'gguf' and isinstance(r['uses'], list) for r in j['results'])" \
   fit --gpu rtx-4090 --ram-gib 64
 expect_error "fit: a usable speed out of range" fit --gpu rtx-4090 --tokens-per-s -1
+# The largest context with more experts moved to RAM where that holds it: a
+# smaller quantization of one MoE never answers a shorter context (Qwen3-Coder-
+# Next on a 24 GB card answered Q5_K_M 9,728 tokens against Q6_K 26,624), and a
+# context reached so names the experts in RAM it takes.
+json_check "fit: the largest context does not shrink with the quantization" \
+  "[r['max_ctx'] for r in j['results'] if r['model'] == 'qwen3-coder-next'] == sorted(r['max_ctx'] for r in j['results'] if r['model'] == 'qwen3-coder-next') and any(r['max_ctx_offload_bytes'] > r['offload_bytes'] for r in j['results'] if r['model'] == 'qwen3-coder-next') and all(r['max_ctx_offload_bytes'] >= r['offload_bytes'] for r in j['results'])" \
+  fit --gpu rtx-4090 --ram-gib 64 --use coding --rank quality
 json_check "fit: no stated maximum, no context above the one asked" \
   "any(r['model'] == 'falcon-7b' for r in j['results']) and all(r['max_ctx'] == 8192 and not r['max_ctx_known'] for r in j['results'] if r['model'] == 'falcon-7b')" \
   fit --gpu h100-sxm --rank context

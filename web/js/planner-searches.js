@@ -100,8 +100,12 @@ export function formatText(r) {
   return r.own_format ? `${r.quant} · its own checkpoint` : `${r.quant} (${r.format})`;
 }
 
-function contextText(r) {
-  return r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `${fmt.tokens(r.max_ctx)} tokens fit (the model's own limit is not known)`;
+function contextCell(r) {
+  const td = cell(r.max_ctx_known ? `${fmt.tokens(r.max_ctx)} tokens` : `${fmt.tokens(r.max_ctx)} tokens fit (the model's own limit is not known)`,
+    'fit.max_ctx', r.max_ctx);
+  // Reached with more of the experts in RAM than the asked context needs (the engine's placement for it).
+  if (r.max_ctx_offload_bytes > r.offload_bytes) td.append(el('br'), el('small', {}, ` with ${fmt.gib(r.max_ctx_offload_bytes)} of experts in RAM`));
+  return td;
 }
 
 // 'Open': the row's scenario is the link's hash; once the page has applied it
@@ -150,7 +154,7 @@ export function renderFit(p) {
     tr.append(
       cell(formatText(r), 'fit.format', r.format),
       cell(r.uses.length ? r.uses.join(', ') : '—', 'fit.uses', r.uses.join(',')),
-      cell(contextText(r), 'fit.max_ctx', r.max_ctx),
+      contextCell(r),
       cell(r.usable_speed ? fmt.rate(r.decode_tokens_per_s) : `${fmt.rate(r.decode_tokens_per_s)} · below the usable speed`,
         'fit.decode_tokens_per_s', r.decode_tokens_per_s),
       cell(r.offload_bytes > 0 ? fmt.gib(r.offload_bytes) : '—', 'fit.offload_bytes', r.offload_bytes),

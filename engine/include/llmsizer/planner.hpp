@@ -319,8 +319,14 @@ struct FitResult {
   // The largest context that fits, up to the model's maximum. With no maximum
   // known (max_ctx_known false) nothing above the requested context is
   // claimed: max_ctx is the requested context, which fits.
+  // Under llama.cpp with RAM given, an MoE reaches it with more of its
+  // experts in RAM where that is what makes it fit (planner_fit.cpp): these are
+  // the experts in RAM at max_ctx, equal to offload_bytes / offload_fraction
+  // when the row's own placement holds it.
   std::int64_t max_ctx = 0;
   bool max_ctx_known = true;
+  std::int64_t max_ctx_offload_bytes = 0;
+  double max_ctx_offload_fraction = 0.0;
   double decode_tokens_per_s = 0.0;
   std::int64_t offload_bytes = 0;  // MoE experts in RAM
   int offloaded_layers = 0;
