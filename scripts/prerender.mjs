@@ -12,8 +12,9 @@
 // `--check-site-url` checks SITE_URL and exits (build-web.sh, before building).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { questionText } from '../web/js/render.js';
 import { DEFAULTS, ownGguf, toHash } from '../web/js/state.js';
@@ -229,27 +230,35 @@ if (/<html[^>]*\sdata-scenario=/.test(readFileSync(join(site, 'index.html'), 'ut
   console.error(`prerender: ${site}/index.html is a prerendered page, not the built shell; run scripts/build-web.sh`);
   process.exit(1);
 }
-renameSync(join(site, 'index.html'), join(site, '_shell.html'));
-const server = spawn(process.execPath, [join(root, 'scripts/static-server.mjs'), site, '--port', '0', '--cache'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const base = await new Promise((done, fail) => {
-  server.stdout.on('data', (chunk) => {
-    const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(chunk));
-    if (match) done(match[1]);
-  });
-  server.on('exit', (code) => fail(new Error(`static server exited ${code}`)));
-});
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  // Several tabs render at once: none may be throttled as a background tab.
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--disable-background-timer-throttling', '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
-});
 
+// The pages are rendered with a placeholder where SITE_URL goes (the canonical
+// link and og:url) and written out with the address filled in. What they show
+// depends only on the site's files, the pages chosen and this script, so the
+// rendered pages are kept under build/ by a hash of those: a second build of
+// the same site for another address (test.sh builds it for this machine, then
+// as published) or a rebuild without changes writes them again instead of
+// rendering 181 pages in Chromium for the same HTML (~70 s on 2 cores).
+const SITE_URL_SLOT = 'https://site-url.invalid/';
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
+}
+function contentKey() {
+  const hash = createHash('sha256');
+  const add = (name, bytes) => hash.update(`${name}\0${bytes.length}\0`).update(bytes);
+  for (const file of filesUnder(site).sort()) add(relative(site, file), readFileSync(file));
+  add('data/pages.json', readFileSync(join(root, 'data/pages.json')));
+  add('scripts/prerender.mjs', readFileSync(new URL(import.meta.url)));
+  for (const name of ['llmsizer-node.cjs', 'llmsizer-node.wasm']) add(name, readFileSync(join(wasmDir, name)));
+  return hash.digest('hex').slice(0, 32);
+}
+const cacheRoot = join(root, 'build/prerender-cache');
+const renderedDir = join(cacheRoot, contentKey());
 const timings = [];
+
 // One tab per worker, loading page after page: a fresh document each time
 // (the query differs, so it is a navigation, not a hash change), without a
 // new renderer process each time.
-async function render(tab, page, n) {
+async function render(tab, base, page, n) {
   const t0 = performance.now();
   const errors = [];
   const onError = (e) => errors.push(String(e));
@@ -260,37 +269,73 @@ async function render(tab, page, n) {
   await tab.goto(`${base}_shell.html?page=${n}${hash}`);
   await tab.waitForFunction(() => performance.getEntriesByName('llm-sizer:answered').length > 0, null, { timeout: 60000 });
   if (errors.length) throw new Error(`${page.path || '/'}: ${errors.join('; ')}`);
-  const html = await tab.evaluate(snapshot, { scenario: hash.slice(1), canonical: `${siteUrl}${page.path}`, groups: linksOf(page), lede: ledeOf(page), heading: headingOf(page) });
+  const html = await tab.evaluate(snapshot, { scenario: hash.slice(1), canonical: `${SITE_URL_SLOT}${page.path}`, groups: linksOf(page), lede: ledeOf(page), heading: headingOf(page) });
   tab.off('pageerror', onError);
   tab.off('console', onConsole);
-  const dir = join(site, page.path);
+  const dir = join(renderedDir, page.path);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'index.html'), rebase(html, page.path));
   timings.push(performance.now() - t0);
 }
 
-try {
-  // Several tabs at once: a page mostly waits (fetches, idle callbacks), so
-  // four keep two cores busy (PRERENDER_TABS to change).
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
-  const queue = [...pages];
-  let n = 0;
-  const worker = async () => {
-    const tab = await context.newPage();
-    for (let page = queue.shift(); page; page = queue.shift()) await render(tab, page, n++);
-    await tab.close();
-  };
-  const tabs = Math.max(1, Number(process.env.PRERENDER_TABS) || 4);
-  await Promise.all(Array.from({ length: tabs }, worker));
-  await context.close();
-} finally {
-  await browser.close();
-  server.kill();
-  rmSync(join(site, '_shell.html'), { force: true });
+async function renderAll() {
+  renameSync(join(site, 'index.html'), join(site, '_shell.html'));
+  const server = spawn(process.execPath, [join(root, 'scripts/static-server.mjs'), site, '--port', '0', '--cache'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    // Several tabs render at once: none may be throttled as a background tab.
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-background-timer-throttling', '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
+  });
+  try {
+    const base = await new Promise((done, fail) => {
+      server.stdout.on('data', (chunk) => {
+        const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(chunk));
+        if (match) done(match[1]);
+      });
+      server.on('exit', (code) => fail(new Error(`static server exited ${code}`)));
+    });
+    // Several tabs at once: a page mostly waits (fetches, idle callbacks), so
+    // four keep two cores busy (PRERENDER_TABS to change).
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const queue = [...pages];
+    let n = 0;
+    const worker = async () => {
+      const tab = await context.newPage();
+      for (let page = queue.shift(); page; page = queue.shift()) await render(tab, base, page, n++);
+      await tab.close();
+    };
+    const tabs = Math.max(1, Number(process.env.PRERENDER_TABS) || 4);
+    await Promise.all(Array.from({ length: tabs }, worker));
+    await context.close();
+  } finally {
+    await browser.close();
+    server.kill();
+    renameSync(join(site, '_shell.html'), join(site, 'index.html'));
+  }
+}
+
+const reused = existsSync(join(renderedDir, 'complete'));
+if (!reused) {
+  rmSync(cacheRoot, { recursive: true, force: true });  // the latest site's pages are kept, no others
+  await renderAll();
+  writeFileSync(join(renderedDir, 'complete'), `${pages.length} pages\n`);
+}
+// SITE_URL was checked as an absolute http(s) address without query or
+// fragment; in an attribute only '&' needs escaping.
+const siteUrlInHtml = siteUrl.replaceAll('&', '&amp;');
+for (const page of pages) {
+  const html = readFileSync(join(renderedDir, page.path, 'index.html'), 'utf8');
+  const dir = join(site, page.path);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'index.html'), html.replaceAll(SITE_URL_SLOT, siteUrlInHtml));
 }
 
 const urls = pages.map((p) => `  <url><loc>${siteUrl}${p.path}</loc></url>`).join('\n');
 writeFileSync(join(site, 'sitemap.xml'), `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`);
 writeFileSync(join(site, 'robots.txt'), `User-agent: *\nAllow: /\nSitemap: ${siteUrl}sitemap.xml\n`);
-console.log(`prerender: ${pages.length} pages (${models.length} models, ${pairs.length} model x device) in ${((performance.now() - started) / 1000).toFixed(1)} s` +
-  ` (a page: median ${timings.sort((a, b) => a - b)[timings.length >> 1].toFixed(0)} ms, several tabs at once)`);
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+console.log(reused
+  ? `prerender: ${pages.length} pages (${models.length} models, ${pairs.length} model x device) in ${seconds} s, rendered by an earlier build of the same site (build/prerender-cache)`
+  : `prerender: ${pages.length} pages (${models.length} models, ${pairs.length} model x device) in ${seconds} s` +
+    ` (a page: median ${timings.sort((a, b) => a - b)[timings.length >> 1].toFixed(0)} ms, several tabs at once)`);
