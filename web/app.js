@@ -30,6 +30,8 @@ class App {
     this.pending = 0;
     this.stream = new TokenStream($('stream'));
     this.custom = null;  // {kind: 'config', text} or {kind: 'gguf', parts, bytes, name}
+    // An unknown id in a link: the ids the engine says it was likely meant for.
+    this.closeIds = (kind, raw) => engine.didYouMean(kind, raw);
   }
 
   start() {
@@ -38,7 +40,7 @@ class App {
     // when there is one, wins over it and recomputes.
     const own = document.documentElement.dataset.scenario;
     this.base = own ? parseHash(own, this.catalog).state : undefined;
-    const { state, problems } = parseHash(location.hash, this.catalog, this.base);
+    const { state, problems } = parseHash(location.hash, this.catalog, this.base, this.closeIds);
     this.state = state;
     this.readPrice(location.hash, problems);
     // The page's HTML already holds this scenario's answers: the planner keeps
@@ -138,7 +140,7 @@ class App {
       clearTimeout(this.hashTimer);
       this.hashPending = false;
       if (hash === toHash(this.state) + this.priceSuffix()) return;  // already shown
-      const { state, problems } = parseHash(hash, this.catalog, this.base);
+      const { state, problems } = parseHash(hash, this.catalog, this.base, this.closeIds);
       this.state = state;
       this.readPrice(hash, problems);
       controls.fillModels(this.catalog, $('model-search').value, state.model);

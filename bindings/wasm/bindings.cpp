@@ -15,6 +15,7 @@
 #include <emscripten/bind.h>
 
 #include "llmsizer/catalog.hpp"
+#include "llmsizer/catalog_similar.hpp"
 #include "llmsizer/hub_files.hpp"
 #include "llmsizer/json.hpp"  // llmsizer::Json is nlohmann::ordered_json: every JSON text below
 #include "llmsizer/json_contract.hpp"
@@ -142,6 +143,14 @@ class WasmSizer {
                                                          reinterpret_cast<const unsigned char*>(catalog_json_.data())));
   }
   std::string load_error() const { return load_error_; }
+  // " (did you mean a, b or c?)" for a model or device id the catalog lacks
+  // (a link's), as the engine's own refusals say it; "" when none is close.
+  std::string did_you_mean_model(const std::string& unknown) const {
+    return llmsizer::did_you_mean(llmsizer::similar_model_ids(sizer_.catalog(), unknown));
+  }
+  std::string did_you_mean_device(const std::string& unknown) const {
+    return llmsizer::did_you_mean(llmsizer::similar_device_ids(sizer_.catalog(), unknown));
+  }
 
  private:
   std::string load_error_;
@@ -163,7 +172,9 @@ EMSCRIPTEN_BINDINGS(llmsizer) {
       .function("figuresErrorId", &WasmSizer::figures_error_id)
       .function("figuresErrorMessage", &WasmSizer::figures_error_message)
       .function("catalogBytes", &WasmSizer::catalog_bytes)
-      .function("loadError", &WasmSizer::load_error);
+      .function("loadError", &WasmSizer::load_error)
+      .function("didYouMeanModel", &WasmSizer::did_you_mean_model)
+      .function("didYouMeanDevice", &WasmSizer::did_you_mean_device);
 #ifndef LLMSIZER_WASM_CORE
   // The full module's: asked on request, or when the cloud offers or
   // fine-tuning panel comes into view, not at the page's start.

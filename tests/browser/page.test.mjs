@@ -391,6 +391,13 @@ test("a link made with a model's or device's older id opens its scenario, as the
   assert.doesNotMatch(await page.textContent('#summary'), /Ignored from the link/);
   // The link is rewritten with the current ids.
   await page.waitForFunction(() => location.hash.includes('model=llama-3.3-70b-instruct') && location.hash.includes('gpu=ryzen-ai-max-plus-395'));
+  // Ids the catalog lacks: the notice names the ids the engine says they were
+  // likely meant for, as `llm-sizer estimate --model Llama-3.1-8B --gpu h100` does.
+  await page.evaluate(() => { location.hash = '#model=Llama-3.1-8B&gpu=h100&quant=Q4_K_M'; });
+  await page.waitForFunction(() => /Ignored from the link/.test(document.querySelector('#summary').textContent));
+  const notice = await page.textContent('#summary');
+  assert.match(notice, /unknown model “Llama-3\.1-8B” \(did you mean llama-3\.1-8b\?\)/, notice);
+  assert.match(notice, /unknown gpu “h100” \(did you mean h100-sxm, h100-nvl or h100-pcie\?\)/, notice);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

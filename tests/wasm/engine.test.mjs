@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadModule, nativeResponses } from './load.mjs';
+import { spawnSync } from 'node:child_process';
+
+import { cliBin, loadModule, nativeResponses } from './load.mjs';
 
 const module = await loadModule();
 const sizer = new module.Sizer();
@@ -93,6 +95,22 @@ test('markup in inputs comes back as plain text in messages', () => {
   const r = ask({ model: '<img src=x onerror=alert(1)>' });
   assert.equal(r.ok, false);
   assert.ok(r.error.message.includes('<img src=x onerror=alert(1)>'), 'echoed verbatim as text, not sanitised into something else');
+});
+
+test('an unknown model or device id gets the ids the engine refuses it with, as the CLI names them', () => {
+  // The page's link notice takes these; the CLI's refusal carries the same words.
+  for (const [kind, call, id, flag] of [['model', 'didYouMeanModel', 'Llama-3.1-8B', '--model'], ['GPU', 'didYouMeanDevice', 'h100', '--gpu']]) {
+    const suggestion = sizer[call](id);
+    assert.match(suggestion, /^ \(did you mean .+\?\)$/, `${kind} ${id}: ${suggestion}`);
+    const args = flag === '--model' ? ['estimate', flag, id] : ['estimate', '--model', 'llama-3.1-8b', flag, id];
+    const cli = spawnSync(cliBin, args, { encoding: 'utf8' });
+    assert.notEqual(cli.status, 0);
+    assert.ok(cli.stderr.includes(`unknown ${kind} '${id}'${suggestion}`), cli.stderr);
+  }
+  // Nothing close, and hostile or huge text: no suggestion, no exception.
+  assert.equal(sizer.didYouMeanModel('zzzzzzzzqqqq'), '');
+  assert.equal(sizer.didYouMeanDevice('<img src=x onerror=alert(1)>'), '');
+  assert.equal(sizer.didYouMeanModel('x'.repeat(100000)), '');
 });
 
 // A seeded grid of scenarios: wasm and native must agree (bytes equal, rates

@@ -178,6 +178,12 @@ export function loadEngine({ full: startFull = false } = {}) {
         async loadFull() {
           full ??= await loadFullSizer();
         },
+        // " (did you mean a, b or c?)" for an unknown model (kind 'model')
+        // or device id, as the engine's refusals name the ids it was likely
+        // meant for; '' when none is close.
+        didYouMean(kind, unknown) {
+          return kind === 'gpu' ? sizer.didYouMeanDevice(unknown) : sizer.didYouMeanModel(unknown);
+        },
         // Returns the estimate (the CLI's JSON) or throws a SizerError.
         estimate(request) {
           const answer = call(sizer, request);

@@ -132,8 +132,10 @@ function idsOf(entries) {
 }
 
 // base: the state keys absent from the hash take (a prerendered page's own
-// scenario, <html data-scenario>), else the defaults.
-export function parseHash(hash, catalog, base = DEFAULTS) {
+// scenario, <html data-scenario>), else the defaults. closeIds(kind, raw), where
+// given, names the ids an unknown model ('model') or device ('gpu') was likely
+// meant for (the engine's " (did you mean ...?)").
+export function parseHash(hash, catalog, base = DEFAULTS, closeIds = () => '') {
   const params = new URLSearchParams(hash.replace(/^#/, ''));
   const state = { ...base };
   const problems = [];
@@ -155,7 +157,7 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
     if (key === 'gpu' && raw.includes(',')) {
       const cards = raw.split(',').map((id) => current.gpu.get(id) ?? id);
       const unknown = cards.find((id) => !ids.gpu.has(id));
-      if (unknown !== undefined) problems.push(`unknown gpu “${unknown.slice(0, 60)}”`);
+      if (unknown !== undefined) problems.push(`unknown gpu “${unknown.slice(0, 60)}”${closeIds('gpu', unknown)}`);
       else if (cards.length > MAX_CARDS) problems.push(`more than ${MAX_CARDS} cards`);
       else Object.assign(state, { gpu: cards[0], gpus: cards.length, cards });
       continue;
@@ -183,7 +185,7 @@ export function parseHash(hash, catalog, base = DEFAULTS) {
         state[key] = id;
         if (key === 'gpu') state.cards = null;
       }
-      else problems.push(`unknown ${key} “${raw.slice(0, 60)}”`);
+      else problems.push(`unknown ${key} “${raw.slice(0, 60)}”${key === 'gpu' || key === 'model' || key === 'draft' ? closeIds(key === 'gpu' ? 'gpu' : 'model', raw) : ''}`);
     } else {
       const value = Number(raw);
       const [low, high] = LIMITS[key];
