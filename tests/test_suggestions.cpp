@@ -293,3 +293,42 @@ TEST_CASE("a Mac short of memory even at the highest GPU limit: that limit with 
   CHECK(all[0].change.quant);
   CHECK(&all[1] == raised);
 }
+
+TEST_CASE("experts of the last few layers on four cards: the split spreads those layers, no card left without one") {
+  // DeepSeek-R1 at IQ3_M (61 layers) on four 24 GiB cards with the first 54
+  // layers' experts in RAM (--n-cpu-moe 54): the 7 layers that keep theirs
+  // hold 256 experts x 3 x 7168 x 2048 = 11.27 G weights each, ~4.8 GiB at
+  // IQ3_M's ~3.66 bits: ~34 GiB, more than one card's ~22.5 GiB usable and
+  // less than the four's ~90 GiB. llama.cpp's even split gives the last card
+  // layers 46-61, all 7 of them: over. A split that spreads the 7 over two
+  // or more cards fits at no cost. The placement once let the first cards
+  // take every layer at a loose fill (the 54 light ones and the heavy ones
+  // after them) and so found no split at all.
+  Fixture f = fixture("deepseek-r1", "IQ3_M", 24.0);
+  f.scenario.gpu_count = 4;
+  f.scenario.context_tokens = 16384;
+  f.scenario.system_ram_bytes = 256 * static_cast<std::int64_t>(kGiB);
+  f.scenario.offload_fraction = 54.0 / 61.0;
+  f.scenario.offload_mode = OffloadMode::experts;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE(e.value().memory.offloaded_layers == 54);
+  const auto& cards = e.value().memory.per_gpu;
+  REQUIRE(cards.size() == 4);
+  REQUIRE_FALSE(cards[3].fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  REQUIRE_FALSE(all.empty());
+  const Suggestion& first = all.front();
+  REQUIRE(first.change.layer_split.size() == 4);
+  CHECK(first.cost == "none");
+  int total = 0;
+  for (int layers : first.change.layer_split) {
+    CHECK(layers >= 1);
+    total += layers;
+  }
+  CHECK(total == 61);
+  CHECK(first.change.layer_split[3] < 7);  // the last card no longer holds every heavy layer
+  CHECK(first.scenario.offload_fraction == f.scenario.offload_fraction);
+  CHECK(fits(f, first.scenario));
+}

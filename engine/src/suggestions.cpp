@@ -77,7 +77,13 @@ std::optional<Suggestion> layer_split_suggestion(const Architecture& arch, const
     std::size_t i = 0;
     for (std::size_t g = 0; g < cards.size(); ++g) {
       double used = fixed[g];
-      while (i < layer.size() && used + layer[i] <= fill * room[g]) used += layer[i++], ++counts[g];
+      // Every card takes at least one layer (llama.cpp's split gives each
+      // one): a card leaves one for each card after it. Without this, a fill
+      // with room to spare let the first cards take every layer (the few
+      // heavy ones behind many whose experts are in RAM) and no split was
+      // found where the balanced ones fit.
+      const std::size_t last = layer.size() - std::min(layer.size(), cards.size() - g - 1);
+      while (i < last && used + layer[i] <= fill * room[g]) used += layer[i++], ++counts[g];
       if (counts[g] == 0) return std::nullopt;
     }
     if (i < layer.size()) return std::nullopt;
