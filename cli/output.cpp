@@ -60,7 +60,8 @@ std::string change_flags(const Suggestion& x) {
                   static_cast<double>(x.ram_required_bytes) / static_cast<double>(kGiB));
     what = t;
   }
-  if (x.change.quant) what = "--quant " + *x.change.quant;
+  // A smaller quantization with part of it in RAM is one suggestion: both flags.
+  if (x.change.quant) what = "--quant " + *x.change.quant + (what.empty() ? "" : " " + what);
   if (x.change.kv) what = "--kv-type " + *x.change.kv;
   if (x.change.gpu_limit_mib) what = "--gpu-limit-mib " + std::to_string(*x.change.gpu_limit_mib) + " (sudo sysctl iogpu.wired_limit_mb=" + std::to_string(*x.change.gpu_limit_mib) + ")";
   if (!x.change.layer_split.empty())
@@ -159,8 +160,10 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
   }
   if (!runs(e)) {
     out << "no speed or cost: it does not fit. What would make it fit, each re-estimated:\n";
-    if (suggestions.empty())
-      out << "  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)\n";
+    const bool only_together = suggestions.size() == 1 && suggestions[0].change.quant && suggestions[0].change.offload;
+    if (suggestions.empty() || only_together)
+      out << "  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)"
+          << (only_together ? "; two together:" : "") << "\n";
     for (const Suggestion& x : suggestions) {
       const std::string what = change_flags(x);
       std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),
@@ -177,12 +180,12 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                     sp.basis.runtime.c_str(), own->rows, own->bandwidth_factor, own->compute_factor, own->overhead_factor,
                     own->attention_factor, own->kv_factor);
       out << line;
-    } else if (const auto& row = sp.basis.serving_factors) {
+    } else if (const auto& serving = sp.basis.serving_factors) {
       // A serving engine alone: its serving row's step at one in flight.
       std::snprintf(line, sizeof line,
                     "speed (%s, the serving row at one request in flight, fitted on measured serving runs: "
                     "docs/accuracy.md; the first token includes %.0f ms per request and %.0f ms per prompt pass)\n",
-                    sp.basis.runtime.c_str(), row->request_overhead_s * 1000.0,
+                    sp.basis.runtime.c_str(), serving->request_overhead_s * 1000.0,
                     sp.basis.serving_prompt_pass_overhead_s * 1000.0);
       out << line;
       if (!sp.basis.serving_rough_because.empty())

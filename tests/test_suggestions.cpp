@@ -332,3 +332,58 @@ TEST_CASE("experts of the last few layers on four cards: the split spreads those
   CHECK(first.scenario.offload_fraction == f.scenario.offload_fraction);
   CHECK(fits(f, first.scenario));
 }
+
+TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM, the best that fits") {
+  // DeepSeek-R1 at Q4_K_M (376.7 GiB of weights) on four 24 GiB cards (~90
+  // GiB usable) with 256 GiB of RAM (252 GiB left by the OS): with every
+  // expert in RAM the RAM would need ~350 GiB, so no offload alone; the
+  // smallest GGUF type (IQ1_S, ~1.6 bits: ~130 GiB) is still more than the
+  // cards, so no quantization alone; nor a shorter context or an 8-bit cache
+  // (the weights are the problem). A smaller quantization with part of the
+  // experts in RAM is what people run: the best one that fits is offered as
+  // one suggestion carrying both changes, at the least offload it needs.
+  Fixture f = fixture("deepseek-r1", "Q4_K_M", 24.0);
+  f.scenario.gpu_count = 4;
+  f.scenario.context_tokens = 16384;
+  f.scenario.system_ram_bytes = 256 * static_cast<std::int64_t>(kGiB);
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  REQUIRE(all.size() == 1);
+  const Suggestion& both = all.front();
+  REQUIRE(both.change.quant);
+  REQUIRE(both.change.offload);
+  CHECK(both.change.offload_mode.value() == "experts");
+  CHECK(both.cost == "quality");
+  CHECK(fits(f, both.scenario));
+  CHECK(both.ram_required_bytes <= 252 * static_cast<std::int64_t>(kGiB));
+  // The best that fits: every better rung below Q4_K_M (larger files) does
+  // not fit even with every layer's experts in RAM ...
+  bool below_current = false;
+  for (const QuantRung& rung : gguf_quality_ladder()) {
+    if (rung.name == std::string("Q4_K_M")) { below_current = true; continue; }
+    if (!below_current) continue;
+    if (rung.name == *both.change.quant) break;
+    Scenario all_in_ram = f.scenario;
+    all_in_ram.quant = quant_scheme_from_name(rung.name).value();
+    all_in_ram.offload_mode = OffloadMode::experts;
+    all_in_ram.offload_fraction = 1.0;
+    INFO(rung.name);
+    CHECK_FALSE(fits(f, all_in_ram));
+  }
+  // ... and one layer's experts fewer in RAM does not fit (the least offload),
+  // whatever the split.
+  Scenario fewer = both.scenario;
+  fewer.offload_fraction -= 1.0 / 61;
+  fewer.layers_per_gpu.clear();
+  auto fewer_estimate = f.sizer.estimate(f.model, fewer);
+  REQUIRE(fewer_estimate.ok());
+  if (!fewer_estimate.value().memory.fits.value_or(false)) {
+    auto split = balanced_layer_split(f.model.arch(), f.estimate_fn, fewer, fewer_estimate.value());
+    CHECK_FALSE(split.has_value());
+  } else {
+    FAIL("one layer's experts fewer in RAM fits");
+  }
+}

@@ -268,6 +268,35 @@ std::optional<Suggestion> offload_suggestions(const Architecture& arch, const Es
   return s;
 }
 
+// Where no one change makes it fit under llama.cpp or Ollama: the best
+// quantization smaller than the scenario's that fits with part of the model in
+// system RAM, the least offload it needs (DeepSeek-R1 at Q4_K_M, 377 GiB, on
+// four 24 GB cards and 256 GiB of RAM: no quantization alone fits the cards,
+// no offload alone fits the RAM; IQ3 with most experts in RAM does, as people
+// run it). A quantization whose weights exceed the GPUs' and RAM's room
+// together is passed over without the offload search.
+std::optional<Suggestion> quant_with_offload_suggestion(const Architecture& arch, const Estimator& estimate_fn,
+                                                        const Scenario& s, const Estimate& current) {
+  if (!s.quant.is_gguf() || !engine_is_llama_cpp_based(s.engine)) return std::nullopt;
+  for (const QuantRung& rung : gguf_quality_ladder()) {
+    auto quant = quant_scheme_from_name(rung.name);
+    if (!quant || quant.value().name == s.quant.name) continue;
+    Scenario sc = s;
+    sc.quant = quant.value();
+    sc.offload_fraction = 0.0;
+    auto e = estimate_fn(sc);
+    if (!e || e.value().memory.weights_bytes >= current.memory.weights_bytes) continue;
+    const MemoryEstimate& m = e.value().memory;
+    if (m.usable_bytes && m.required_bytes > *m.usable_bytes + m.system_ram_bytes) continue;
+    auto offloaded = offload_suggestions(arch, estimate_fn, sc);
+    if (!offloaded || !offloaded->change.offload || *offloaded->change.offload <= 0.0) continue;
+    SuggestedChange change = offloaded->change;
+    change.quant = quant.value().name;
+    return suggestion_of(offloaded->scenario, offloaded->estimate, change, "quality");
+  }
+  return std::nullopt;
+}
+
 std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estimator& estimate_fn, const Scenario& s) {
   const Device& d = *s.device;
   for (int count = s.gpu_count + 1; count <= practical_device_count(d); ++count) {
@@ -336,6 +365,8 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   add(gpu_limit_context_suggestion(estimate_fn, scenario, estimate));
   // One more card is a suggestion only for equal cards: of mixed ones, which?
   if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
+  // Two changes together only where no one change makes it fit.
+  if (out.empty()) add(quant_with_offload_suggestion(arch, estimate_fn, scenario, estimate));
   return out;
 }
 
