@@ -387,3 +387,43 @@ TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM
     FAIL("one layer's experts fewer in RAM fits");
   }
 }
+
+TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards even where RAM is short at that count") {
+  // DeepSeek-R1 at Q5_K_S on four 24 GiB cards with 384 GiB of RAM (380 left
+  // by the OS): experts of every layer in RAM would need more than 380 GiB;
+  // with about 54 of 61 layers' experts there RAM holds them and the cards
+  // hold the rest once the 7 layers that keep theirs are spread over the
+  // cards. The search over the count judged each count's split by the whole
+  // verdict, RAM included, so counts where RAM was short found no split, the
+  // cards looked over at every count, and whole layers went to RAM instead
+  // (54 layers, 3.0 tok/s against 5.1 with experts).
+  Fixture f = fixture("deepseek-r1", "Q5_K_S", 24.0);
+  f.scenario.gpu_count = 4;
+  f.scenario.context_tokens = 16384;
+  f.scenario.system_ram_bytes = 384 * static_cast<std::int64_t>(kGiB);
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  // Every expert in RAM: more than RAM holds.
+  Scenario every = f.scenario;
+  every.offload_mode = OffloadMode::experts;
+  every.offload_fraction = 1.0;
+  auto all_in_ram = f.sizer.estimate(f.model, every);
+  REQUIRE(all_in_ram.ok());
+  REQUIRE_FALSE(all_in_ram.value().memory.ram_fits);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
+  REQUIRE(offload);
+  CHECK(offload->change.offload_mode.value() == "experts");
+  CHECK(offload->change.layer_split.size() == 4);
+  CHECK(fits(f, offload->scenario));
+  // The least count: one layer's experts fewer in RAM fits no split of the cards.
+  Scenario fewer = offload->scenario;
+  fewer.offload_fraction -= 1.0 / 61;
+  fewer.layers_per_gpu.clear();
+  auto fewer_estimate = f.sizer.estimate(f.model, fewer);
+  REQUIRE(fewer_estimate.ok());
+  REQUIRE_FALSE(fewer_estimate.value().memory.fits.value_or(false));
+  CHECK_FALSE(balanced_layer_split(f.model.arch(), f.estimate_fn, fewer, fewer_estimate.value()).has_value());
+}

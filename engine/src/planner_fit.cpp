@@ -23,30 +23,6 @@ Scenario with_experts_in_ram(Scenario s, std::int64_t n_in_ram, int layers) {
   return s;
 }
 
-// The estimate of sc, or, on equal cards under llama.cpp where the default
-// split does not fit the GPUs, of sc with its layers balanced where that fits
-// (a --tensor-split, as the fix suggestions give it).
-Result<Suggestion> placed_estimate(const Estimator& estimate_fn, const Architecture& arch, const Scenario& sc) {
-  auto e = estimate_fn(sc);
-  if (!e) return e.error();
-  Suggestion out;
-  out.scenario = sc;
-  const bool rebalance = sc.gpu_count > 1 && sc.cards.empty() && engine_is_llama_cpp_based(sc.engine);
-  if (rebalance && !gpu_probe(e.value()).fits) {
-    // The split is the GPUs' question: asked with RAM out of the way (the
-    // per-GPU bytes do not depend on it), then estimated with the real RAM.
-    Scenario roomy = sc;
-    roomy.system_ram_bytes = std::int64_t{1} << 50;
-    if (auto split = balanced_layer_split(arch, estimate_fn, roomy, e.value())) {
-      out.scenario.layers_per_gpu = split->scenario.layers_per_gpu;
-      e = estimate_fn(out.scenario);
-      if (!e) return e.error();
-    }
-  }
-  out.estimate = std::move(e).value();
-  return out;
-}
-
 // Whether system RAM holds what the estimate puts there, and by how much.
 EdgeProbe ram_probe(const Estimate& e) {
   const MemoryEstimate& m = e.memory;
@@ -94,7 +70,7 @@ Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::in
     ++estimates;
     return sizer.estimate(model, sc);
   };
-  auto placed = [&](const Scenario& sc) { return placed_estimate(estimate_fn, arch, sc); };
+  auto placed = [&](const Scenario& sc) { return balanced_placement(arch, estimate_fn, sc); };
   auto whole = placed(s);
   if (!whole) return a;
   if (whole.value().estimate.memory.fits.value_or(false)) {
@@ -151,7 +127,7 @@ Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& mod
     ++estimates;
     return sizer.estimate(model, sc);
   };
-  auto placed = [&](const Scenario& sc) { return placed_estimate(estimate_fn, arch, sc); };
+  auto placed = [&](const Scenario& sc) { return balanced_placement(arch, estimate_fn, sc); };
   LongestContext out;
   out.scenario = a.scenario;
   out.offload_bytes = a.estimate->memory.offload_bytes;

@@ -211,21 +211,13 @@ std::optional<Suggestion> offload_suggestion(const Architecture& arch, const Est
   if (n <= 0) return std::nullopt;
   s.offload_mode = mode;
   s.layers_per_gpu.clear();
-  const bool rebalance = mode == OffloadMode::experts && s.gpu_count > 1 && s.cards.empty();
-  auto with = [&](std::int64_t k) {
+  // The estimate for k layers' experts (or layers) in RAM, its layers split to
+  // balance the cards where the default split leaves one over (whole layers
+  // in RAM are not split again: layer_split_suggestion leaves them).
+  auto placed = [&](std::int64_t k) -> Result<Suggestion> {
     Scenario sc = s;
     sc.offload_fraction = static_cast<double>(k) / n;
-    return sc;
-  };
-  // The estimate for k layers' experts (or layers) in RAM, its layers split to
-  // balance the cards where the default split leaves one over.
-  auto placed = [&](std::int64_t k) -> Result<Suggestion> {
-    const Scenario sc = with(k);
-    auto e = estimate_fn(sc);
-    if (!e) return e.error();
-    if (rebalance && !gpu_probe(e.value()).fits)
-      if (auto split = layer_split_suggestion(arch, estimate_fn, sc, e.value())) return *split;
-    return suggestion_of(sc, e.value(), SuggestedChange{}, "speed");
+    return balanced_placement(arch, estimate_fn, sc);
   };
   // kept(j): j layers stay whole on the GPUs; fits only turns false as j grows.
   auto kept = [&](std::int64_t j) -> Result<EdgeProbe> {
@@ -329,6 +321,23 @@ std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const
 std::optional<Suggestion> balanced_layer_split(const Architecture& arch, const Estimator& estimate_fn,
                                                const Scenario& scenario, const Estimate& estimate) {
   return layer_split_suggestion(arch, estimate_fn, scenario, estimate);
+}
+
+Result<Suggestion> balanced_placement(const Architecture& arch, const Estimator& estimate_fn, const Scenario& scenario) {
+  auto e = estimate_fn(scenario);
+  if (!e) return e.error();
+  Suggestion out = suggestion_of(scenario, e.value(), SuggestedChange{}, "none");
+  const bool equal_cards = scenario.gpu_count > 1 && scenario.cards.empty() && engine_is_llama_cpp_based(scenario.engine);
+  if (!equal_cards || gpu_probe(e.value()).fits) return out;
+  Scenario roomy = scenario;
+  roomy.system_ram_bytes = std::int64_t{1} << 50;
+  auto split = layer_split_suggestion(arch, estimate_fn, roomy, e.value());
+  if (!split) return out;
+  Scenario placed = scenario;
+  placed.layers_per_gpu = split->scenario.layers_per_gpu;
+  auto with_split = estimate_fn(placed);
+  if (!with_split) return with_split.error();
+  return suggestion_of(placed, with_split.value(), split->change, "none");
 }
 
 int quant_bits_class(const std::string& name) {

@@ -86,4 +86,13 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
 std::optional<Suggestion> balanced_layer_split(const Architecture& arch, const Estimator& estimate_fn,
                                                const Scenario& scenario, const Estimate& estimate);
 
+// The estimate of a scenario as llama.cpp would place it on equal cards: its
+// own, or, where the default split leaves a card over, with the layers split
+// to balance the cards where that holds them (balanced_layer_split). Which
+// split holds the GPUs is asked with RAM out of the way (a card's bytes do
+// not depend on it); the estimate returned is with the scenario's RAM, so a
+// search over experts in RAM judges the GPUs and RAM apart. The offload
+// suggestions and the "what can I run" planner share it.
+Result<Suggestion> balanced_placement(const Architecture& arch, const Estimator& estimate_fn, const Scenario& scenario);
+
 }  // namespace llmsizer
