@@ -46,6 +46,15 @@ Fixture fixture(const std::string& model_id, const std::string& quant, double me
   return f;
 }
 
+// DeepSeek-R1 at a quantization on four 24 GiB cards at 16K, with this much RAM.
+Fixture deepseek_r1_on_four_24gib_cards(const std::string& quant, int ram_gib) {
+  Fixture f = fixture("deepseek-r1", quant, 24.0);
+  f.scenario.gpu_count = 4;
+  f.scenario.context_tokens = 16384;
+  f.scenario.system_ram_bytes = ram_gib * static_cast<std::int64_t>(kGiB);
+  return f;
+}
+
 bool fits(const Fixture& f, const Scenario& s) {
   auto e = f.sizer.estimate(f.model, s);
   REQUIRE(e.ok());
@@ -304,10 +313,7 @@ TEST_CASE("experts of the last few layers on four cards: the split spreads those
   // or more cards fits at no cost. The placement once let the first cards
   // take every layer at a loose fill (the 54 light ones and the heavy ones
   // after them) and so found no split at all.
-  Fixture f = fixture("deepseek-r1", "IQ3_M", 24.0);
-  f.scenario.gpu_count = 4;
-  f.scenario.context_tokens = 16384;
-  f.scenario.system_ram_bytes = 256 * static_cast<std::int64_t>(kGiB);
+  Fixture f = deepseek_r1_on_four_24gib_cards("IQ3_M", 256);
   f.scenario.offload_fraction = 54.0 / 61.0;
   f.scenario.offload_mode = OffloadMode::experts;
   f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
@@ -342,10 +348,7 @@ TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM
   // (the weights are the problem). A smaller quantization with part of the
   // experts in RAM is what people run: the best one that fits is offered as
   // one suggestion carrying both changes, at the least offload it needs.
-  Fixture f = fixture("deepseek-r1", "Q4_K_M", 24.0);
-  f.scenario.gpu_count = 4;
-  f.scenario.context_tokens = 16384;
-  f.scenario.system_ram_bytes = 256 * static_cast<std::int64_t>(kGiB);
+  Fixture f = deepseek_r1_on_four_24gib_cards("Q4_K_M", 256);
   f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
@@ -397,10 +400,7 @@ TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards eve
   // verdict, RAM included, so counts where RAM was short found no split, the
   // cards looked over at every count, and whole layers went to RAM instead
   // (54 layers, 3.0 tok/s against 5.1 with experts).
-  Fixture f = fixture("deepseek-r1", "Q5_K_S", 24.0);
-  f.scenario.gpu_count = 4;
-  f.scenario.context_tokens = 16384;
-  f.scenario.system_ram_bytes = 384 * static_cast<std::int64_t>(kGiB);
+  Fixture f = deepseek_r1_on_four_24gib_cards("Q5_K_S", 384);
   f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
