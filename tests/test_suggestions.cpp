@@ -55,6 +55,18 @@ Fixture deepseek_r1_on_four_24gib_cards(const std::string& quant, int ram_gib) {
   return f;
 }
 
+// Whether DeepSeek-R1's scenario with one layer's experts fewer in RAM fits
+// as llama.cpp splits it, or with any split that balances the cards.
+bool fits_one_layer_fewer_in_ram(const Fixture& f, const Scenario& placed) {
+  Scenario fewer = placed;
+  fewer.offload_fraction -= 1.0 / 61;
+  fewer.layers_per_gpu.clear();
+  auto e = f.sizer.estimate(f.model, fewer);
+  REQUIRE(e.ok());
+  if (e.value().memory.fits.value_or(false)) return true;
+  return balanced_layer_split(f.model.arch(), f.estimate_fn, fewer, e.value()).has_value();
+}
+
 bool fits(const Fixture& f, const Scenario& s) {
   auto e = f.sizer.estimate(f.model, s);
   REQUIRE(e.ok());
@@ -306,8 +318,8 @@ TEST_CASE("a Mac short of memory even at the highest GPU limit: that limit with 
 TEST_CASE("experts of the last few layers on four cards: the split spreads those layers, no card left without one") {
   // DeepSeek-R1 at IQ3_M (61 layers) on four 24 GiB cards with the first 54
   // layers' experts in RAM (--n-cpu-moe 54): the 7 layers that keep theirs
-  // hold 256 experts x 3 x 7168 x 2048 = 11.27 G weights each, ~4.8 GiB at
-  // IQ3_M's ~3.66 bits: ~34 GiB, more than one card's ~22.5 GiB usable and
+  // hold 256 experts x 3 x 7168 x 2048 = 11.27 G weights each, ~4.55 GiB at
+  // IQ3_M's ~3.5 bits: ~32 GiB, more than one card's ~22.5 GiB usable and
   // less than the four's ~90 GiB. llama.cpp's even split gives the last card
   // layers 46-61, all 7 of them: over. A split that spreads the 7 over two
   // or more cards fits at no cost. The placement once let the first cards
@@ -342,8 +354,8 @@ TEST_CASE("experts of the last few layers on four cards: the split spreads those
 TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM, the best that fits") {
   // DeepSeek-R1 at Q4_K_M (376.7 GiB of weights) on four 24 GiB cards (~90
   // GiB usable) with 256 GiB of RAM (252 GiB left by the OS): with every
-  // expert in RAM the RAM would need ~350 GiB, so no offload alone; the
-  // smallest GGUF type (IQ1_S, ~1.6 bits: ~130 GiB) is still more than the
+  // expert in RAM the RAM would need ~368 GiB, so no offload alone; the
+  // smallest GGUF type (IQ1_S, ~1.6 bits: ~125 GiB) is still more than the
   // cards, so no quantization alone; nor a shorter context or an 8-bit cache
   // (the weights are the problem). A smaller quantization with part of the
   // experts in RAM is what people run: the best one that fits is offered as
@@ -378,17 +390,7 @@ TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM
   }
   // ... and one layer's experts fewer in RAM does not fit (the least offload),
   // whatever the split.
-  Scenario fewer = both.scenario;
-  fewer.offload_fraction -= 1.0 / 61;
-  fewer.layers_per_gpu.clear();
-  auto fewer_estimate = f.sizer.estimate(f.model, fewer);
-  REQUIRE(fewer_estimate.ok());
-  if (!fewer_estimate.value().memory.fits.value_or(false)) {
-    auto split = balanced_layer_split(f.model.arch(), f.estimate_fn, fewer, fewer_estimate.value());
-    CHECK_FALSE(split.has_value());
-  } else {
-    FAIL("one layer's experts fewer in RAM fits");
-  }
+  CHECK_FALSE(fits_one_layer_fewer_in_ram(f, both.scenario));
 }
 
 TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards even where RAM is short at that count") {
@@ -419,11 +421,5 @@ TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards eve
   CHECK(offload->change.layer_split.size() == 4);
   CHECK(fits(f, offload->scenario));
   // The least count: one layer's experts fewer in RAM fits no split of the cards.
-  Scenario fewer = offload->scenario;
-  fewer.offload_fraction -= 1.0 / 61;
-  fewer.layers_per_gpu.clear();
-  auto fewer_estimate = f.sizer.estimate(f.model, fewer);
-  REQUIRE(fewer_estimate.ok());
-  REQUIRE_FALSE(fewer_estimate.value().memory.fits.value_or(false));
-  CHECK_FALSE(balanced_layer_split(f.model.arch(), f.estimate_fn, fewer, fewer_estimate.value()).has_value());
+  CHECK_FALSE(fits_one_layer_fewer_in_ram(f, offload->scenario));
 }

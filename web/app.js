@@ -553,7 +553,10 @@ class App {
     const layers = (n) => `${n} layer${n === 1 ? '' : 's'}`;
     const split = change.layer_split?.replace(/,/g, ' / ');
     // Two changes together (where no one change fits): the quantization, then the offload it needs.
-    if (change.quant && change.offload) return `Quantization ${change.quant}, with ${this.describeChange({ ...change, quant: undefined }, x)[0].toLowerCase()}${this.describeChange({ ...change, quant: undefined }, x).slice(1)}`;
+    if (change.quant && change.offload) {
+      const offload = this.describeChange({ ...change, quant: undefined }, x);
+      return `Quantization ${change.quant}, with ${offload[0].toLowerCase()}${offload.slice(1)}`;
+    }
     if (change.layer_split && change.offload_mode === 'experts')
       return `Experts of ${layers(x.offloaded_layers)} in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM), layers split ${split} across the GPUs (--tensor-split)`;
     if (change.layer_split) return `Layers split ${split} across the GPUs (--tensor-split; no cost)`;

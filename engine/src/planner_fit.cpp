@@ -136,8 +136,8 @@ Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& mod
   const std::int64_t own_in_ram =
       a.scenario.offload_mode == OffloadMode::experts ? std::llround(a.scenario.offload_fraction * n) : 0;
 
-  // The most layers' experts RAM holds (at the requested context: RAM's share
-  // does not grow with it, the KV cache stays on the GPUs).
+  // The most layers' experts RAM holds at the requested context (the KV cache
+  // stays on the GPUs; RAM's share grows only a little with the context, below).
   std::int64_t most_in_ram = own_in_ram;
   Scenario roomiest = a.scenario;
   if (experts_move && own_in_ram < n) {
@@ -176,7 +176,7 @@ Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& mod
   if (!best) return best.error();
   out.tokens = best.value();
   std::int64_t found_in_ram = most_in_ram;  // the experts in RAM the longest context was solved with
-  for (std::int64_t k = most_in_ram - 1; k >= own_in_ram && k < most_in_ram; --k) {
+  for (std::int64_t k = most_in_ram - 1; k >= own_in_ram; --k) {
     const Scenario fewer = k == own_in_ram ? a.scenario : with_experts_in_ram(roomiest, k, n);
     auto tokens = solve_at(fewer);
     if (!tokens) return tokens.error();
