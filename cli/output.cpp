@@ -73,6 +73,21 @@ std::string change_flags(const Suggestion& x) {
   return what;
 }
 
+std::string fit_suggestion_lines(const std::vector<Suggestion>& suggestions) {
+  std::string out;
+  const bool only_together = suggestions.size() == 1 && suggestions[0].change.quant && suggestions[0].change.offload;
+  if (suggestions.empty() || only_together)
+    out += std::string("  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)") +
+           (only_together ? "; two together:" : "") + "\n";
+  for (const Suggestion& x : suggestions) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", change_flags(x).c_str(),
+                  x.utilization * 100.0, x.decode_tokens_per_s);
+    out += line;
+  }
+  return out;
+}
+
 std::string estimate_table(const Estimate& e, const Scenario& s, const std::string& model_label,
                            const std::vector<Suggestion>& suggestions) {
   std::ostringstream out;
@@ -158,19 +173,7 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
                   static_cast<long long>(*m.max_concurrent_sequences));
     out << line;
   }
-  if (!runs(e)) {
-    out << "no speed or cost: it does not fit. What would make it fit, each re-estimated:\n";
-    const bool only_together = suggestions.size() == 1 && suggestions[0].change.quant && suggestions[0].change.offload;
-    if (suggestions.empty() || only_together)
-      out << "  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)"
-          << (only_together ? "; two together:" : "") << "\n";
-    for (const Suggestion& x : suggestions) {
-      const std::string what = change_flags(x);
-      std::snprintf(line, sizeof line, "  %-62s %5.1f%% of usable, %.1f tokens/s\n", what.c_str(),
-                    x.utilization * 100.0, x.decode_tokens_per_s);
-      out << line;
-    }
-  }
+  if (!runs(e)) out << "no speed or cost: it does not fit. What would make it fit, each re-estimated:\n" << fit_suggestion_lines(suggestions);
   if (e.speed && runs(e)) {
     const SpeedEstimate& sp = *e.speed;
     if (const auto& own = sp.basis.machine_factors) {

@@ -18,6 +18,9 @@ Json estimate_json(const Estimate& estimate, const Scenario& scenario, const std
                    const std::vector<Suggestion>& suggestions, bool speed_if_no_fit, const SizedModel& model);
 std::string params_table(const ParamCounts& params);
 std::string change_flags(const Suggestion& suggestion);
+// The lines under "What would make it fit": each suggestion's flags, its use of
+// the usable memory and its decode speed.
+std::string fit_suggestion_lines(const std::vector<Suggestion>& suggestions);
 std::string estimate_table(const Estimate& estimate, const Scenario& scenario, const std::string& model_label,
                            const std::vector<Suggestion>& suggestions);
 Json list_json(const Catalog& catalog, const std::string& what);

@@ -3,6 +3,7 @@
 #include "calibrate_command.hpp"
 #include "output.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -555,7 +556,23 @@ int run_serve(const Command& c, const Sizer& sizer) {
     if (!parsed) return fail(parsed.error());
     counts = std::move(parsed).value();
   }
-  auto curve = serve_curve(sizer, resolved.value().model, s, counts, c.target_tokens_per_s_per_user.value_or(0.0));
+  const SizedModel& model = resolved.value().model;
+  auto curve = serve_curve(sizer, model, s, counts, c.target_tokens_per_s_per_user.value_or(0.0));
+  if (!curve && curve.error().id == "serve.does_not_fit") {
+    // As estimate does: what would make the first point fit, each re-estimated.
+    const Scenario first = serve_point_scenario(s, counts.empty() ? 1 : *std::min_element(counts.begin(), counts.end()));
+    auto alone = sizer.estimate(model, first);
+    if (!alone) return fail(alone.error());
+    const Estimator by_sizer = [&](const Scenario& x) { return sizer.estimate(model, x); };
+    std::vector<Suggestion> fixes = suggest_fits(model.arch(), first, alone.value(), by_sizer);
+    // A shorter window is no fix here: each request's window is its tokens in and out.
+    fixes.erase(std::remove_if(fixes.begin(), fixes.end(), [](const Suggestion& x) { return x.change.ctx.has_value(); }),
+                fixes.end());
+    std::cerr << "llm-sizer: " << curve.error().message << ". What would make it fit, each re-estimated "
+              << "(llm-sizer estimate shows the memory):\n"
+              << fit_suggestion_lines(fixes);
+    return 2;
+  }
   if (!curve) return fail(curve.error());
   const ServeCurve& v = curve.value();
   if (c.json) {

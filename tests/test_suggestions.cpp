@@ -222,6 +222,25 @@ TEST_CASE("a context too long: the largest that fits, in llama.cpp's 256-token s
   CHECK(*ctx->change.ctx < 55000);
 }
 
+TEST_CASE("a context past the model's own: no longer one than the model reads") {
+  // Llama-3.1-8B Q4_K_M asked for 1,000,000 tokens on an 80 GiB card: 128 KiB of
+  // f16 KV a token (32 layers x 8 KV heads x 128 x 2 x 2 B) is ~122 GiB. The
+  // memory's edge is ~(80 - 1 - 0.5 - 4.4 GiB) / 128 KiB = ~600k tokens, but the
+  // model reads 131,072 (its config's max_position_embeddings): 16 GiB of KV, fits.
+  Fixture f = fixture("llama-3.1-8b", "Q4_K_M", 80.0);
+  f.scenario.context_tokens = 1000000;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.sizer.estimate(f.model, f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  REQUIRE(f.model.arch().max_context_tokens == 131072);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const Suggestion* ctx = find(all, [](const SuggestedChange& c) { return c.ctx.has_value(); });
+  REQUIRE(ctx);
+  CHECK(*ctx->change.ctx == 131072);
+  CHECK(ctx->utilization < 0.5);
+}
+
 TEST_CASE("a scenario that fits, or has no device, gets no suggestions") {
   Fixture f = fixture("llama-3.1-8b", "Q4_K_M", 24.0);
   f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };

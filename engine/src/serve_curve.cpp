@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdio>
+#include <string>
 
 #include "llmsizer/serve.hpp"
 #include "llmsizer/speed.hpp"
@@ -11,32 +13,53 @@ Error bad(const std::string& what) { return Error{"serve.bad_value", what}; }
 
 constexpr std::int64_t kMostConcurrency = 4096;
 
+// Where the first point overflows, as the estimate's limit says.
+Error does_not_fit(const Scenario& s, const Estimate& e) {
+  std::string where;
+  if (const auto& l = e.memory.limit) {
+    where = l->where == "gpu" ? "GPU " + std::to_string(l->gpu_index + 1) + " of " + std::to_string(e.memory.per_gpu.size())
+            : l->where == "ram" ? std::string("system RAM")
+                                : std::string("unified memory");
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", l->utilization * 100.0);
+    where = " (" + where + " needs " + share + " of what it holds)";
+  }
+  return Error{"serve.does_not_fit", (s.sequences == 1 ? std::string("one request") : std::to_string(s.sequences) + " requests") + " of " +
+                                         std::to_string(s.prompt_tokens) + " tokens in and " +
+                                         std::to_string(s.output_tokens) + " out" + (s.sequences == 1 ? " does" : " do") +
+                                         " not fit" + where + ": nothing to serve"};
+}
+
 }  // namespace
+
+Scenario serve_point_scenario(Scenario scenario, std::int64_t concurrency) {
+  if (scenario.output_tokens <= 0) scenario.output_tokens = 1024;
+  // Each request holds its prompt and output in the cache.
+  scenario.context_tokens = std::max(scenario.context_tokens, scenario.prompt_tokens + scenario.output_tokens);
+  scenario.sequences = concurrency;
+  return scenario;
+}
 
 Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scenario scenario,
                                std::vector<std::int64_t> concurrencies, double target_tokens_per_s_per_user) {
-  if (scenario.output_tokens <= 0) scenario.output_tokens = 1024;
   if (!(target_tokens_per_s_per_user >= 0.0 && target_tokens_per_s_per_user <= 100000.0))
     return bad("the target speed per user must be between 0 and 100000 tokens/s");
   for (std::int64_t c : concurrencies)
     if (c < 1 || c > kMostConcurrency) return bad("each concurrency must be between 1 and 4096");
   std::sort(concurrencies.begin(), concurrencies.end());
   concurrencies.erase(std::unique(concurrencies.begin(), concurrencies.end()), concurrencies.end());
-  // Each request holds its prompt and output in the cache.
-  scenario.context_tokens = std::max(scenario.context_tokens, scenario.prompt_tokens + scenario.output_tokens);
   const bool sweep = concurrencies.empty();
   ServeCurve curve;
   curve.target_tokens_per_s_per_user = target_tokens_per_s_per_user;
   double last_decoding = 0.0;
   for (std::int64_t c = 1, i = 0; sweep ? c <= kMostConcurrency : i < static_cast<std::int64_t>(concurrencies.size());
        c *= 2, ++i) {
-    Scenario s = scenario;
-    s.sequences = sweep ? c : concurrencies[static_cast<std::size_t>(i)];
+    const Scenario s = serve_point_scenario(scenario, sweep ? c : concurrencies[static_cast<std::size_t>(i)]);
     auto e = sizer.estimate(model, s);
     if (!e) return e.error();
     const Estimate& x = e.value();
     if (!x.memory.fits.value_or(false)) {
-      if (curve.points.empty()) return bad("one request of this size does not fit: nothing to serve");
+      if (curve.points.empty()) return does_not_fit(s, x);
       break;
     }
     if (!x.speed || !x.speed->served) return bad("the device has no throughput figure for the prompts: no served speed");

@@ -102,6 +102,13 @@ std::optional<Suggestion> layer_split_suggestion(const Architecture& arch, const
   return if_fits(estimate_fn, sc, change, "none");
 }
 
+// The longest context the model reads: its own maximum, or YaRN's where its
+// publisher extends it; the scenario's when the model does not say.
+std::int64_t context_cap_tokens(const Architecture& arch, const Scenario& s) {
+  const std::int64_t most = arch.context_extension ? arch.context_extension->max_context_tokens : arch.max_context_tokens;
+  return most > 0 ? std::min(s.context_tokens, most) : s.context_tokens;
+}
+
 // Below this a context is no longer a working chat (a system prompt, a few
 // turns): a smaller quantization serves the user better than such a window.
 constexpr std::int64_t kMinSuggestedContextTokens = 4096;
@@ -112,7 +119,8 @@ constexpr std::int64_t kMinSuggestedContextTokens = 4096;
 // full context). None when no context of a useful length
 // (kMinSuggestedContextTokens) fits, or when one fits at the default limit
 // (context_suggestion's).
-std::optional<Suggestion> gpu_limit_context_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& e) {
+std::optional<Suggestion> gpu_limit_context_suggestion(const Architecture& arch, const Estimator& estimate_fn,
+                                                       const Scenario& s, const Estimate& e) {
   const MemoryEstimate& m = e.memory;
   if (!s.device || s.device->backend != Backend::metal || !m.unified_pool || m.per_gpu.empty()) return std::nullopt;
   const std::int64_t mib = static_cast<std::int64_t>(kMiB);
@@ -122,7 +130,7 @@ std::optional<Suggestion> gpu_limit_context_suggestion(const Estimator& estimate
   raised.gpu_limit_bytes = limit_bytes;
   // Fitting whole at that limit is gpu_limit_suggestion's (one estimate, not a search).
   if (auto whole = estimate_fn(raised); !whole || fits(whole.value())) return std::nullopt;
-  auto solved = solve_max_context(estimate_fn, 0, raised, s.context_tokens);
+  auto solved = solve_max_context(estimate_fn, 0, raised, context_cap_tokens(arch, s));
   if (!solved || solved.value().context_tokens < kMinSuggestedContextTokens ||
       solved.value().context_tokens >= s.context_tokens)
     return std::nullopt;
@@ -303,9 +311,12 @@ std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estim
   return std::nullopt;
 }
 
-// The largest context below the scenario's that fits, as the planner solves it.
-std::optional<Suggestion> context_suggestion(const Estimator& estimate_fn, const Scenario& s) {
-  auto solved = solve_max_context(estimate_fn, 0, s, s.context_tokens);
+// The largest context below the scenario's that fits, as the planner solves
+// it, and no longer than the model reads: a context past its own maximum (or
+// YaRN's, where its publisher extends it) is no fix (Llama 3.1 8B asked for 1M
+// tokens on an H100 was offered 439,776; it reads 131,072).
+std::optional<Suggestion> context_suggestion(const Architecture& arch, const Estimator& estimate_fn, const Scenario& s) {
+  auto solved = solve_max_context(estimate_fn, 0, s, context_cap_tokens(arch, s));
   if (!solved || solved.value().context_tokens <= 0 || solved.value().context_tokens >= s.context_tokens)
     return std::nullopt;
   Scenario chosen = s;
@@ -370,8 +381,8 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   if (quant && quant_keeps_class) add(std::move(quant));
   if (engine_is_llama_cpp_based(scenario.engine)) add(offload_suggestions(arch, estimate_fn, scenario));
   if (quant && !quant_keeps_class) add(std::move(quant));
-  add(context_suggestion(estimate_fn, scenario));
-  add(gpu_limit_context_suggestion(estimate_fn, scenario, estimate));
+  add(context_suggestion(arch, estimate_fn, scenario));
+  add(gpu_limit_context_suggestion(arch, estimate_fn, scenario, estimate));
   // One more card is a suggestion only for equal cards: of mixed ones, which?
   if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
   // Two changes together only where no one change makes it fit.

@@ -375,6 +375,17 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   assert.deepEqual(second.log.errors, []);
   await second.page.close();
 
+  // DeepSeek-V3's FP8 checkpoint (~673 GB) on eight 80 GB H100s: no curve, the reason
+  // where it overflows, and no empty table under it.
+  await page.evaluate(() => { location.hash = '#model=deepseek-v3&ctx=8192&batch=1&engine=vllm&gpu=h100-sxm&gpus=8&offload=0'; });
+  await page.waitForFunction(() => document.querySelector('[data-field="serving.error"]')?.textContent.includes('does not fit'), null, { timeout: 30000 });
+  assert.match(await page.$eval('[data-field="serving.error"]', (e) => e.textContent),
+    /^one request of 1024 tokens in and 1024 out does not fit \(GPU 1 of 8 needs 1\d\d\.\d% of what it holds\): nothing to serve$/);
+  assert.equal(await page.$eval('#serving-table', (e) => e.hidden), true);
+  await page.evaluate(() => { location.hash = '#model=llama-3.1-8b&quant=FP8&ctx=8192&batch=1&kv=bf16&engine=vllm&gpu=h100-sxm&gpus=1&offload=0&prompt=4096'; });
+  await page.waitForFunction(() => !document.querySelector('#serving-table').hidden &&
+    document.querySelectorAll('#serving-table tbody tr').length > 0, null, { timeout: 30000 });
+
   // One stream under llama.cpp: no serving panel.
   await page.evaluate(() => { location.hash = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096'; });
   await page.waitForFunction(() => document.querySelector('#serving-panel').hidden);

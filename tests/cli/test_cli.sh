@@ -224,6 +224,14 @@ json_check "serve: SGLang on ROCm, an MLA model" "j['points'][0]['basis']['row']
   serve --model deepseek-v3 --quant FP8 --gpu mi300x --gpus 8 --engine sglang --concurrency 1
 expect_error "serve: a bad concurrency list" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 1,x
 expect_error "serve: concurrency zero" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 0
+# DeepSeek-V3's FP8 checkpoint is ~673 GB (671 B parameters at a byte each, plus block scales), more
+# than eight 80 GB H100s hold (640 GB) before any cache: serve says where one request overflows and,
+# as estimate does, what would make it fit (a 4-bit checkpoint, ~360 GB).
+"$bin" serve --model deepseek-v3 --gpu h100-sxm --gpus 8 --engine vllm >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc -eq 2 && ! -s $work/out ]] && grep -q '^llm-sizer: one request of 1024 tokens in and 1024 out does not fit (GPU 1 of 8 needs 1[0-9][0-9]\.[0-9]% of what it holds)' "$work/err" &&
+   grep -q '^  --quant ' "$work/err"; then ok
+else bad "serve: a request that does not fit names what would: rc=$rc $(head -c 400 "$work/err")"; fi
 expect_error "list nothing" list
 expect_error "list unknown" list widgets
 

@@ -118,10 +118,13 @@ export function renderServing(p) {
   const body = $('serving-table').tBodies[0];
   const chart = $('serving-chart');
   const note = $('serving-note');
+  const table = $('serving-table');
+  // No curve: the reason alone, without an empty table under it.
   const clear = (text) => {
     summary.replaceChildren(figure('Serving', text, 'serving.error', null));
     body.replaceChildren();
     chart.replaceChildren();
+    table.hidden = true;
     note.textContent = '';
   };
   const request = servingRequest(p);
@@ -160,6 +163,7 @@ export function renderServing(p) {
   } else if (basis.ttft_rough_because) {
     summary.append(figure('First token, read as', `rough: ${basis.ttft_rough_because}`, 'serving.ttft_rough', true));
   }
+  table.hidden = false;
   draw(chart, points, answer.gpus, answer.target, answer.saturation);
   lastDrawn = () => draw(chart, points, answer.gpus, answer.target, answer.saturation);
   redrawOnResize(chart, () => lastDrawn());

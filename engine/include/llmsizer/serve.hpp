@@ -35,11 +35,17 @@ struct ServeCurve {
   std::optional<double> single_stream_tokens_per_s;
 };
 
+// One point's scenario: `concurrency` requests of prompt_tokens in and
+// output_tokens out (1024 when unset), each holding its prompt and output in
+// the cache (a window below prompt + output is raised to it).
+Scenario serve_point_scenario(Scenario scenario, std::int64_t concurrency);
+
 // The scenario (model, device, engine, prompt_tokens in, output_tokens out) at
 // each of `concurrencies`; empty: 1, 2, 4, ... until the point where more
 // requests in flight no longer decode at once (the KV pool or the prompts'
 // budget holds them back), at most 4096. A window (context_tokens) below
-// prompt + output is raised to it. Errors: "serve.bad_value", or the estimate's.
+// prompt + output is raised to it. Errors: "serve.bad_value", "serve.does_not_fit"
+// (the first point does not fit; it names where), or the estimate's.
 Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scenario scenario,
                                std::vector<std::int64_t> concurrencies, double target_tokens_per_s_per_user);
 
