@@ -242,7 +242,9 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   std::cout << model.label << " at " << scenario.quant.name << ", ctx " << scenario.context_tokens
             << " (fits: the estimate's verdict, " << headroom << "); the cheapest of each kind at "
             << rec.min_tokens_per_s << " tokens/s or faster (within the speed model's "
-            << static_cast<int>(kUsableSpeedMargin * 100.0 + 0.5) << "% median error), else the cheapest that holds it\n";
+            << static_cast<int>(kUsableSpeedMargin * 100.0 + 0.5) << "% median error), else the cheapest that holds it\n"
+            << "prices: a card's buys the card alone (the computer it goes in is extra); a Mac's, a mini PC's or a "
+               "laptop's, the whole machine\n";
   line("best single device:      ", rec.single);
   if (rec.value_beaten_by_single) std::cout << "best value (2+ devices): none costs less than the single device above\n";
   else line("best value (2+ devices): ", rec.value);
