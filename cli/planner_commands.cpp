@@ -184,6 +184,14 @@ std::string price_label(const std::optional<PriceInfo>& p) {
   return out;
 }
 
+// ", as 7 copies of the model (1 GPU and up to 8 users each)", or nothing for one copy.
+std::string copies_label(int copies, int count, std::int64_t users_per_copy) {
+  if (copies <= 1) return "";
+  const int per_copy = count / copies;
+  return ", as " + std::to_string(copies) + " copies of the model (" + std::to_string(per_copy) +
+         (per_copy == 1 ? " GPU" : " GPUs") + " and up to " + std::to_string(users_per_copy) + " users each)";
+}
+
 std::string speed_label(const std::optional<double>& decode, const std::optional<double>& ttft) {
   char text[96];
   if (!decode) return "speed unknown (no bandwidth figure)";
@@ -288,8 +296,9 @@ int run_recommend(const Command& c, const Sizer& sizer) {
                 t.tokens_per_s_per_user);
     const auto& buy = plan.value().buy;
     if (buy)
-      std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user)\n", buy->count, buy->name.c_str(),
-                  price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0));
+      std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user%s)\n", buy->count, buy->name.c_str(),
+                  price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0),
+                  copies_label(buy->copies, buy->count, buy->sequences_per_copy).c_str());
     else
       std::printf("  buy:  nothing in the catalog reaches it\n");
     // On demand (what the page calls "Rent, on demand") and any billing
@@ -298,9 +307,10 @@ int run_recommend(const Command& c, const Sizer& sizer) {
          {std::tuple{"rent, on demand:  ", &plan.value().rent, "no on-demand offer reaches it"},
           std::tuple{"rent, any billing:", &plan.value().rent_any, "no offer reaches it"}}) {
       if (*offer)
-        std::printf("  %s %s  %s/h  (%.1f tokens/s per user)\n", label,
+        std::printf("  %s %s  %s/h  (%.1f tokens/s per user%s)\n", label,
                     rented((*offer)->provider, (*offer)->instance, (*offer)->count, (*offer)->name).c_str(),
-                    money((*offer)->usd_per_hour).c_str(), (*offer)->tokens_per_s_per_user);
+                    money((*offer)->usd_per_hour).c_str(), (*offer)->tokens_per_s_per_user,
+                    copies_label((*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy).c_str());
       else
         std::printf("  %s %s\n", label, none);
     }

@@ -506,20 +506,24 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
   // The per-user speed of 4 users on a card, by a plain estimate of them as
   // served requests: the scenario's prompt in and, as the planner assumes
   // unless told, 1024 tokens out.
-  auto per_user_on = [&](const char* id) {
+  auto per_user_on = [&](const char* id, int users = 4) {
     Scenario x = s;
     x.device = *sizer.catalog().find_device(id);
-    x.sequences = 4;
+    x.sequences = users;
     x.output_tokens = 1024;
     auto e = sizer.estimate(m, x);
     REQUIRE(e.ok());
     REQUIRE(e.value().speed);
     REQUIRE(e.value().speed->served);
-    CHECK(e.value().speed->served->decoding_concurrency == 4.0);
+    CHECK(e.value().speed->served->decoding_concurrency == users);
     return std::make_pair(e.value().speed->served->tokens_per_s_per_user,
                           e.value().speed->served->output_tokens_per_s);
   };
   const double mid_speed = per_user_on("mid-12g").first;
+  // Two users on a mid card: what each of two copies of the model, one per
+  // card, gives its half of the four users.
+  const double mid_two_users = per_user_on("mid-12g", 2).first;
+  const double mid_one_user = per_user_on("mid-12g", 1).first;
   const auto [fast_speed, fast_total] = per_user_on("fast-24g");
   // All four together: each one's tokens, the steps that carry its own prompt
   // included (before its first token, not in its time per token).
@@ -542,18 +546,39 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
     CHECK(plan.value().rent->instance == "1x-mid");
     CHECK(plan.value().rent->tokens_per_s_per_user == Approx(mid_speed));
   }
-  SECTION("a target above the slow cards: the fast card, bought or rented") {
+  SECTION("a target above one mid card: two of them as two copies of the model, or the fast card rented") {
+    // Fewer users on each copy decode faster: two mid cards ($800), each with
+    // its own copy and two of the users, reach what one mid card with all four
+    // does not, for less than the fast card ($2500). One copy split over the
+    // two (llama.cpp's layer split) reads the same weights a token: no faster.
+    REQUIRE(mid_two_users > mid_speed * 1.2);
     auto plan = plan_for_target(sizer, m, s, offers, {4, mid_speed * 1.2});
+    REQUIRE(plan.ok());
+    REQUIRE(plan.value().buy);
+    CHECK(plan.value().buy->gpu == "mid-12g");
+    CHECK(plan.value().buy->count == 2);
+    CHECK(plan.value().buy->copies == 2);
+    CHECK(plan.value().buy->price->usd == Approx(800.0));
+    CHECK(plan.value().buy->tokens_per_s_per_user.value() == Approx(mid_two_users));
+    CHECK(plan.value().buy->tokens_per_s_total.value() == Approx(mid_two_users * 4.0));
+    // The offers rent one GPU each: no copies there.
+    REQUIRE(plan.value().rent);
+    CHECK(plan.value().rent->instance == "1x-fast");
+    CHECK(plan.value().rent->copies == 1);
+    REQUIRE(plan.value().rent_any);
+    CHECK(plan.value().rent_any->instance == "1x-fast-spot");
+  }
+  SECTION("a target above one user on a mid card: copies cannot reach it, the fast card does") {
+    const double target = std::max(mid_one_user * 1.05, mid_speed * 1.2);
+    REQUIRE(fast_speed >= target);
+    auto plan = plan_for_target(sizer, m, s, offers, {4, target});
     REQUIRE(plan.ok());
     REQUIRE(plan.value().buy);
     CHECK(plan.value().buy->gpu == "fast-24g");
     CHECK(plan.value().buy->count == 1);
+    CHECK(plan.value().buy->copies == 1);
     CHECK(plan.value().buy->tokens_per_s_per_user.value() == Approx(fast_speed));
     CHECK(plan.value().buy->tokens_per_s_total.value() == Approx(fast_total));
-    REQUIRE(plan.value().rent);
-    CHECK(plan.value().rent->instance == "1x-fast");
-    REQUIRE(plan.value().rent_any);
-    CHECK(plan.value().rent_any->instance == "1x-fast-spot");
   }
   SECTION("an unreachable target: nothing, not the nearest miss") {
     auto plan = plan_for_target(sizer, m, s, offers, {4, fast_speed * 3.0});
@@ -1073,9 +1098,11 @@ TEST_CASE("users at a speed are users running at once: a set whose KV pool queue
   CHECK_FALSE((buy.gpu == "rtx-4090-d" && buy.count == 4));
   Scenario chosen = ten;
   chosen.device = *sizer.catalog().find_device(buy.gpu);
-  chosen.gpu_count = buy.count;
+  // One of its copies of the model, with its share of the users.
+  chosen.gpu_count = buy.count / buy.copies;
+  chosen.sequences = (24 + buy.copies - 1) / buy.copies;
   auto e = sizer.estimate(m.value(), chosen);
   REQUIRE(e);
-  CHECK(e.value().speed->served->admitted_concurrency == 24);
+  CHECK(e.value().speed->served->admitted_concurrency == chosen.sequences);
   CHECK(e.value().speed->served->tokens_per_s_per_user >= 14.0);
 }

@@ -1,4 +1,5 @@
 // The planner's answers as JSON, with the keys of issue 6 (bytes as integers).
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -29,6 +30,9 @@ Json hardware_json(const HardwareChoice& c) {
   j["gpu"] = c.gpu;
   j["name"] = c.name;
   j["count"] = c.count;
+  j["copies"] = c.copies;
+  j["gpus_per_copy"] = c.count / std::max(c.copies, 1);
+  j["users_per_copy"] = c.sequences_per_copy;
   j["machines"] = c.machines;
   j["price_usd"] = c.price ? Json(c.price->usd) : Json(nullptr);
   j["price"] = price_json(c.price);
@@ -55,6 +59,9 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["gpu"] = c->gpu;
   j["name"] = c->name;
   j["count"] = c->count;
+  j["copies"] = c->copies;
+  j["gpus_per_copy"] = c->count / std::max(c->copies, 1);
+  j["users_per_copy"] = c->sequences_per_copy;
   j["billing"] = c->billing;
   j["required_bytes"] = c->required_bytes;
   j["usable_bytes"] = c->usable_bytes;

@@ -67,12 +67,20 @@ class Trier {
         usable_(usable) {}
 
   // The choice when `count` devices hold the scenario and, when asked, decode
-  // each sequence at the speed asked for.
-  std::optional<HardwareChoice> fit(const Device& device, int count) const {
-    if (!split_allowed(model_.arch(), device, scenario_.engine, count)) return std::nullopt;
+  // each sequence at the speed asked for. With `copies` above 1 the devices
+  // run that many copies of the model side by side, each on count / copies
+  // of them with its share of the sequences (rounded up): how a served load
+  // grows past what one copy decodes (vLLM's --data-parallel-size, SGLang's
+  // --dp, a llama-server per card behind a load balancer).
+  std::optional<HardwareChoice> fit(const Device& device, int count, int copies = 1) const {
+    const int per_copy = count / copies;
+    if (copies < 1 || count % copies != 0 || per_copy % std::max(device.package_gpus, 1) != 0) return std::nullopt;
+    if (!split_allowed(model_.arch(), device, scenario_.engine, per_copy)) return std::nullopt;
     Scenario s = scenario_;
     move_to_device(s, device);
-    s.gpu_count = count;
+    s.gpu_count = per_copy;
+    const std::int64_t sequences = std::max<std::int64_t>(scenario_.sequences, 1);
+    s.sequences = (sequences + copies - 1) / copies;
     auto e = sizer_.estimate(model_, s);
     if (!e || !e.value().memory.fits.value_or(false) || !e.value().memory.usable_bytes) return std::nullopt;
     const MemoryEstimate& m = e.value().memory;
@@ -80,6 +88,8 @@ class Trier {
     c.gpu = device.id;
     c.name = device.name;
     c.count = count;
+    c.copies = copies;
+    c.sequences_per_copy = s.sequences;
     c.machines = networked_machines(s);
     c.price = price_of(device, count);
     c.required_bytes = m.required_bytes;
@@ -112,15 +122,34 @@ class Trier {
       // answered "10 users at 20 tok/s" with 7 running, 3 waiting).
       if (speed && speed->served && speed->served->admitted_concurrency < speed->served->concurrency) return std::nullopt;
     }
+    // Every copy's users at the slowest copy's speed (the one given the rounded-up share).
+    if (copies > 1 && c.tokens_per_s_per_user)
+      c.tokens_per_s_total = *c.tokens_per_s_per_user * static_cast<double>(sequences);
     return c;
   }
 
-  // The first candidate, in the given order, that fits and has a speed to show.
+  // `count` devices as one copy of the model or as several side by side,
+  // whichever layout reaches the speed asked with the fastest speed per
+  // sequence (at a tie, fewer copies): the price is the same.
+  std::optional<HardwareChoice> fit_copies(const Device& device, int count) const {
+    std::optional<HardwareChoice> best;
+    for (int copies = 1; copies <= count && copies <= std::max<std::int64_t>(scenario_.sequences, 1); ++copies) {
+      auto c = fit(device, count, copies);
+      if (!c || !c->tokens_per_s_per_user) continue;
+      if (!best || *c->tokens_per_s_per_user > *best->tokens_per_s_per_user) best = std::move(c);
+    }
+    return best;
+  }
+
+  // The first candidate, in the given order, that fits and has a speed to
+  // show; with `copies`, as one copy of the model or several (fit_copies).
   template <typename Less>
-  std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less) const {
+  std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less, bool copies = false) const {
     std::stable_sort(candidates.begin(), candidates.end(), less);
     for (const Candidate& c : candidates)
-      if (auto choice = fit(*c.device, c.count); choice && choice->tokens_per_s_per_user) return choice;
+      if (auto choice = copies ? fit_copies(*c.device, c.count) : fit(*c.device, c.count);
+          choice && choice->tokens_per_s_per_user)
+        return choice;
     return std::nullopt;
   }
 
@@ -164,7 +193,9 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
   return counts;
 }
 
-std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers) {
+// With `copies`, an instance's GPUs may run several copies of the model (fit_copies).
+std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers,
+                                          bool copies = false) {
   // Cheapest first; at one price, fewer GPUs.
   std::stable_sort(offers.begin(), offers.end(), [](const CloudOffer* a, const CloudOffer* b) {
     return std::make_tuple(a->usd_per_hour, a->device_count) < std::make_tuple(b->usd_per_hour, b->device_count);
@@ -172,7 +203,7 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
   for (const CloudOffer* o : offers) {
     const Device* d = sizer.catalog().find_device(o->device_id);
     if (d == nullptr) continue;
-    auto held = trier.fit(*d, o->device_count);
+    auto held = copies ? trier.fit_copies(*d, o->device_count) : trier.fit(*d, o->device_count);
     if (!held || !held->tokens_per_s_per_user) continue;
     CloudChoice c;
     c.provider = o->provider;
@@ -180,6 +211,8 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
     c.gpu = d->id;
     c.name = d->name;
     c.count = o->device_count;
+    c.copies = held->copies;
+    c.sequences_per_copy = held->sequences_per_copy;
     c.usd_per_hour = o->usd_per_hour;
     c.billing = o->billing;
     c.required_bytes = held->required_bytes;
@@ -375,10 +408,13 @@ Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, 
   plan.target = target;
   plan.input_tokens = s.prompt_tokens;
   plan.output_tokens = s.output_tokens;
-  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price);
+  // Many users may be served by copies of the model side by side (50 users of
+  // Llama 3.3 70B at 20 tok/s: no one llama-server reaches it on any GPU count,
+  // one per H100 with its share of the users does).
+  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price, true);
   const OfferLists lists = offer_lists(offers);
-  plan.rent = cheapest_offer(sizer, trier, lists.on_demand);
-  plan.rent_any = cheapest_offer(sizer, trier, lists.any);
+  plan.rent = cheapest_offer(sizer, trier, lists.on_demand, true);
+  plan.rent_any = cheapest_offer(sizer, trier, lists.any, true);
   return plan;
 }
 

@@ -176,6 +176,19 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
   assert.equal(await page.$eval('[data-field="target.buy.gpu"]', (e) => e.dataset.value), longer.target.buy?.gpu ?? '');
   await page.fill('#serving-out', '1024');
 
+  // Many users of a 70B under llama.cpp: copies of the model side by side, said with the figure.
+  const many = native(['recommend', '--model', 'llama-3.3-70b', '--ctx', '8192', '--users', '50', '--tokens-per-s', '20', '--hours-per-day', '8']);
+  assert.ok(many.target.buy.copies > 1);
+  await page.evaluate(() => { location.hash = '#model=llama-3.3-70b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=h100-sxm&gpus=1&offload=0&prompt=4096'; });
+  await page.waitForFunction(() => location.hash.includes('llama-3.3-70b'));
+  await page.fill('#serve-users', '50');
+  await page.click('#serve');
+  await page.waitForFunction((g) => document.querySelector('[data-field="target.buy.gpu"]')?.dataset.value === g, many.target.buy.gpu);
+  assert.ok((await page.$eval('[data-field="target.buy.gpu"]', (e) => e.textContent))
+    .includes(`as ${many.target.buy.copies} copies of the model, ${many.target.buy.gpus_per_copy} GPU${many.target.buy.gpus_per_copy > 1 ? 's' : ''} and up to ${many.target.buy.users_per_copy} users each`));
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.fill('#serve-users', '16');
+
   await page.fill('#offers-hours', '8');
   await page.waitForFunction(() => document.querySelector('#offers-note').textContent.includes('8 h a day'));
   const rows = await page.$$eval('#offers tbody tr', (trs) => trs.map((tr) => ({

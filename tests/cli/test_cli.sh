@@ -521,6 +521,12 @@ json_check "recommend: --output-tokens sets the users' answers" "j['target']['ou
   recommend --model llama-3.1-8b --quant FP8 --engine vllm --users 16 --tokens-per-s 20 --output-tokens 8192
 expect_error "recommend: no answer is 0 tokens long" recommend --model llama-3.1-8b --users 4 --tokens-per-s 20 --output-tokens 0
 if "$bin" recommend --model llama-3.1-8b --quant FP8 --engine vllm | head -1 | grep -q "vllm taking 90% of each GPU"; then ok; else bad "recommend names vLLM's headroom, not llama.cpp's"; fi
+# 50 users of Llama 3.3 70B at 20 tok/s under llama.cpp: no one llama-server reaches it on any
+# number of GPUs (a layer split reads every weight per step); copies of the model side by side,
+# each with its share of the users, do. Every user has a copy; the copies use the GPUs bought.
+json_check "recommend --users: copies of the model side by side" \
+  "all(p['copies'] > 1 and p['copies'] * p['users_per_copy'] >= 50 and p['copies'] * p['gpus_per_copy'] == p['count'] and p['tokens_per_s_per_user'] >= 20 for p in (j['target']['buy'], j['target']['rent_any']))" \
+  recommend --model llama-3.3-70b --users 50 --tokens-per-s 20
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
   recommend --model llama-3.1-8b --hours-per-day 8
 json_check "finetune: LoRA on attention only, r=16" "j['trainable_params'] == 32 * 16 * (8192 + 5120 * 2 + 8192)" \

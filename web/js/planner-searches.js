@@ -10,10 +10,16 @@ import { priceText } from './recommend.js';
 const $ = (id) => document.getElementById(id);
 const FIT_ROWS_SHOWN = 300;
 
+// " · as 7 copies of the model, 1 GPU and up to 8 users each", or nothing for one copy.
+function copiesText(h) {
+  if (!(h.copies > 1)) return '';
+  return ` · as ${fmt.tokens(h.copies)} copies of the model, ${fmt.tokens(h.gpus_per_copy)} GPU${h.gpus_per_copy > 1 ? 's' : ''} and up to ${fmt.tokens(h.users_per_copy)} users each`;
+}
+
 function hardwareText(p, h) {
   if (!h) return 'nothing in the catalog reaches it';
   const price = ` · ${priceText(h.price, h.count)}`;
-  return `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${price} · ${h.tokens_per_s_per_user == null ? 'decode unknown' : `${fmt.rate(h.tokens_per_s_per_user)} each`}`;
+  return `${h.count > 1 ? `${h.count} × ` : ''}${p.deviceName(h.gpu)}${price} · ${h.tokens_per_s_per_user == null ? 'decode unknown' : `${fmt.rate(h.tokens_per_s_per_user)} each`}${copiesText(h)}`;
 }
 
 // A search's answer, or null once what stops it is written in `list`: a
@@ -40,7 +46,7 @@ export async function serve(p) {
     output_tokens: p.workbench.state().sout });
   const t = await searchAnswer(p, list, 'Buy or rent', 'target.error', request, (q) => p.engine.target(q));
   if (!t) return;
-  const cloud = (c) => (c ? `${c.provider}: ${c.count} × ${p.deviceName(c.gpu)} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each` : 'no offer reaches it');
+  const cloud = (c) => (c ? `${c.provider}: ${c.count} × ${p.deviceName(c.gpu)} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each${copiesText(c)}` : 'no offer reaches it');
   list.replaceChildren(
     figure(`Buy, for ${fmt.tokens(t.users)} users`, hardwareText(p, t.buy), 'target.buy.gpu', t.buy?.gpu),
     figure('Rent, on demand', cloud(t.rent), 'target.rent.usd_per_hour', t.rent?.usd_per_hour),

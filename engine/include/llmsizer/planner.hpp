@@ -100,6 +100,10 @@ struct HardwareChoice {
   std::string gpu;  // catalog device id
   std::string name;
   int count = 0;
+  // Copies of the model the count runs side by side, each on count / copies
+  // devices with its share of the users, rounded up (plan_for_target; 1 elsewhere).
+  int copies = 1;
+  std::int64_t sequences_per_copy = 1;
   // Computers the count is (Macs, Strix Halos, DGX Sparks over llama.cpp's
   // RPC: networked_machines); 0 when the devices share one host.
   int machines = 0;
@@ -126,6 +130,8 @@ struct CloudChoice {
   std::string gpu;
   std::string name;
   int count = 0;
+  int copies = 1;  // copies of the model on the instance's GPUs (HardwareChoice::copies)
+  std::int64_t sequences_per_copy = 1;
   double usd_per_hour = 0.0;
   std::string billing;
   std::int64_t required_bytes = 0;
