@@ -108,7 +108,7 @@ Result<LoadedModel> load_model(const cli::Command& c, const Catalog& catalog) {
 std::optional<Error> check_range(const std::optional<double>& v, const char* flag, double low, double high) {
   if (v && !(*v >= low && *v <= high)) {
     char text[120];
-    std::snprintf(text, sizeof text, "%s must be between %g and %g", flag, low, high);
+    std::snprintf(text, sizeof text, "%s must be between %.10g and %.10g", flag, low, high);
     return Error{"cli.bad_argument", text};
   }
   return std::nullopt;
