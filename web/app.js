@@ -53,7 +53,7 @@ class App {
     this.planner = new PlannerPanels(this.engine, {
       state: () => this.state, request: (o) => this.request(o), custom: () => this.custom, matrixQuants: () => this.matrixQuants(),
       result: () => this.result, model: () => (this.custom ? null : this.models.get(this.state.model)), machine: () => this.machine(),
-      calibration: () => this.calibration(),
+      calibration: () => this.calibration(), describeChange: (c, x) => this.describeChange(c, x),
     }, { prerendered });
     this.calibrationBox = new CalibrationBox(this.engine, {
       state: () => this.state, calibration: () => this.calibration(), deviceName: (id) => this.devices.get(id)?.name ?? id,

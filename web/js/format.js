@@ -34,6 +34,8 @@ export function fixed(value, digits) {
 export const gib = (bytes) => `${fixed(bytes / GIB, 1)} GiB`;
 export const gb = (bytes) => `${fixed(bytes / GB, 1)} GB`;
 export const gibAndGb = (bytes) => `${gib(bytes)} (${gb(bytes)})`;
+// A small buffer in MiB, where one decimal of GiB would say 0.0.
+export const gibOrMib = (bytes) => (bytes < 0.1 * GIB ? `${fixed(bytes / 1048576, 0)} MiB` : gib(bytes));
 export const tokens = (n) => fixed(n, 0);
 export const percent = (ratio) => formatter('percent', { style: 'percent', maximumFractionDigits: 0 }).format(ratio);
 

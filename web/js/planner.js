@@ -31,7 +31,7 @@ function option(value, text) {
 
 export class PlannerPanels {
   // workbench: {state(), request(overrides), custom(), matrixQuants(), result(),
-  // model()} of the app. prerendered: the page's HTML already holds this
+  // model(), describeChange(change, suggestion)} of the app. prerendered: the page's HTML already holds this
   // scenario's answers (scripts/prerender.mjs), kept until the engine's own.
   constructor(engine, workbench, { prerendered = false } = {}) {
     this.prerendered = prerendered;
@@ -264,6 +264,7 @@ export class PlannerPanels {
     const quantFits = this.workbench.matrixQuants().map((quant) => ({ quant, result: this.engine.figures(this.workbench.request({ quant })) }));
     drawQuestions({
       model, state, result, recommend: r, deviceName: (id) => this.deviceName(id), quantFits, machine: this.workbench.machine(),
+      describeChange: (c, x) => this.workbench.describeChange(c, x),
       figuresOn: (id) => (this.devices.has(id) ? this.engine.figures(this.workbench.request({ gpu: id, gpus: 1 })) : null),
     });
   }

@@ -34,7 +34,18 @@ const count = (h) => (h.count > 1 ? `${h.count} × ` : '');
 // answer), deviceName(id), figuresOn(id) (the scenario on one such device),
 // quantFits: [{quant, result}] (the matrix's rows on the chosen device),
 // machine (the chosen device, or mixed cards as one named machine)}.
-export function renderQuestions({ model, state, result, recommend: r, deviceName, figuresOn, quantFits, machine }) {
+// The weights the device holds: all of them, or (llama.cpp keeps the token
+// embedding in system RAM; an offload keeps more) that part of the whole, so
+// the parts add up to the figure said before them.
+function weightsOnDevice(m) {
+  const onDevice = m.weights_on_gpus_bytes ?? m.weights_bytes;
+  if (onDevice >= m.weights_bytes) return [figure(fmt.gib(m.weights_bytes), 'memory.weights_bytes', m.weights_bytes), ' of weights'];
+  return [figure(fmt.gib(onDevice), 'memory.weights_on_gpus_bytes', onDevice), ' of the ',
+    figure(fmt.gib(m.weights_bytes), 'memory.weights_bytes', m.weights_bytes),
+    ` of weights (${m.offload_bytes > 0 ? 'the rest in system RAM' : 'llama.cpp keeps the token embedding in system RAM'})`];
+}
+
+export function renderQuestions({ model, state, result, recommend: r, deviceName, figuresOn, quantFits, machine, describeChange }) {
   const list = $('questions');
   const panel = list.closest('section');
   if (!model || !result || result.error || !r) {
@@ -50,9 +61,9 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
 
   qa(items, `How much memory does ${model.name} need?`,
     `${at[0].toUpperCase()}${at.slice(1)}, about `, figure(fmt.gibAndGb(m.required_bytes), 'memory.required_bytes', m.required_bytes),
-    ' on the device: ', figure(fmt.gib(m.weights_bytes), 'memory.weights_bytes', m.weights_bytes), ' of weights, ',
+    ' on the device: ', ...weightsOnDevice(m), ', ',
     figure(fmt.gib(m.kv_cache_bytes), 'memory.kv_cache_bytes', m.kv_cache_bytes), ` of KV cache (${state.kv}) and `,
-    figure(fmt.gib(m.runtime_bytes), 'memory.runtime_bytes', m.runtime_bytes), ' of runtime buffers. ' +
+    figure(fmt.gibOrMib(m.runtime_bytes), 'memory.runtime_bytes', m.runtime_bytes), ' of runtime buffers. ' +
     'The tables below give every quantization and every context up to the model\'s maximum.');
 
   const single = r.single;
@@ -117,10 +128,19 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
     ? { quant: fix.change.quant, result: { memory: { required_bytes: fix.required_bytes } } }
     : quantFits.find((q) => !q.result.error && q.result.memory.fits === true);
   const where = machine?.mixed ? machine.name : `${state.gpus > 1 ? `${state.gpus} × ` : ''}${deviceName(state.gpu)}`;
+  // Where the quantization asked for does not fit but runs with part of it in
+  // system RAM (an MoE's experts: --n-cpu-moe), that is the other answer: a
+  // 30B-A3B on a 16 GB card keeps Q4_K_M at about the smaller quant's speed.
+  const kept = result.memory.fits === false && best
+    ? (result.suggestions ?? []).find((x) => x.change.offload != null && !x.change.quant && x.decode_tokens_per_s != null) : null;
+  const keep = kept ? [' Or keep ', figure(state.quant, 'quant.kept', state.quant), ' with ',
+    `${describeChange(kept.change, kept)[0].toLowerCase()}${describeChange(kept.change, kept).slice(1)}`,
+    ', decoding about ', figure(fmt.rate(kept.decode_tokens_per_s), 'quant.kept_decode_tokens_per_s', kept.decode_tokens_per_s),
+    fix?.decode_tokens_per_s != null && fix.change.quant === best.quant ? ` against ${fmt.rate(fix.decode_tokens_per_s)} at ${best.quant}.` : '.'] : [];
   qa(items, `Which quantization should I use for ${model.name}?`, ...(best
     ? ['On ', where, ` with ${fmt.tokens(state.ctx)} tokens, the highest-precision quantization that fits is `,
       figure(best.quant, 'quant.best', best.quant), ` (${fmt.gib(best.result.memory.required_bytes)}). ` +
-      'Fewer bits per weight leave room for a longer context or more sequences (the table below gives each one\'s memory).']
+      'Fewer bits per weight leave room for a longer context or more sequences (the table below gives each one\'s memory).', ...keep]
     : ['None of the table\'s quantizations fits ', where, ` with ${fmt.tokens(state.ctx)} tokens; `,
       figure(single ? `${single.name || deviceName(single.gpu)} holds ${state.quant}` : 'see the cheapest hardware per quantization in the table',
         'quant.best', null), '.']));
