@@ -626,6 +626,7 @@ int run_serve(const Command& c, const Sizer& sizer) {
                               v.target_tokens_per_s_per_user, static_cast<long long>(v.points[*v.target].concurrency));
     else std::printf("%.1f tok/s per user: no concurrency meets it on this hardware\n", v.target_tokens_per_s_per_user);
   }
+  for (const std::string& w : v.warnings) std::printf("warning: %s\n", w.c_str());
   return 0;
 }
 

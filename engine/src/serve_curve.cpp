@@ -63,6 +63,7 @@ Result<ServeCurve> serve_curve(const Sizer& sizer, const SizedModel& model, Scen
       break;
     }
     if (!x.speed || !x.speed->served) return bad("the device has no throughput figure for the prompts: no served speed");
+    if (curve.points.empty()) curve.warnings = x.warnings;
     ServePoint p;
     p.concurrency = s.sequences;
     p.served = *x.speed->served;
@@ -117,6 +118,7 @@ Json serve_curve_to_json(const ServeCurve& curve) {
   j["cost_basis"] = curve.cost_basis.empty() ? Json(nullptr) : Json(curve.cost_basis);
   j["purchase_note"] = curve.purchase_note.empty() ? Json(nullptr) : Json(curve.purchase_note);
   j["single_stream_tokens_per_s"] = optional_json(curve.single_stream_tokens_per_s);
+  j["warnings"] = curve.warnings;
   return j;
 }
 

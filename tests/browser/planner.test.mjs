@@ -388,6 +388,13 @@ test('serving under load: the curve llm-sizer serve gives, its mix presets in th
   assert.deepEqual(second.log.errors, []);
   await second.page.close();
 
+  // 200,000 tokens in and 1,024 out: a window past Llama 3.1 8B's 131,072, warned of in the panel.
+  await page.fill('#serving-in', '200000');
+  await page.waitForFunction(() => document.querySelector('[data-field="serving.warnings"]')?.textContent
+    .includes("context 201024 exceeds the model's maximum of 131072 tokens"), null, { timeout: 30000 });
+  await page.fill('#serving-in', '8192');
+  await page.waitForFunction(() => !document.querySelector('[data-field="serving.warnings"]'));
+
   // DeepSeek-V3's FP8 checkpoint (~673 GB) on eight 80 GB H100s: no curve, the reason
   // where it overflows, and no empty table under it.
   await page.evaluate(() => { location.hash = '#model=deepseek-v3&ctx=8192&batch=1&engine=vllm&gpu=h100-sxm&gpus=8&offload=0'; });

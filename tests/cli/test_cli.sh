@@ -224,6 +224,14 @@ json_check "serve: SGLang on ROCm, an MLA model" "j['points'][0]['basis']['row']
   serve --model deepseek-v3 --quant FP8 --gpu mi300x --gpus 8 --engine sglang --concurrency 1
 expect_error "serve: a bad concurrency list" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 1,x
 expect_error "serve: concurrency zero" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 0
+# 200,000 tokens in and 1,024 out is a window of 201,024 tokens, past Llama 3.1 8B's 131,072
+# (max_position_embeddings): vLLM would refuse such a request; serve says so, as estimate does.
+if "$bin" serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --prompt 200000 --concurrency 1 |
+   grep -q "^warning: context 201024 exceeds the model's maximum of 131072 tokens"; then ok
+else bad "serve: a request past the model's context gets no warning"; fi
+json_check "serve --json: the first point's warnings" \
+  "any('exceeds the model' in w for w in j['warnings'])" \
+  serve --model llama-3.1-8b --gpu h100-sxm --engine vllm --prompt 200000 --concurrency 1
 # DeepSeek-V3's FP8 checkpoint is ~673 GB (671 B parameters at a byte each, plus block scales), more
 # than eight 80 GB H100s hold (640 GB) before any cache: serve says where one request overflows and,
 # as estimate does, what would make it fit (a 4-bit checkpoint, ~360 GB).

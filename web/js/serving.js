@@ -157,6 +157,11 @@ export function renderServing(p) {
     figure('One request alone', `${fmt.rate(points[0].tokens_per_s_per_user)}, first token ${fmt.seconds(points[0].ttft_s)}`,
       'serving.single_tokens_per_s', points[0].tokens_per_s_per_user),
   );
+  // What the estimate warns of these requests and not of the workbench's
+  // scenario above (a prompt and answer past the model's context).
+  const shown = new Set(p.workbench.result()?.warnings ?? []);
+  const own = (answer.warnings ?? []).filter((w) => !shown.has(w));
+  if (own.length) summary.append(figure('Warning', own.join(' '), 'serving.warnings', own.length));
   const basis = points[0].basis;
   if (basis.rough) {
     summary.append(figure('Read as', `a rough estimate: ${basis.rough_because}`, 'serving.rough', true));

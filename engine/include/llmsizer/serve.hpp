@@ -33,6 +33,9 @@ struct ServeCurve {
   // (speed.decode_tokens_per_s_after_prompt), beside the first point's: the
   // two are fitted on different measurements and may disagree.
   std::optional<double> single_stream_tokens_per_s;
+  // The first point's estimate warnings (a prompt past the model's context,
+  // a doubted price, an estimated device figure), as estimate gives them.
+  std::vector<std::string> warnings;
 };
 
 // One point's scenario: `concurrency` requests of prompt_tokens in and
