@@ -57,6 +57,10 @@ std::optional<PriceInfo> price_of(const Device& d, int count) {
   return p;
 }
 
+// Whether a count of devices may run copies of the model side by side, each
+// with a share of the users (a served load), or only one copy over them all.
+enum class Copies { one, several };
+
 class Trier {
  public:
   // min_tokens_per_s_per_user: a speed each sequence must reach; `usable`:
@@ -144,10 +148,10 @@ class Trier {
   // The first candidate, in the given order, that fits and has a speed to
   // show; with `copies`, as one copy of the model or several (fit_copies).
   template <typename Less>
-  std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less, bool copies = false) const {
+  std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less, Copies copies = Copies::one) const {
     std::stable_sort(candidates.begin(), candidates.end(), less);
     for (const Candidate& c : candidates)
-      if (auto choice = copies ? fit_copies(*c.device, c.count) : fit(*c.device, c.count);
+      if (auto choice = copies == Copies::several ? fit_copies(*c.device, c.count) : fit(*c.device, c.count);
           choice && choice->tokens_per_s_per_user)
         return choice;
     return std::nullopt;
@@ -195,7 +199,7 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
 
 // With `copies`, an instance's GPUs may run several copies of the model (fit_copies).
 std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers,
-                                          bool copies = false) {
+                                          Copies copies = Copies::one) {
   // Cheapest first; at one price, fewer GPUs.
   std::stable_sort(offers.begin(), offers.end(), [](const CloudOffer* a, const CloudOffer* b) {
     return std::make_tuple(a->usd_per_hour, a->device_count) < std::make_tuple(b->usd_per_hour, b->device_count);
@@ -203,7 +207,7 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
   for (const CloudOffer* o : offers) {
     const Device* d = sizer.catalog().find_device(o->device_id);
     if (d == nullptr) continue;
-    auto held = copies ? trier.fit_copies(*d, o->device_count) : trier.fit(*d, o->device_count);
+    auto held = copies == Copies::several ? trier.fit_copies(*d, o->device_count) : trier.fit(*d, o->device_count);
     if (!held || !held->tokens_per_s_per_user) continue;
     CloudChoice c;
     c.provider = o->provider;
@@ -411,10 +415,10 @@ Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, 
   // Many users may be served by copies of the model side by side (50 users of
   // Llama 3.3 70B at 20 tok/s: no one llama-server reaches it on any GPU count,
   // one per H100 with its share of the users does).
-  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price, true);
+  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price, Copies::several);
   const OfferLists lists = offer_lists(offers);
-  plan.rent = cheapest_offer(sizer, trier, lists.on_demand, true);
-  plan.rent_any = cheapest_offer(sizer, trier, lists.any, true);
+  plan.rent = cheapest_offer(sizer, trier, lists.on_demand, Copies::several);
+  plan.rent_any = cheapest_offer(sizer, trier, lists.any, Copies::several);
   return plan;
 }
 
