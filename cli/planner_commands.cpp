@@ -192,6 +192,14 @@ std::string copies_label(int copies, int count, std::int64_t users_per_copy) {
          (per_copy == 1 ? " GPU" : " GPUs") + " and up to " + std::to_string(users_per_copy) + " users each)";
 }
 
+// Under a plan of copies: the flags that size one of them, for estimate,
+// serve or command (its launch command, run once per copy).
+void print_one_copy(const std::string& gpu, int copies, int count, std::int64_t users_per_copy) {
+  if (copies <= 1) return;
+  std::printf("        one copy: --gpu %s --gpus %d --batch %lld (llm-sizer command with them starts each copy)\n",
+              gpu.c_str(), count / copies, static_cast<long long>(users_per_copy));
+}
+
 std::string speed_label(const std::optional<double>& decode, const std::optional<double>& ttft) {
   char text[96];
   if (!decode) return "speed unknown (no bandwidth figure)";
@@ -295,24 +303,28 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     std::printf("\n%lld user%s at %.1f tokens/s each:\n", static_cast<long long>(t.users), t.users == 1 ? "" : "s",
                 t.tokens_per_s_per_user);
     const auto& buy = plan.value().buy;
-    if (buy)
+    if (buy) {
       std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user%s)\n", buy->count, buy->name.c_str(),
                   price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0),
                   copies_label(buy->copies, buy->count, buy->sequences_per_copy).c_str());
-    else
+      print_one_copy(buy->gpu, buy->copies, buy->count, buy->sequences_per_copy);
+    } else {
       std::printf("  buy:  nothing in the catalog reaches it\n");
+    }
     // On demand (what the page calls "Rent, on demand") and any billing
     // (marketplace, spot): the cheapest that reaches the speed of each.
     for (const auto& [label, offer, none] :
          {std::tuple{"rent, on demand:  ", &plan.value().rent, "no on-demand offer reaches it"},
           std::tuple{"rent, any billing:", &plan.value().rent_any, "no offer reaches it"}}) {
-      if (*offer)
+      if (*offer) {
         std::printf("  %s %s  %s/h  (%.1f tokens/s per user%s)\n", label,
                     rented((*offer)->provider, (*offer)->instance, (*offer)->count, (*offer)->name).c_str(),
                     money((*offer)->usd_per_hour).c_str(), (*offer)->tokens_per_s_per_user,
                     copies_label((*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy).c_str());
-      else
+        print_one_copy((*offer)->gpu, (*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy);
+      } else {
         std::printf("  %s %s\n", label, none);
+      }
     }
   }
   print_offers(rent_vs_buy(sizer, model, scenario, offers.value()), scenario.hours_per_day);

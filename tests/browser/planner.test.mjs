@@ -186,6 +186,10 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
   await page.waitForFunction((g) => document.querySelector('[data-field="target.buy.gpu"]')?.dataset.value === g, many.target.buy.gpu);
   assert.ok((await page.$eval('[data-field="target.buy.gpu"]', (e) => e.textContent))
     .includes(`as ${many.target.buy.copies} copies of the model, ${many.target.buy.gpus_per_copy} GPU${many.target.buy.gpus_per_copy > 1 ? 's' : ''} and up to ${many.target.buy.users_per_copy} users each`));
+  // "open one copy": the workbench on one copy's GPUs with its users, which fits there.
+  await page.click('[data-field="target.buy.gpu"] a.open-copy');
+  await page.waitForFunction((b) => location.hash.includes(`gpu=${b.gpu}&gpus=${b.gpus_per_copy}`) && location.hash.includes(`batch=${b.users_per_copy}`), many.target.buy);
+  await page.waitForFunction(() => document.querySelector('#verdict')?.textContent.startsWith('Fits'), null, { timeout: 20000 });
   await page.evaluate((h) => { location.hash = h; }, hash);
   await page.fill('#serve-users', '16');
 

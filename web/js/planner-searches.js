@@ -48,10 +48,25 @@ export async function serve(p) {
   if (!t) return;
   const cloud = (c) => (c ? `${c.provider}: ${c.count} × ${p.deviceName(c.gpu)} · ${fmt.usd(c.usd_per_hour)}/h · ${fmt.rate(c.tokens_per_s_per_user)} each${copiesText(c)}` : 'no offer reaches it');
   list.replaceChildren(
-    figure(`Buy, for ${fmt.tokens(t.users)} users`, hardwareText(p, t.buy), 'target.buy.gpu', t.buy?.gpu),
-    figure('Rent, on demand', cloud(t.rent), 'target.rent.usd_per_hour', t.rent?.usd_per_hour),
-    figure('Rent, any billing', cloud(t.rent_any), 'target.rent_any.usd_per_hour', t.rent_any?.usd_per_hour),
+    withOpen(p, figure(`Buy, for ${fmt.tokens(t.users)} users`, hardwareText(p, t.buy), 'target.buy.gpu', t.buy?.gpu), t.buy),
+    withOpen(p, figure('Rent, on demand', cloud(t.rent), 'target.rent.usd_per_hour', t.rent?.usd_per_hour), t.rent),
+    withOpen(p, figure('Rent, any billing', cloud(t.rent_any), 'target.rent_any.usd_per_hour', t.rent_any?.usd_per_hour), t.rent_any),
   );
+}
+
+// An answer's link to one copy of the model on the workbench (its GPUs and
+// users): its memory, its serving curve and the launch command that starts
+// it, one per copy. None past the workbench's 256 sequences.
+function withOpen(p, box, h) {
+  if (!h || !(h.users_per_copy <= 256)) return box;
+  const state = p.workbench.state();
+  const link = el('a', {
+    class: 'open-copy',
+    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, cards: null, split: '', offload: 0 }),
+  }, h.copies > 1 ? 'open one copy' : 'open it');
+  link.addEventListener('click', openVerdict);
+  box.querySelector('dd').append(' · ', link);
+  return box;
 }
 
 // A rank or use changed after a first listing asks again (the engine ranks and filters).
