@@ -55,6 +55,13 @@ Fixture deepseek_r1_on_four_24gib_cards(const std::string& quant, int ram_gib) {
   return f;
 }
 
+// The scenario with every layer's routed experts in system RAM.
+Scenario every_layer_experts_in_ram(Scenario s) {
+  s.offload_mode = OffloadMode::experts;
+  s.offload_fraction = 1.0;
+  return s;
+}
+
 // Whether DeepSeek-R1's scenario with one layer's experts fewer in RAM fits
 // as llama.cpp splits it, or with any split that balances the cards.
 bool fits_one_layer_fewer_in_ram(const Fixture& f, const Scenario& placed) {
@@ -400,10 +407,8 @@ TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM
     if (rung.name == std::string("Q4_K_M")) { below_current = true; continue; }
     if (!below_current) continue;
     if (rung.name == *both.change.quant) break;
-    Scenario all_in_ram = f.scenario;
+    Scenario all_in_ram = every_layer_experts_in_ram(f.scenario);
     all_in_ram.quant = quant_scheme_from_name(rung.name).value();
-    all_in_ram.offload_mode = OffloadMode::experts;
-    all_in_ram.offload_fraction = 1.0;
     INFO(rung.name);
     CHECK_FALSE(fits(f, all_in_ram));
   }
@@ -427,10 +432,7 @@ TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards eve
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
   // Every expert in RAM: more than RAM holds.
-  Scenario every = f.scenario;
-  every.offload_mode = OffloadMode::experts;
-  every.offload_fraction = 1.0;
-  auto all_in_ram = f.sizer.estimate(f.model, every);
+  auto all_in_ram = f.sizer.estimate(f.model, every_layer_experts_in_ram(f.scenario));
   REQUIRE(all_in_ram.ok());
   REQUIRE_FALSE(all_in_ram.value().memory.ram_fits);
   auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);

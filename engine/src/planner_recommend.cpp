@@ -74,8 +74,10 @@ class Trier {
   // each sequence at the speed asked for. With `copies` above 1 the devices
   // run that many copies of the model side by side, each on count / copies
   // of them with its share of the sequences (rounded up): how a served load
-  // grows past what one copy decodes (vLLM's --data-parallel-size, SGLang's
-  // --dp, a llama-server per card behind a load balancer).
+  // grows past what one copy decodes (vLLM's --data-parallel-size,
+  // docs.vllm.ai/en/latest/serving/data_parallel_deployment; SGLang's --dp,
+  // docs.sglang.io/docs/advanced_features/server_arguments; a llama-server per
+  // card behind a load balancer).
   std::optional<HardwareChoice> fit(const Device& device, int count, int copies = 1) const {
     const int per_copy = count / copies;
     if (copies < 1 || count % copies != 0 || per_copy % std::max(device.package_gpus, 1) != 0) return std::nullopt;
