@@ -65,7 +65,8 @@ const char* usage_text() {
          "                     [--optimizer adamw|adamw8bit] [--checkpointing | --no-checkpointing]\n"
          "                     (QLoRA checkpoints unless --no-checkpointing, as PEFT sets it up) [--zero 0|1|2|3]\n"
          "                     [--no-flash-attn] [--json]\n"
-         "  llm-sizer command  (the flags of estimate) [--json]\n"
+         "  llm-sizer command  (the flags of estimate) [--copies N (that many copies side by side, each on\n"
+         "                      --gpus GPUs with --batch users; a planner's layout for many users)] [--json]\n"
          "  llm-sizer calibrate --llama-bench FILE (its table, -o json or -o jsonl output)\n"
          "                     [--gpu ID (default: the GPU the output names)] [--gpus N] [--json]\n"
          "                     (then --calibration FILE, the --json answer, on estimate, command and serve:\n"
@@ -134,6 +135,7 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
       {"--gpu-vendor", text(c.gpu_vendor)},
       {"--gpu-dies", integer(c.gpu_dies, "--gpu-dies")},
       {"--gpus", integer(c.gpus, "--gpus")},
+      {"--copies", integer(c.copies, "--copies")},
       {"--offload", number(c.offload, "--offload")},
       {"--offload-mode", text(c.offload_mode)},
       {"--prompt", integer(c.prompt, "--prompt")},
@@ -256,6 +258,10 @@ Result<Command> parse_arguments(const std::vector<std::string>& args) {
     return bad("give exactly one of --model ID, --hf OWNER/REPO[:QUANT], --config FILE, --gguf FILE or --safetensors FILE "
                "(with --config)");
   if (c.hub_url && !c.hf_name) return bad("--hub-url goes with --hf");
+  // Copies change what starts them, not one copy's figures.
+  if (c.copies && c.verb != Verb::command)
+    return bad("--copies goes with llm-sizer command (the commands that start copies side by side)");
+  if (c.copies && (*c.copies < 1 || *c.copies > 64)) return bad("--copies must be between 1 and 64");
   const bool custom = c.gpu_memory_gib || c.gpu_bandwidth_gbs || c.gpu_tflops || c.gpu_vendor || c.gpu_dies;
   if (custom && c.gpu_id) return bad("give either --gpu ID or the --gpu-* flags of a custom device, not both");
   if (custom && !c.gpu_memory_gib) return bad("a custom device needs --gpu-memory-gib");

@@ -34,6 +34,7 @@ struct Command {
   std::optional<std::string> gpu_vendor;
   std::optional<long long> gpu_dies;  // custom device: dies its memory is attached to (Apple Ultra: 2)
   std::optional<long long> gpus;
+  std::optional<long long> copies;  // command: copies side by side (Scenario::copies)
   std::optional<double> offload;
   std::optional<std::string> offload_mode;
   std::optional<long long> prompt;

@@ -210,6 +210,7 @@ Result<Scenario> build_scenario(const cli::Command& c, const Catalog& catalog) {
   const long long gpus = c.gpus.value_or(1);
   if (gpus < 1 || gpus > 1024) return Error{"cli.bad_argument", "--gpus must be between 1 and 1024"};
   s.gpu_count = static_cast<int>(gpus);
+  s.copies = static_cast<int>(c.copies.value_or(1));
   s.offload_fraction = c.offload.value_or(0.0);
   s.flash_attention = !c.no_flash_attention;
   s.attention_data_parallel = c.attention_dp;

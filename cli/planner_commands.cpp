@@ -65,6 +65,7 @@ Result<SizerRequest> sizer_request(const Command& c) {
     if (*c.gpus < 1 || *c.gpus > 1024) return Error{"cli.bad_argument", "--gpus must be between 1 and 1024"};
     r.gpu_count = static_cast<int>(*c.gpus);
   }
+  if (c.copies) r.copies = static_cast<int>(*c.copies);
   if (c.offload) r.offload_fraction = *c.offload;
   if (c.offload_mode) r.offload_mode = *c.offload_mode;
   if (c.prompt) r.prompt_tokens = *c.prompt;
@@ -193,11 +194,12 @@ std::string copies_label(int copies, int count, std::int64_t users_per_copy) {
 }
 
 // Under a plan of copies: the flags that size one of them, for estimate,
-// serve or command (its launch command, run once per copy).
+// serve or command (with --copies, the commands that start them all).
 void print_one_copy(const std::string& gpu, int copies, int count, std::int64_t users_per_copy) {
   if (copies <= 1) return;
-  std::printf("        one copy: --gpu %s --gpus %d --batch %lld (llm-sizer command with them starts each copy)\n",
-              gpu.c_str(), count / copies, static_cast<long long>(users_per_copy));
+  std::printf("        one copy: --gpu %s --gpus %d --batch %lld (llm-sizer command with them and --copies %d "
+              "starts them all)\n",
+              gpu.c_str(), count / copies, static_cast<long long>(users_per_copy), copies);
 }
 
 std::string speed_label(const std::optional<double>& decode, const std::optional<double>& ttft) {

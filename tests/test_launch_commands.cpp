@@ -764,3 +764,91 @@ TEST_CASE("Kimi's own tokenizer code: vLLM, SGLang and TensorRT-LLM are told to 
   CHECK_THAT(plain.step("sglang"), !Contains("trust"));
   CHECK_THAT(plain.step("tensorrt-llm"), !Contains("trust"));
 }
+
+TEST_CASE("copies side by side: each copy on its own GPUs and port, or the engine's own data parallel", "[commands][copies]") {
+  // The users plan's layout (three copies of Llama 3.1 8B, one H100 and eight
+  // users each). vLLM: --data-parallel-size 3 replicates a dense model, one
+  // engine per copy with its own --max-num-seqs (docs.vllm.ai
+  // data_parallel_deployment); SGLang: its router's launcher with --dp-size 3
+  // (dp_dpa_smg_guide.md), each server with its own --max-running-requests.
+  SizerRequest dense = served(request("llama-3.1-8b", "native"));
+  dense.gpu_id = "h100-sxm";
+  dense.sequences = 8;
+  const Run one = run(dense);
+  dense.copies = 3;
+  const Run three = run(dense);
+  REQUIRE(three.of("vllm").steps.size() == 1);
+  CHECK(three.step("vllm") == one.step("vllm") + " \\\n  --data-parallel-size 3");
+  CHECK_THAT(three.step("vllm"), Contains("--max-num-seqs 8"));
+  CHECK_THAT(three.of("vllm").note, Contains("3 copies, 1 GPU and up to 8 users each"));
+  REQUIRE(three.of("sglang").steps.size() == 1);
+  CHECK_THAT(three.step("sglang"), StartsWith("python -m sglang_router.launch_server --model-path org/M-Instruct"));
+  CHECK_THAT(three.step("sglang"), Contains("--max-running-requests 8") && EndsWith("--dp-size 3"));
+  // TensorRT-LLM has no such flag: a trtllm-serve per copy, GPU i on port 8000 + i.
+  const LaunchCommand& trt = three.of("tensorrt-llm");
+  REQUIRE(trt.steps.size() == 3);
+  CHECK_THAT(trt.steps[0], StartsWith("# copy 1 of 3\nCUDA_VISIBLE_DEVICES=0 trtllm-serve ") && EndsWith("--port 8000"));
+  CHECK_THAT(trt.steps[2], StartsWith("# copy 3 of 3\nCUDA_VISIBLE_DEVICES=2 trtllm-serve ") && EndsWith("--port 8002"));
+
+  // llama.cpp: a llama-server per copy on its two cards (-dev, ggml's names
+  // CUDA0..CUDA3) and its own port; Ollama cannot hold two copies in one server.
+  SizerRequest cards = request("llama-3.1-8b", "Q8_0");
+  cards.gpu_count = 2;
+  cards.sequences = 4;
+  cards.copies = 2;
+  const Run two = run(cards);
+  const LaunchCommand& cpp = two.of("llama.cpp");
+  REQUIRE(cpp.steps.size() == 2);
+  CHECK_THAT(cpp.steps[0], StartsWith("# copy 1 of 2\nllama-server -hf someone/listed-GGUF:Q8_0"));
+  CHECK_THAT(cpp.steps[0], Contains("-np 4") && EndsWith("-dev CUDA0,CUDA1 --port 8080"));
+  CHECK_THAT(cpp.steps[1], EndsWith("-dev CUDA2,CUDA3 --port 8081"));
+  CHECK(two.of("ollama").steps.empty());
+  CHECK_THAT(two.of("ollama").note, Contains("OLLAMA_HOST") && Contains("2 copies"));
+  // On an AMD card ggml's HIP build names its devices ROCm0, ROCm1.
+  cards.gpu_id = "mi300x";
+  cards.gpu_count = 1;
+  const Run amd = run(cards);
+  REQUIRE(amd.of("llama.cpp").steps.size() == 2);
+  CHECK_THAT(amd.of("llama.cpp").steps[1], EndsWith("-dev ROCm1 --port 8081"));
+
+  // An MoE model: vLLM's data parallel would split its experts over all the
+  // GPUs, so a vllm serve per copy on its own pair of GPUs and port.
+  SizerRequest moe = served(request("qwen3-30b-a3b", "native"));
+  moe.gpu_id = "h100-sxm";
+  moe.gpu_count = 2;
+  moe.copies = 2;
+  const Run moe_copies = run(moe);
+  const LaunchCommand& vllm = moe_copies.of("vllm");
+  REQUIRE(vllm.steps.size() == 2);
+  CHECK_THAT(vllm.steps[0], StartsWith("# copy 1 of 2\nCUDA_VISIBLE_DEVICES=0,1 vllm serve ") && EndsWith("--port 8000"));
+  CHECK_THAT(vllm.steps[1], StartsWith("# copy 2 of 2\nCUDA_VISIBLE_DEVICES=2,3 vllm serve ") && EndsWith("--port 8001"));
+  CHECK_THAT(vllm.steps[1], Contains("--tensor-parallel-size 2") && !Contains("--data-parallel-size"));
+  // Each copy itself attention data parallel: SGLang's servers from GPUs 0
+  // and 2 on ports 31000 and 31001, then its router over both.
+  moe.engine = "sglang";
+  moe.attention_data_parallel = true;
+  const Run dp_copies = run(moe);
+  const LaunchCommand& sglang = dp_copies.of("sglang");
+  REQUIRE(sglang.steps.size() == 3);
+  CHECK_THAT(sglang.steps[0], Contains("--dp 2 --enable-dp-attention") && EndsWith("--base-gpu-id 0 --port 31000"));
+  CHECK_THAT(sglang.steps[1], EndsWith("--base-gpu-id 2 --port 31001"));
+  CHECK(sglang.steps[2] == "# the router, once the copies are up\npython -m sglang_router.launch_router --worker-urls "
+                           "http://127.0.0.1:31000 http://127.0.0.1:31001 --port 30000");
+
+  // Whole machines: a copy is a machine, which runs the same steps.
+  SizerRequest sparks = served(request("llama-3.1-8b", "native"));
+  sparks.gpu_id = "dgx-spark-gb10";
+  sparks.copies = 2;
+  const Run spark = run(sparks);
+  REQUIRE(spark.of("vllm").steps.size() == 1);
+  CHECK_THAT(spark.step("vllm"), StartsWith("# on each of the 2 machines\nvllm serve org/M-Instruct"));
+  CHECK_THAT(spark.step("vllm"), !Contains("--data-parallel-size"));
+
+  // Copies of mixed cards are not laid out: one copy's commands start each.
+  SizerRequest mixed = request("llama-3.1-8b", "Q8_0");
+  mixed.gpu_id = "rtx-4090,rtx-3090";
+  mixed.copies = 2;
+  const Run uneven = run(mixed);
+  CHECK(uneven.of("llama.cpp").steps.empty());
+  CHECK_THAT(uneven.of("llama.cpp").note, Contains("mixed cards"));
+}

@@ -39,6 +39,8 @@ export interface EstimateRequest {
   custom_gpu?: CustomGpu;
   /** Devices (--gpus). */
   gpus?: number;
+  /** Copies of the setup side by side, 1 to 64 (--copies): the commands start them all; every figure is one copy's. */
+  copies?: number;
   /** Share of the weights in system RAM, 0 to 1 (--offload). */
   offload?: number;
   /** "auto" | "layers" | "experts" (--offload-mode). */

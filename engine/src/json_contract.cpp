@@ -34,6 +34,7 @@ Result<SizerRequest> request_from_json(const Json& request, ModelKey model_key) 
   f.text("engine", r.engine, kEngineLength);
   f.text("gpu", r.gpu_id, kGpuLength);
   f.integer(kGpusLimit, r.gpu_count);
+  f.integer(kCopiesLimit, r.copies);
   f.number(kOffloadLimit.key, r.offload_fraction, kOffloadLimit.low, kOffloadLimit.high);
   f.text("offload_mode", r.offload_mode, 16);
   f.integer(kPromptLimit, r.prompt_tokens);
@@ -266,6 +267,9 @@ Json estimate_to_json(const Estimate& e, const Scenario& s, const std::string& m
   // Whole machines on a network (several Macs, DGX Sparks, Strix Halos): how
   // many; 0 when the GPUs share one host.
   scenario["machines"] = networked_machines(s);
+  // Copies of this setup side by side (Scenario::copies): every figure here is
+  // one copy's; the commands start them all.
+  scenario["copies"] = s.copies;
   // The backend the speeds assume, and the others this engine runs on this
   // device (a choice where there are several: CUDA or Vulkan, ROCm or Vulkan).
   scenario["backend"] = s.device && s.cards.empty() ? Json(std::string(backend_name(s.device->backend))) : Json(nullptr);

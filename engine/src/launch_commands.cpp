@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "llmsizer/mixed_cards.hpp"
@@ -1003,6 +1004,150 @@ void span_machines(std::vector<LaunchCommand>& out, const Scenario& s) {
   }
 }
 
+// ggml's name prefix for the devices of a backend, as llama-server
+// --list-devices prints them and -dev takes them: CUDA0, ROCm0 (ggml-cuda.h's
+// GGML_CUDA_NAME in a HIP build), MUSA0, Vulkan0 (ggml-vulkan.h), SYCL0
+// (ggml-sycl.h); "" where none is known.
+std::string ggml_device_prefix(Backend b) {
+  switch (b) {
+    case Backend::cuda: return "CUDA";
+    case Backend::rocm: return "ROCm";
+    case Backend::musa: return "MUSA";
+    case Backend::vulkan: return "Vulkan";
+    case Backend::sycl: return "SYCL";
+    default: return "";
+  }
+}
+
+// Copy `copy`'s devices, per_copy of them from copy x per_copy on: "2,3" or "CUDA2,CUDA3".
+std::string copy_devices(int copy, int per_copy, const std::string& prefix) {
+  std::string out;
+  for (int g = 0; g < per_copy; ++g) out += (g ? "," : "") + prefix + std::to_string(copy * per_copy + g);
+  return out;
+}
+
+// Copies of the setup side by side (Scenario::copies, the planner's layout
+// for many users): one copy's commands made into the whole layout's. On whole
+// machines (Macs, DGX Sparks, Strix Halo machines) a copy is a machine, which
+// runs the same steps. In one host copy i takes GPUs i x k onwards:
+// - vLLM: --data-parallel-size N, an engine per copy behind one port, each
+//   with its own --max-num-seqs. For an MoE model that flag does not copy the
+//   experts: "expert layers form a tensor parallel group of size DP x TP"
+//   (docs.vllm.ai serving/data_parallel_deployment), nor where a copy is
+//   itself attention data parallel: there a vllm serve per copy on its GPUs
+//   (CUDA_VISIBLE_DEVICES, which vLLM reads on ROCm too: vllm/platforms/rocm.py
+//   copies HIP_VISIBLE_DEVICES into it) and port.
+// - SGLang: its router's launcher, python -m sglang_router.launch_server
+//   --dp-size N, starts a server per copy from GPU i x tp on and routes over
+//   them (sgl-project/sglang docs/advanced_features/dp_dpa_smg_guide.md;
+//   sgl-router/py_src/sglang_router/launch_server.py: base_gpu_id = dp_id x
+//   tp_size). A copy that is itself attention data parallel: each copy's
+//   launch_server (--base-gpu-id, --port), then launch_router --worker-urls,
+//   the guide's "Standard DP for MLA models".
+// - llama.cpp: a llama-server per copy on its devices (-dev) and port: it has
+//   no balancer of its own. TensorRT-LLM: a trtllm-serve per copy
+//   (CUDA_VISIBLE_DEVICES, --port). Ollama: a server runs one copy, said.
+void run_copies(std::vector<LaunchCommand>& out, const Architecture& arch, const Scenario& s, int attention_ranks) {
+  const int copies = s.copies;
+  if (copies <= 1) return;
+  const std::string count = std::to_string(copies);
+  const int k = s.gpu_count;
+  const auto add_note = [](LaunchCommand& c, const std::string& text) { c.note += (c.note.empty() ? "" : " ") + text; };
+  if (!s.cards.empty() || networked_machines(s) > 0) {
+    for (LaunchCommand& c : out) {
+      if (c.steps.empty()) continue;
+      c.steps.clear();
+      c.note = count + " copies of a setup that is itself " +
+               (s.cards.empty() ? std::string("several machines") : std::string("mixed cards")) +
+               " are not printed: one copy's commands (1 copy) start each of them.";
+    }
+    return;
+  }
+  const std::string users = "up to " + std::to_string(s.sequences) + (s.sequences == 1 ? " user" : " users");
+  if (s.device && is_whole_machine(*s.device)) {
+    for (LaunchCommand& c : out) {
+      if (c.steps.empty()) continue;
+      for (std::string& step : c.steps) step = "# on each of the " + count + " machines\n" + step;
+      add_note(c, "The " + count + " copies are " + count + " machines, each running these steps for " + users +
+                      ": put an HTTP load balancer in front of their servers.");
+    }
+    return;
+  }
+  const std::string per_copy = std::to_string(k) + (k == 1 ? " GPU" : " GPUs") + " and " + users + " each";
+  const auto copy_head = [&](int i) { return "# copy " + std::to_string(i + 1) + " of " + count + "\n"; };
+  // A server per copy: `line` with the copy's device mask or flags, each in a shell of its own.
+  const auto one_per_copy = [&](LaunchCommand& c, const std::function<std::string(int)>& copy_line) {
+    std::vector<std::string> steps(c.steps.begin(), c.steps.end() - 1);
+    for (int i = 0; i < copies; ++i) steps.push_back(copy_head(i) + copy_line(i));
+    c.steps = std::move(steps);
+  };
+  const std::string balance = "; each stays in the foreground (a shell of its own), and an HTTP load balancer in front "
+                              "of their ports spreads the users.";
+  const Backend backend = s.device ? s.device->backend : Backend::other;
+  for (LaunchCommand& c : out) {
+    if (c.steps.empty()) continue;
+    const std::string line = c.steps.back();
+    const auto port_range = [&](int first) {
+      return std::to_string(first) + (copies > 1 ? " to " + std::to_string(first + copies - 1) : "");
+    };
+    if (c.engine == "llama.cpp") {
+      const std::string prefix = ggml_device_prefix(backend);
+      if (prefix.empty()) {
+        c.steps.clear();
+        c.note = "No device names are known for this backend: start a llama-server per copy on its own GPUs and port.";
+        continue;
+      }
+      one_per_copy(c, [&](int i) {
+        return line + " \\\n  -dev " + copy_devices(i, k, prefix) + " --port " + std::to_string(8080 + i);
+      });
+      add_note(c, count + " copies, " + per_copy + ": a llama-server per copy on its devices (-dev, as llama-server "
+                      "--list-devices names them) and port (" + port_range(8080) + ")" + balance);
+    } else if (c.engine == "ollama") {
+      c.steps.clear();
+      c.note = "Ollama runs one copy a server: for " + count + " copies start an ollama serve per copy with its own GPUs "
+               "(CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES on AMD) and address (OLLAMA_HOST) behind a load balancer, "
+               "as the llama.cpp commands do with llama-server.";
+    } else if (c.engine == "vllm" && !arch.is_moe() && attention_ranks <= 1) {
+      c.steps.back() += " \\\n  --data-parallel-size " + count;
+      add_note(c, "--data-parallel-size " + count + " runs " + count + " copies, " + per_copy +
+                      " (--max-num-seqs is each copy's), and spreads requests over them behind one port.");
+    } else if (c.engine == "vllm") {
+      one_per_copy(c, [&](int i) {
+        return "CUDA_VISIBLE_DEVICES=" + copy_devices(i, k, "") + " " + line + " \\\n  --port " + std::to_string(8000 + i);
+      });
+      add_note(c, std::string(attention_ranks > 1 ? "Each copy is itself data parallel over its GPUs"
+                                                  : "vLLM's --data-parallel-size would split this MoE model's experts "
+                                                    "over every copy's GPUs rather than copy them") +
+                      ": " + count + " copies, " + per_copy + ", a vllm serve per copy on its GPUs and port (" +
+                      port_range(8000) + ")" + balance);
+    } else if (c.engine == "sglang" && attention_ranks <= 1) {
+      const std::string from = "python -m sglang.launch_server", to = "python -m sglang_router.launch_server";
+      std::string& step = c.steps.back();
+      step.replace(step.find(from), from.size(), to);
+      step += " \\\n  --dp-size " + count;
+      add_note(c, "sglang_router.launch_server (pip install sglang-router) starts " + count + " copies, " + per_copy +
+                      " (--max-running-requests is each copy's), and routes requests over them behind one port.");
+    } else if (c.engine == "sglang") {
+      std::string urls;
+      for (int i = 0; i < copies; ++i) urls += " http://127.0.0.1:" + std::to_string(31000 + i);
+      one_per_copy(c, [&](int i) {
+        return line + " \\\n  --base-gpu-id " + std::to_string(i * k) + " --port " + std::to_string(31000 + i);
+      });
+      c.steps.push_back("# the router, once the copies are up\npython -m sglang_router.launch_router --worker-urls" + urls +
+                        " --port 30000");
+      add_note(c, "Each copy is itself data parallel over its GPUs: " + count + " copies, " + per_copy +
+                      ", each a server of its own from its first GPU (--base-gpu-id), then SGLang's router "
+                      "(pip install sglang-router) spreads requests over them on port 30000.");
+    } else if (c.engine == "tensorrt-llm") {
+      one_per_copy(c, [&](int i) {
+        return "CUDA_VISIBLE_DEVICES=" + copy_devices(i, k, "") + " " + line + " \\\n  --port " + std::to_string(8000 + i);
+      });
+      add_note(c, count + " copies, " + per_copy + ": a trtllm-serve per copy on its GPUs and port (" + port_range(8000) +
+                      ")" + balance);
+    }
+  }
+}
+
 std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model, const Scenario& s, const Estimate& e,
                                         const DistributionIndex& names) {
   Names draft;  // the draft model's names, for its GGUF repo
@@ -1026,6 +1171,7 @@ std::vector<LaunchCommand> commands_for(const Names& n, const SizedModel& model,
     }
   }
   span_machines(out, s);
+  run_copies(out, model.arch(), s, e.memory.attention_ranks);
   if (s.draft) {
     // Ollama has no speculative decoding; the serving engines' speculative
     // flags differ by release: said, not printed.

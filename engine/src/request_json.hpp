@@ -26,6 +26,7 @@ struct Limit {
 constexpr Limit kContextLimit{"ctx", 1, 16777216};
 constexpr Limit kBatchLimit{"batch", 1, 4096};
 constexpr Limit kGpusLimit{"gpus", 1, 1024};
+constexpr Limit kCopiesLimit{"copies", 1, 64};
 constexpr Limit kOffloadLimit{"offload", 0.0, 1.0};
 constexpr Limit kPromptLimit{"prompt", 1, 16777216};
 constexpr Limit kOutputLimit{"output_tokens", 0, 16777216};

@@ -187,6 +187,7 @@ Result<Scenario> Sizer::scenario_for(const SizerRequest& r) const {
     s.layers_per_gpu = split.value();
   }
   s.gpu_count = r.gpu_count;
+  s.copies = r.copies;
   s.offload_fraction = r.offload_fraction;
   s.flash_attention = r.flash_attention;
   s.attention_data_parallel = r.attention_data_parallel;

@@ -535,6 +535,21 @@ if "$bin" recommend --model llama-3.1-8b --quant FP8 --engine vllm | head -1 | g
 json_check "recommend --users: copies of the model side by side" \
   "all(p['copies'] > 1 and p['copies'] * p['users_per_copy'] >= 50 and p['copies'] * p['gpus_per_copy'] == p['count'] and p['tokens_per_s_per_user'] >= 20 for p in (j['target']['buy'], j['target']['rent_any']))" \
   recommend --model llama-3.3-70b --users 50 --tokens-per-s 20
+# The plan's "one copy" flags, pasted into llm-sizer command with its --copies, start every copy:
+# a llama-server each on a GPU of its own (-dev) and a port of its own.
+copy_line=$("$bin" recommend --model llama-3.3-70b --users 50 --tokens-per-s 20 | grep "one copy:" | tail -1)
+copy_flags=$(echo "$copy_line" | sed -E 's/.*one copy: (--gpu [^ ]+ --gpus [0-9]+ --batch [0-9]+).*/\1/')
+copy_count=$(echo "$copy_line" | sed -E 's/.*--copies ([0-9]+).*/\1/')
+# shellcheck disable=SC2086
+"$bin" command --model llama-3.3-70b $copy_flags --copies "$copy_count" --json >"$work/copies.json" || bad "command --copies ran"
+if python3 -c "
+import json, re, sys
+n = int(sys.argv[2]); steps = json.load(open(sys.argv[1]))['llama.cpp']['steps']
+ports = {re.search(r'--port ([0-9]+)', s).group(1) for s in steps}
+devices = {re.search(r'-dev ([A-Za-z0-9,]+)', s).group(1) for s in steps}
+sys.exit(0 if n > 1 and len(steps) == n and len(ports) == n and len(devices) == n else 1)" "$work/copies.json" "$copy_count"
+then ok; else bad "command --copies: every copy of the plan on its own GPU and port"; fi
+expect_error "estimate: --copies is for command" estimate --model llama-3.1-8b --copies 2
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
   recommend --model llama-3.1-8b --hours-per-day 8
 json_check "finetune: LoRA on attention only, r=16" "j['trainable_params'] == 32 * 16 * (8192 + 5120 * 2 + 8192)" \

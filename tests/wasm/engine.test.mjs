@@ -72,6 +72,8 @@ test('bad requests get an error value, never an exception', () => {
     [{ model: 'llama-3.1-8b', ctx: 8192.5 }, 'request.bad_value'],
     [{ model: 'llama-3.1-8b', batch: 1e9 }, 'request.bad_value'],
     [{ model: 'llama-3.1-8b', offload: 2 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', copies: 0 }, 'request.bad_value'],
+    [{ model: 'llama-3.1-8b', copies: 65 }, 'request.bad_value'],
     [{ model: 'llama-3.1-8b', engine: '<script>' }, 'request.bad_value'],
     [{ model: 'llama-3.1-8b', custom_gpu: { memory_gib: -5 } }, 'request.bad_value'],
     [{ model: 'llama-3.1-8b', custom_gpu: 'big' }, 'request.bad_value'],

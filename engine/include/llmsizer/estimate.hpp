@@ -42,6 +42,12 @@ struct Scenario {
   // number of layers each GPU runs, in order (they sum to the layers on the
   // GPUs, each at least 1). Empty: equal runs of layers.
   std::vector<int> layers_per_gpu;
+  // Copies of this setup side by side (the planner's layout for many users):
+  // each on gpu_count GPUs of its own in one host (copy i on GPUs i x
+  // gpu_count onwards), or on a whole machine of its own (Macs, DGX Sparks),
+  // with `sequences` users of its own. Every figure of the estimate is one
+  // copy's; the launch commands start them all.
+  int copies = 1;
   double offload_fraction = 0.0;  // share of layers (or MoE layers' experts) kept in RAM
   OffloadMode offload_mode = OffloadMode::automatic;
   std::int64_t prompt_tokens = 4096;

@@ -41,6 +41,7 @@ struct SizerRequest {
   std::string gpu_id;
   std::optional<CustomDevice> custom_gpu;
   int gpu_count = 1;
+  int copies = 1;  // Scenario::copies
   double offload_fraction = 0.0;
   std::string offload_mode = "auto";  // auto | layers | experts
   std::int64_t prompt_tokens = 4096;
