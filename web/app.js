@@ -150,6 +150,16 @@ class App {
       else if (!state.hf && this.custom?.hub) this.forgetCustom();
       this.update({ replaceHash: true, settled: true, notice: problems.length ? `Ignored from the link: ${problems.join('; ')}.` : '' });
     });
+    // Copies side by side: whole numbers the engine takes (1 to 64); anything else puts the last value back.
+    $('copies').addEventListener('change', () => {
+      const n = Number($('copies').value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) {
+        $('copies').value = String(this.state.copies);
+        return;
+      }
+      this.state = { ...this.state, copies: n };
+      this.update({});
+    });
     $('simulate').addEventListener('click', () => this.stream.toggle(this.result, $('simulate')));
     // The planner's inputs are part of the scenario's URL (a shared link
     // reproduces prices and costs); the planner reads and redraws them itself.
@@ -406,13 +416,20 @@ class App {
       try {
         // A Hub repo's files: the commands name the repo.
         const hub = this.custom.hub ? { hub: this.custom.hub } : {};
-        if (this.custom.kind === 'gguf') return this.engine.estimateGguf({ ...this.request(overrides), ...hub }, this.custom.parts, this.custom.bytes);
-        return this.engine.estimateSafetensors({ ...this.request(overrides), config: this.custom.config, ...hub }, this.custom.parts, this.custom.bytes);
+        const request = { ...this.request(overrides), ...this.copies(), ...hub };
+        if (this.custom.kind === 'gguf') return this.engine.estimateGguf(request, this.custom.parts, this.custom.bytes);
+        return this.engine.estimateSafetensors({ ...request, config: this.custom.config }, this.custom.parts, this.custom.bytes);
       } catch (error) {
         return { error: { id: error.id, message: error.message } };
       }
     }
-    return this.engine.tryEstimate(this.servedRequest(this.request(overrides)));
+    return this.engine.tryEstimate(this.servedRequest({ ...this.request(overrides), ...this.copies() }));
+  }
+
+  // Copies side by side change the launch commands alone: asked of the
+  // workbench's estimate only (the matrix and charts keep their plain fields).
+  copies() {
+    return this.state.copies > 1 ? { copies: this.state.copies } : {};
   }
 
   // Under a serving engine the scenario's sequences are requests: each brings

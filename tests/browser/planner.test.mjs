@@ -190,6 +190,21 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
   await page.click('[data-field="target.buy.gpu"] a.open-copy');
   await page.waitForFunction((b) => location.hash.includes(`gpu=${b.gpu}&gpus=${b.gpus_per_copy}`) && location.hash.includes(`batch=${b.users_per_copy}`), many.target.buy);
   await page.waitForFunction(() => document.querySelector('#verdict')?.textContent.startsWith('Fits'), null, { timeout: 20000 });
+  // Its launch commands start every copy, as llm-sizer command --copies prints them: a
+  // llama-server per GPU and port. Back to one copy, one command.
+  const b = many.target.buy;
+  assert.ok((await page.evaluate(() => location.hash)).includes(`copies=${b.copies}`));
+  assert.equal(await page.$eval('#copies', (e) => e.value), String(b.copies));
+  const layout = native(['command', '--model', 'llama-3.3-70b', '--ctx', '8192', '--gpu', b.gpu, '--gpus', String(b.gpus_per_copy),
+    '--batch', String(b.users_per_copy), '--copies', String(b.copies)]);
+  assert.equal(layout['llama.cpp'].steps.length, b.copies);
+  assert.deepEqual(await page.$$eval('#commands [data-engine="llama.cpp"] pre', (ps) => ps.map((x) => x.textContent)), layout['llama.cpp'].steps);
+  assert.ok((await page.textContent('#commands-note')).startsWith(`These start ${b.copies} copies of this setup side by side`));
+  await page.fill('#copies', '1');
+  await page.dispatchEvent('#copies', 'change');
+  await page.waitForFunction(() => document.querySelectorAll('#commands [data-engine="llama.cpp"] pre').length === 1);
+  assert.ok(!(await page.evaluate(() => location.hash)).includes('copies='));
+  assert.equal(await page.textContent('#commands-note'), '');
   await page.evaluate((h) => { location.hash = h; }, hash);
   await page.fill('#serve-users', '16');
 

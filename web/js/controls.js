@@ -236,6 +236,7 @@ export function writeControls(state, model) {
   $('adp-row').hidden = !attentionDpOffered(state, model);
   $('adp').checked = state.adp === 1;
   $('draft').value = state.draft;
+  $('copies').value = String(state.copies);
   setContextRange(contextCeiling(model));
   $('ctx').value = String(Math.round(log2(state.ctx)));
   $('prompt').value = String(Math.round(log2(state.prompt)));

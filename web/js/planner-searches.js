@@ -55,14 +55,14 @@ export async function serve(p) {
 }
 
 // An answer's link to one copy of the model on the workbench (its GPUs and
-// users): its memory, its serving curve and the launch command that starts
-// it, one per copy. None past the workbench's 256 sequences.
+// users): its memory and its serving curve, with the launch commands that
+// start every copy. None past the workbench's 256 sequences.
 function withOpen(p, box, h) {
   if (!h || !(h.users_per_copy <= 256)) return box;
   const state = p.workbench.state();
   const link = el('a', {
     class: 'open-copy',
-    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, cards: null, split: '', offload: 0 }),
+    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, copies: h.copies ?? 1, cards: null, split: '', offload: 0 }),
   }, h.copies > 1 ? 'open one copy' : 'open it');
   link.addEventListener('click', openVerdict);
   box.querySelector('dd').append(' · ', link);

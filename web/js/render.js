@@ -619,9 +619,15 @@ export function renderCommands(r, state, onCopy, describe) {
   $('commands').removeAttribute('aria-busy');
   const first = !r.commands && r.suggestions?.length ? r.suggestions[0] : null;
   const commands = r.commands ?? first?.commands ?? {};
-  writeText($('commands-note'), r.commands ? ''
+  // Copies side by side (the users plan's layout): the commands start them all.
+  const sc = r.scenario;
+  const copies = sc?.copies > 1
+    ? `These start ${sc.copies} copies of this setup side by side, each on ${sc.gpus} device${sc.gpus > 1 ? 's' : ''} of its own with up to ${fmt.tokens(sc.batch)} user${sc.batch > 1 ? 's' : ''}; every figure above is one copy's.`
+    : '';
+  const fit = r.commands ? ''
     : first ? `As set it does not fit, so these start the first change listed under the verdict: ${describe(first.change, first)}.`
-      : r.memory.fits === false ? 'As set it does not fit: no command would run it.' : '');
+      : r.memory.fits === false ? 'As set it does not fit: no command would run it.' : '';
+  writeText($('commands-note'), [copies, fit].filter(Boolean).join(' '));
   const order = [state.engine === 'ollama' ? 'ollama' : state.engine, ...Object.keys(commands)];
   const names = [...new Set(order.filter((name) => name in commands))];
   const box = $('commands');

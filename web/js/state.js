@@ -5,7 +5,7 @@
 // The planner's inputs (system RAM, users and their speed, hours a day,
 // electricity) are part of it: a shared link reproduces prices and costs.
 export const KEYS = ['model', 'quant', 'ctx', 'batch', 'kv', 'engine', 'gpu', 'gpus', 'offload', 'offload_mode', 'prompt',
-  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend'];
+  'ram', 'rambw', 'users', 'tps', 'hours', 'kwh', 'vision', 'draft', 'split', 'gpulimit', 'sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend', 'copies'];
 // Cards of one machine in the hash: gpu=rtx-3090,rtx-3090,rtx-3060-12gb.
 export const MAX_CARDS = 16;
 
@@ -39,9 +39,10 @@ export const DEFAULTS = {
   cal: '',      // this machine's speed factors from its llama-bench rows (CALIBRATION), '' for none
   hf: '',       // a Hugging Face Hub repo read in place (owner/repo[:QUANT]), '' for the catalog model
   backend: '',  // the engine's backend where the device has several (vulkan on an NVIDIA card), '' for its own
+  copies: 1,    // copies of the setup side by side (the users plan's layout): the launch commands start them all
 };
 // Keys written to a link only when they differ from the defaults.
-const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend'];
+const ONLY_WHEN_SET = ['sin', 'sout', 'stps', 'adp', 'cal', 'hf', 'backend', 'copies'];
 // A Hub repo as the link holds it: owner/repo, and the GGUF quantization chosen.
 export const HUB_REPO = /^[A-Za-z0-9._-]{1,96}\/[A-Za-z0-9._-]{1,96}(?::[A-Za-z0-9._-]{1,40})?$/;
 // A calibration as the link holds it: the device it was measured on, its
@@ -90,6 +91,7 @@ const LIMITS = {
   sout: [1, 1048576],
   stps: [0, 10000],
   adp: [0, 1],
+  copies: [1, 64],
 };
 
 // The quantization kept across an engine change where the new engine loads
