@@ -977,6 +977,36 @@ TEST_CASE("what can I run over the whole catalog stays fast") {
   CHECK_FALSE(sweep.results.empty());
 }
 
+TEST_CASE("what can I run: a publisher's FP8 or NVIDIA's NVFP4 release is listed at its own format only") {
+  // GLM-4.5-FP8 is GLM-4.5's serving checkpoint: a GGUF of it is GLM-4.5's
+  // (quantized from BF16), so on a 512 GB Mac under llama.cpp GLM-4.5 is
+  // listed once, not again as "glm-4.5-fp8 at Q4_K_M".
+  const Sizer sizer(test::catalog());
+  const auto rows_of = [](const FitSweep& sweep, const std::string& id) {
+    std::vector<std::string> quants;
+    for (const FitResult& r : sweep.results)
+      if (r.model == id) quants.push_back(r.quant);
+    return quants;
+  };
+  FitRequest mac;
+  mac.device = test::device_of("mac-m3-ultra-512gb");
+  const FitSweep local = what_fits(sizer, mac);
+  CHECK_FALSE(rows_of(local, "glm-4.5").empty());
+  CHECK_FALSE(rows_of(local, "qwen3-235b-a22b").empty());
+  for (const char* release : {"glm-4.5-fp8", "qwen3-235b-a22b-fp8", "deepseek-v3-0324-nvfp4"}) {
+    INFO(release);
+    CHECK(rows_of(local, release).empty());
+  }
+  // Under vLLM on eight H200s it is its own checkpoint: FP8 only.
+  FitRequest served;
+  served.device = test::device_of("h200-sxm");
+  served.gpu_count = 8;
+  served.engine = InferenceEngine::vllm;
+  const FitSweep server = what_fits(sizer, served);
+  CHECK(rows_of(server, "glm-4.5-fp8") == std::vector<std::string>{"FP8"});
+  CHECK(rows_of(server, "glm-4.5").size() == 3);  // BF16-native, FP8 and AWQ of the BF16 release
+}
+
 TEST_CASE("catalog sweep: every cell is what estimate() says on that device") {
   const Sizer sizer(test::catalog());
   for (const auto engine : {InferenceEngine::llama_cpp, InferenceEngine::vllm, InferenceEngine::mlx}) {

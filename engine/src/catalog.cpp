@@ -77,6 +77,7 @@ Result<CatalogModel> parse_model(Json& entry, const std::string& path) {
   m.native_dtype = string_or(entry, "native_dtype", "");
   m.llama_cpp_unsupported = string_or(entry, "llama_cpp_unsupported", "");
   m.gguf_default_quant = string_or(entry, "gguf_default_quant", "");
+  m.release_of = string_or(entry, "release_of", "");
   m.config_provenance = string_or(entry, "config_provenance", "");
   if (auto v = positive_number(entry, "max_context_tokens")) m.max_context_tokens = static_cast<std::int64_t>(*v);
   if (auto it = entry.find("context_extension"); it != entry.end() && it->is_object()) {

@@ -309,6 +309,9 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       Scenario s = base;
       s.quant = schemes[q];
       if (!runs[q] || runtime_unsupported(arch.value(), s)) continue;
+      // A release of another catalog model in another format (GLM-4.5-FP8):
+      // its GGUF, MLX or 16-bit build is that model's, listed under it.
+      if (!entry.release_of.empty() && checkpoint_format(schemes[q]) != entry.native_dtype) continue;
       Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
       if (!a.estimate) break;
       FitResult r;

@@ -468,6 +468,10 @@ def build_models(ref, cur):
             # The GGUF type llama.cpp and Ollama take when none is asked for, where the
             # model's own GGUF is not Q4_K_M (gpt-oss: its MXFP4 experts as released).
             "gguf_default_quant": (c.get("gguf_default_quant") or {}).get("quant"),
+            # A checkpoint of another catalog model in another format (its FP8 or
+            # NVFP4 release): a GGUF or MLX build of it is that model's, so "what
+            # can I run" lists it at its own format only.
+            "release_of": (c.get("release_of") or {}).get("model"),
             "max_context_tokens": max_ctx,
             # RoPE scaling the publisher documents past max_context_tokens (Qwen3's
             # YaRN), with its source: the launch commands carry its flags.
@@ -481,7 +485,8 @@ def build_models(ref, cur):
             "notes": join_notes(notes),
             "sources": dedupe(sources + ([c["llama_cpp_unsupported"]["source"]]
                                          if c.get("llama_cpp_unsupported") else []) +
-                              ([c["gguf_default_quant"]["source"]] if c.get("gguf_default_quant") else [])),
+                              ([c["gguf_default_quant"]["source"]] if c.get("gguf_default_quant") else []) +
+                              ([c["release_of"]["source"]] if c.get("release_of") else [])),
         }
         entry["uses"], entry["uses_sources"] = uses_of(entry, c)
         models.append(entry)

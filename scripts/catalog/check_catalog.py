@@ -45,7 +45,7 @@ MODEL_FIELDS = {
     "hf_repo": (str, False), "gguf_repos": (list, True), "license": (str, False), "release_date": (str, False),
     "official_params_total": (int, False), "official_params_active": (int, False),
     "official_params_precise": (bool, True), "official_params_text": (str, False), "native_dtype": (str, False),
-    "llama_cpp_unsupported": (str, False), "gguf_default_quant": (str, False), "max_context_tokens": (int, False),
+    "llama_cpp_unsupported": (str, False), "gguf_default_quant": (str, False), "release_of": (str, False), "max_context_tokens": (int, False),
     "context_extension": (dict, False), "config": (dict, True), "config_provenance": (str, True),
     "estimated_fields": (list, True), "notes": (str, False), "sources": (list, True),
     "uses": (list, True), "uses_sources": (dict, True),
@@ -216,6 +216,26 @@ def check_gguf_defaults(c, models_doc, quants_doc):
         q = m.get("gguf_default_quant") if isinstance(m, dict) else None
         if q is not None and q not in names:
             c.err("models.json", f"/models/{i}/gguf_default_quant", f"{q!r} is not a GGUF file type in quant_types.json")
+
+
+def check_release_of(c, models_doc):
+    """A release of another model (its FP8 or NVFP4 checkpoint) names a catalog model of the same shape."""
+    models = [m for m in models_doc.get("models") or [] if isinstance(m, dict)]
+    by_id = {m.get("id"): m for m in models}
+    shape = ("hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size")
+    for i, m in enumerate(models):
+        base_id = m.get("release_of")
+        if base_id is None:
+            continue
+        p = f"/models/{i}/release_of"
+        base = by_id.get(base_id)
+        if base is None or base_id == m.get("id") or base.get("release_of"):
+            c.err("models.json", p, f"{base_id!r} is not another catalog model released as its publisher released it")
+            continue
+        text = lambda x: (x.get("config") or {}).get("text_config") or x.get("config") or {}
+        differ = [k for k in shape if text(m).get(k) != text(base).get(k)]
+        if differ:
+            c.err("models.json", p, f"{base_id!r} differs in {', '.join(differ)}: not the same model")
 
 
 def check_models(c, doc, excluded_doc):
@@ -531,6 +551,7 @@ def main(argv=None):
     docs = {name: load(c, args.data, name) for name in FILES}
     if docs["models.json"]:
         check_models(c, docs["models.json"], docs["models_excluded.json"])
+        check_release_of(c, docs["models.json"])
         if docs["quant_types.json"]:
             check_gguf_defaults(c, docs["models.json"], docs["quant_types.json"])
     device_ids = set()

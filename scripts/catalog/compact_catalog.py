@@ -18,7 +18,7 @@ DATA = ROOT / "data"
 OUT = DATA / "embedded"
 
 MODEL_KEYS = ["id", "name", "family", "aliases", "hf_repo", "gguf_repos", "ollama_tags", "license",
-              "official_params_total", "official_params_active", "official_params_precise", "native_dtype", "llama_cpp_unsupported", "gguf_default_quant",
+              "official_params_total", "official_params_active", "official_params_precise", "native_dtype", "llama_cpp_unsupported", "gguf_default_quant", "release_of",
               "max_context_tokens", "context_extension", "uses", "config", "config_provenance", "estimated_fields"]
 # Config keys no reader uses though the engine names them elsewhere: audio
 # towers, label maps, loader hooks, generation defaults. vision_config stays:

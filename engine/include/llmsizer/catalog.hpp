@@ -63,6 +63,10 @@ struct CatalogModel {
   // model's own GGUF is not Q4_K_M (gpt-oss: its MXFP4 experts as released,
   // Ollama's only tag); "" for the usual Q4_K_M.
   std::string gguf_default_quant;
+  // The catalog model this is a checkpoint of in another format (GLM-4.5-FP8:
+  // "glm-4.5"); "" for a model as its publisher released it. A GGUF or MLX
+  // build of it is that model's: "what can I run" lists it at its own format.
+  std::string release_of;
   std::string config_provenance;  // "verbatim_copy" or "derived"
   std::vector<std::string> gguf_repos;
   std::vector<std::string> ollama_tags;
