@@ -1123,7 +1123,7 @@ void run_copies(std::vector<LaunchCommand>& out, const Architecture& arch, const
     } else if (c.engine == "sglang" && attention_ranks <= 1) {
       const std::string from = "python -m sglang.launch_server", to = "python -m sglang_router.launch_server";
       std::string& step = c.steps.back();
-      step.replace(step.find(from), from.size(), to);
+      if (const auto at = step.find(from); at != std::string::npos) step.replace(at, from.size(), to);
       step += " \\\n  --dp-size " + count;
       add_note(c, "sglang_router.launch_server (pip install sglang-router) starts " + count + " copies, " + per_copy +
                       " (--max-running-requests is each copy's), and routes requests over them behind one port.");
