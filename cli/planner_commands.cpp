@@ -185,21 +185,33 @@ std::string price_label(const std::optional<PriceInfo>& p) {
   return out;
 }
 
-// ", as 7 copies of the model (1 GPU and up to 8 users each)", or nothing for one copy.
-std::string copies_label(int copies, int count, std::int64_t users_per_copy) {
+// ", as 7 copies of the model (1 GPU and up to 8 users each)", with the
+// machines (or instances) alike they run on where more than one, or nothing for one copy.
+std::string copies_label(int copies, int count, std::int64_t users_per_copy, int servers, const char* server) {
   if (copies <= 1) return "";
   const int per_copy = count / copies;
-  return ", as " + std::to_string(copies) + " copies of the model (" + std::to_string(per_copy) +
-         (per_copy == 1 ? " GPU" : " GPUs") + " and up to " + std::to_string(users_per_copy) + " users each)";
+  std::string out = ", as " + std::to_string(copies) + " copies of the model (" + std::to_string(per_copy) +
+                    (per_copy == 1 ? " GPU" : " GPUs") + " and up to " + std::to_string(users_per_copy) + " users each)";
+  if (servers > 1) {
+    const int per_server = count / servers;
+    out += " on " + std::to_string(servers) + " " + server + "s of " + std::to_string(per_server) +
+           (per_server == 1 ? " GPU" : " GPUs");
+  }
+  return out;
 }
 
 // Under a plan of copies: the flags that size one of them, for estimate,
-// serve or command (with --copies, the commands that start them all).
-void print_one_copy(const std::string& gpu, int copies, int count, std::int64_t users_per_copy) {
+// serve or command (with --copies, the commands that start one machine's).
+void print_one_copy(const std::string& gpu, int copies, int count, std::int64_t users_per_copy, int servers,
+                    const char* server) {
   if (copies <= 1) return;
-  std::printf("        one copy: --gpu %s --gpus %d --batch %lld (llm-sizer command with them and --copies %d "
-              "starts them all)\n",
-              gpu.c_str(), count / copies, static_cast<long long>(users_per_copy), copies);
+  const int here = copies / std::max(servers, 1);
+  const std::string flags = "--gpu " + gpu + " --gpus " + std::to_string(count / copies) + " --batch " +
+                            std::to_string(users_per_copy);
+  const std::string with = here > 1 ? " and --copies " + std::to_string(here) : "";
+  const std::string starts = servers <= 1 ? "starts them all"
+      : std::string("starts one ") + server + "'s " + (here > 1 ? "copies" : "copy") + "; each " + server + " runs the same";
+  std::printf("        one copy: %s (llm-sizer command with them%s %s)\n", flags.c_str(), with.c_str(), starts.c_str());
 }
 
 std::string speed_label(const std::optional<double>& decode, const std::optional<double>& ttft) {
@@ -308,8 +320,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
     if (buy) {
       std::printf("  buy:  %d x %s  %s  (%.1f tokens/s per user%s)\n", buy->count, buy->name.c_str(),
                   price_label(buy->price).c_str(), buy->tokens_per_s_per_user.value_or(0.0),
-                  copies_label(buy->copies, buy->count, buy->sequences_per_copy).c_str());
-      print_one_copy(buy->gpu, buy->copies, buy->count, buy->sequences_per_copy);
+                  copies_label(buy->copies, buy->count, buy->sequences_per_copy, buy->servers, "machine").c_str());
+      print_one_copy(buy->gpu, buy->copies, buy->count, buy->sequences_per_copy, buy->servers, "machine");
     } else {
       std::printf("  buy:  nothing in the catalog reaches it\n");
     }
@@ -322,8 +334,10 @@ int run_recommend(const Command& c, const Sizer& sizer) {
         std::printf("  %s %s  %s/h  (%.1f tokens/s per user%s)\n", label,
                     rented((*offer)->provider, (*offer)->instance, (*offer)->count, (*offer)->name).c_str(),
                     money((*offer)->usd_per_hour).c_str(), (*offer)->tokens_per_s_per_user,
-                    copies_label((*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy).c_str());
-        print_one_copy((*offer)->gpu, (*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy);
+                    copies_label((*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy, (*offer)->instances,
+                                 "instance").c_str());
+        print_one_copy((*offer)->gpu, (*offer)->copies, (*offer)->count, (*offer)->sequences_per_copy,
+                       (*offer)->instances, "instance");
       } else {
         std::printf("  %s %s\n", label, none);
       }

@@ -561,12 +561,34 @@ TEST_CASE("what should I buy or rent: the cheapest hardware that serves N users 
     CHECK(plan.value().buy->price->usd == Approx(800.0));
     CHECK(plan.value().buy->tokens_per_s_per_user.value() == Approx(mid_two_users));
     CHECK(plan.value().buy->tokens_per_s_total.value() == Approx(mid_two_users * 4.0));
-    // The offers rent one GPU each: no copies there.
+    // The offers rent one GPU each: two 1x-mid instances side by side, a copy
+    // and two users on each, for 2 x $0.20 = $0.40/h against the fast card's
+    // $0.90 on demand. Any billing: the fast spot card, also $0.40, on one GPU.
     REQUIRE(plan.value().rent);
-    CHECK(plan.value().rent->instance == "1x-fast");
-    CHECK(plan.value().rent->copies == 1);
+    CHECK(plan.value().rent->instance == "1x-mid");
+    CHECK(plan.value().rent->instances == 2);
+    CHECK(plan.value().rent->count == 2);
+    CHECK(plan.value().rent->copies == 2);
+    CHECK(plan.value().rent->usd_per_hour == Approx(0.40));
+    CHECK(plan.value().rent->tokens_per_s_per_user == Approx(mid_two_users));
     REQUIRE(plan.value().rent_any);
     CHECK(plan.value().rent_any->instance == "1x-fast-spot");
+    CHECK(plan.value().rent_any->instances == 1);
+
+    // One card a machine (--max-gpus 1): the two copies on two machines alike,
+    // the same $800 and speed.
+    RecommendOptions one_card;
+    one_card.max_gpus = 1;
+    auto spread = plan_for_target(sizer, m, s, offers, {4, mid_speed * 1.2}, one_card);
+    REQUIRE(spread.ok());
+    REQUIRE(spread.value().buy);
+    CHECK(spread.value().buy->gpu == "mid-12g");
+    CHECK(spread.value().buy->count == 2);
+    CHECK(spread.value().buy->servers == 2);
+    CHECK(spread.value().buy->copies == 2);
+    CHECK(spread.value().buy->price->usd == Approx(800.0));
+    CHECK(spread.value().buy->tokens_per_s_per_user.value() == Approx(mid_two_users));
+    CHECK(plan.value().buy->servers == 1);
   }
   SECTION("a target above one user on a mid card: copies cannot reach it, the fast card does") {
     const double target = std::max(mid_one_user * 1.05, mid_speed * 1.2);

@@ -33,6 +33,8 @@ Json hardware_json(const HardwareChoice& c) {
   j["copies"] = c.copies;
   j["gpus_per_copy"] = c.count / std::max(c.copies, 1);
   j["users_per_copy"] = c.sequences_per_copy;
+  // Machines alike the copies run on (each count / servers devices), 1 for one.
+  j["servers"] = c.servers;
   j["machines"] = c.machines;
   j["price_usd"] = c.price ? Json(c.price->usd) : Json(nullptr);
   j["price"] = price_json(c.price);
@@ -62,6 +64,8 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["copies"] = c->copies;
   j["gpus_per_copy"] = c->count / std::max(c->copies, 1);
   j["users_per_copy"] = c->sequences_per_copy;
+  // Instances rented side by side (each count / instances GPUs); usd_per_hour is all of them.
+  j["instances"] = c->instances;
   j["billing"] = c->billing;
   j["required_bytes"] = c->required_bytes;
   j["usable_bytes"] = c->usable_bytes;

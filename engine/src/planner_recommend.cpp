@@ -14,6 +14,7 @@ namespace {
 struct Candidate {
   const Device* device;
   int count;
+  int servers = 1;  // machines alike the count is spread over (HardwareChoice::servers)
 };
 
 // The price of `count` devices as a buyer pays it: whole servers where the
@@ -78,9 +79,12 @@ class Trier {
   // docs.vllm.ai/en/latest/serving/data_parallel_deployment; SGLang's --dp,
   // docs.sglang.io/docs/advanced_features/server_arguments; a llama-server per
   // card behind a load balancer).
-  std::optional<HardwareChoice> fit(const Device& device, int count, int copies = 1) const {
+  // With `servers` above 1 the count is that many machines alike, each
+  // running the same copies on its own devices (no copy spans two).
+  std::optional<HardwareChoice> fit(const Device& device, int count, int copies = 1, int servers = 1) const {
     const int per_copy = count / copies;
     if (copies < 1 || count % copies != 0 || per_copy % std::max(device.package_gpus, 1) != 0) return std::nullopt;
+    if (servers < 1 || count % servers != 0 || copies % servers != 0 || (count / servers) % per_copy != 0) return std::nullopt;
     if (!split_allowed(model_.arch(), device, scenario_.engine, per_copy)) return std::nullopt;
     Scenario s = scenario_;
     move_to_device(s, device);
@@ -96,6 +100,7 @@ class Trier {
     c.count = count;
     c.copies = copies;
     c.sequences_per_copy = s.sequences;
+    c.servers = servers;
     c.machines = networked_machines(s);
     c.price = price_of(device, count);
     c.required_bytes = m.required_bytes;
@@ -137,10 +142,12 @@ class Trier {
   // `count` devices as one copy of the model or as several side by side,
   // whichever layout reaches the speed asked with the fastest speed per
   // sequence (at a tie, fewer copies): the price is the same.
-  std::optional<HardwareChoice> fit_copies(const Device& device, int count) const {
+  // Over `servers` machines alike, every machine runs the same number of copies.
+  std::optional<HardwareChoice> fit_copies(const Device& device, int count, int servers = 1) const {
     std::optional<HardwareChoice> best;
-    for (int copies = 1; copies <= count && copies <= std::max<std::int64_t>(scenario_.sequences, 1); ++copies) {
-      auto c = fit(device, count, copies);
+    for (int copies = servers; copies <= count && copies <= std::max<std::int64_t>(scenario_.sequences, 1);
+         copies += servers) {
+      auto c = fit(device, count, copies, servers);
       if (!c || !c->tokens_per_s_per_user) continue;
       if (!best || *c->tokens_per_s_per_user > *best->tokens_per_s_per_user) best = std::move(c);
     }
@@ -153,7 +160,7 @@ class Trier {
   std::optional<HardwareChoice> first_fit(std::vector<Candidate> candidates, Less less, Copies copies = Copies::one) const {
     std::stable_sort(candidates.begin(), candidates.end(), less);
     for (const Candidate& c : candidates)
-      if (auto choice = copies == Copies::several ? fit_copies(*c.device, c.count) : fit(*c.device, c.count);
+      if (auto choice = copies == Copies::several ? fit_copies(*c.device, c.count, c.servers) : fit(*c.device, c.count);
           choice && choice->tokens_per_s_per_user)
         return choice;
     return std::nullopt;
@@ -199,27 +206,47 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
   return counts;
 }
 
-// With `copies`, an instance's GPUs may run several copies of the model (fit_copies).
-std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, std::vector<const CloudOffer*> offers,
+// The users plan's copies may run on several machines alike, bought or rented
+// (two boxes of three RTX 5090s serve 100 users of an 8B model at 40 tok/s for
+// a third of two H100 NVLs): each copy within one machine, every machine the
+// same. Up to this many; a buyer's extra computers are said with the price.
+constexpr int kMaxServers = 4;
+
+// With `copies`, an instance's GPUs may run several copies of the model
+// (fit_copies), and with Copies::several up to kMaxServers instances of an
+// offer side by side.
+std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier, const std::vector<const CloudOffer*>& offers,
                                           Copies copies = Copies::one) {
+  struct Rental {
+    const CloudOffer* offer;
+    int instances;
+    double usd_per_hour() const { return offer->usd_per_hour * instances; }
+  };
+  std::vector<Rental> rentals;
+  for (const CloudOffer* o : offers)
+    for (int n = 1; n <= (copies == Copies::several ? kMaxServers : 1); ++n) rentals.push_back({o, n});
   // Cheapest first; at one price, fewer GPUs.
-  std::stable_sort(offers.begin(), offers.end(), [](const CloudOffer* a, const CloudOffer* b) {
-    return std::make_tuple(a->usd_per_hour, a->device_count) < std::make_tuple(b->usd_per_hour, b->device_count);
+  std::stable_sort(rentals.begin(), rentals.end(), [](const Rental& a, const Rental& b) {
+    return std::make_tuple(a.usd_per_hour(), a.offer->device_count * a.instances) <
+           std::make_tuple(b.usd_per_hour(), b.offer->device_count * b.instances);
   });
-  for (const CloudOffer* o : offers) {
+  for (const Rental& r : rentals) {
+    const CloudOffer* o = r.offer;
     const Device* d = sizer.catalog().find_device(o->device_id);
     if (d == nullptr) continue;
-    auto held = copies == Copies::several ? trier.fit_copies(*d, o->device_count) : trier.fit(*d, o->device_count);
+    const int count = o->device_count * r.instances;
+    auto held = copies == Copies::several ? trier.fit_copies(*d, count, r.instances) : trier.fit(*d, count);
     if (!held || !held->tokens_per_s_per_user) continue;
     CloudChoice c;
     c.provider = o->provider;
     c.instance = o->instance;
     c.gpu = d->id;
     c.name = d->name;
-    c.count = o->device_count;
+    c.count = count;
     c.copies = held->copies;
     c.sequences_per_copy = held->sequences_per_copy;
-    c.usd_per_hour = o->usd_per_hour;
+    c.instances = r.instances;
+    c.usd_per_hour = r.usd_per_hour();
     c.billing = o->billing;
     c.required_bytes = held->required_bytes;
     c.usable_bytes = held->usable_bytes;
@@ -229,7 +256,7 @@ std::optional<CloudChoice> cheapest_offer(const Sizer& sizer, const Trier& trier
     c.prefill_tokens_per_s = held->prefill_tokens_per_s;
     c.ttft_s = held->ttft_s;
     // USD per million tokens = hourly price / (tokens per second x 3600) x 10^6 (DESIGN.md, Cost).
-    if (c.tokens_per_s_per_user > 0.0) c.usd_per_million_tokens = o->usd_per_hour / (c.tokens_per_s_per_user * 3600.0) * 1e6;
+    if (c.tokens_per_s_per_user > 0.0) c.usd_per_million_tokens = c.usd_per_hour / (c.tokens_per_s_per_user * 3600.0) * 1e6;
     return c;
   }
   return std::nullopt;
@@ -247,6 +274,18 @@ std::vector<Candidate> priced_multiples(const Catalog& catalog, int min_count, i
   for (const Device& d : catalog.devices)
     for (int n : buyable_counts(d, max_gpus))
       if (n >= min_count * d.package_gpus) out.push_back({&d, n});
+  return out;
+}
+
+// The same machines two to kMaxServers times over: each the largest count
+// one machine is bought with, every one running the same copies.
+std::vector<Candidate> priced_servers(const Catalog& catalog, int max_gpus) {
+  std::vector<Candidate> out;
+  for (const Device& d : catalog.devices) {
+    const std::vector<int> counts = buyable_counts(d, max_gpus);
+    if (counts.empty()) continue;
+    for (int servers = 2; servers <= kMaxServers; ++servers) out.push_back({&d, counts.back() * servers, servers});
+  }
   return out;
 }
 
@@ -417,7 +456,10 @@ Result<TargetPlan> plan_for_target(const Sizer& sizer, const SizedModel& model, 
   // Many users may be served by copies of the model side by side (50 users of
   // Llama 3.3 70B at 20 tok/s: no one llama-server reaches it on any GPU count,
   // one per H100 with its share of the users does).
-  plan.buy = trier.first_fit(priced_multiples(sizer.catalog(), 1, options.max_gpus), by_price, Copies::several);
+  std::vector<Candidate> machines = priced_multiples(sizer.catalog(), 1, options.max_gpus);
+  const std::vector<Candidate> more = priced_servers(sizer.catalog(), options.max_gpus);
+  machines.insert(machines.end(), more.begin(), more.end());
+  plan.buy = trier.first_fit(machines, by_price, Copies::several);
   const OfferLists lists = offer_lists(offers);
   plan.rent = cheapest_offer(sizer, trier, lists.on_demand, Copies::several);
   plan.rent_any = cheapest_offer(sizer, trier, lists.any, Copies::several);

@@ -185,21 +185,24 @@ test('buy or rent for many users, and the rent-vs-buy table, as the CLI answers'
   await page.click('#serve');
   await page.waitForFunction((g) => document.querySelector('[data-field="target.buy.gpu"]')?.dataset.value === g, many.target.buy.gpu);
   assert.ok((await page.$eval('[data-field="target.buy.gpu"]', (e) => e.textContent))
-    .includes(`as ${many.target.buy.copies} copies of the model, ${many.target.buy.gpus_per_copy} GPU${many.target.buy.gpus_per_copy > 1 ? 's' : ''} and up to ${many.target.buy.users_per_copy} users each`));
+    .includes(`as ${many.target.buy.copies} copies of the model, ${many.target.buy.gpus_per_copy} GPU${many.target.buy.gpus_per_copy > 1 ? 's' : ''} and up to ${many.target.buy.users_per_copy} users each` +
+      (many.target.buy.servers > 1 ? ` on ${many.target.buy.servers} machines of ${many.target.buy.count / many.target.buy.servers} GPUs` : '')));
   // "open one copy": the workbench on one copy's GPUs with its users, which fits there.
   await page.click('[data-field="target.buy.gpu"] a.open-copy');
   await page.waitForFunction((b) => location.hash.includes(`gpu=${b.gpu}&gpus=${b.gpus_per_copy}`) && location.hash.includes(`batch=${b.users_per_copy}`), many.target.buy);
   await page.waitForFunction(() => document.querySelector('#verdict')?.textContent.startsWith('Fits'), null, { timeout: 20000 });
-  // Its launch commands start every copy, as llm-sizer command --copies prints them: a
-  // llama-server per GPU and port. Back to one copy, one command.
+  // Its launch commands start one machine's copies (every machine of the plan runs the same), as
+  // llm-sizer command --copies prints them: a llama-server per GPU and port. Back to one copy, one command.
   const b = many.target.buy;
-  assert.ok((await page.evaluate(() => location.hash)).includes(`copies=${b.copies}`));
-  assert.equal(await page.$eval('#copies', (e) => e.value), String(b.copies));
+  const here = b.copies / b.servers;
+  assert.ok(here > 1);
+  assert.ok((await page.evaluate(() => location.hash)).includes(`copies=${here}`));
+  assert.equal(await page.$eval('#copies', (e) => e.value), String(here));
   const layout = native(['command', '--model', 'llama-3.3-70b', '--ctx', '8192', '--gpu', b.gpu, '--gpus', String(b.gpus_per_copy),
-    '--batch', String(b.users_per_copy), '--copies', String(b.copies)]);
-  assert.equal(layout['llama.cpp'].steps.length, b.copies);
+    '--batch', String(b.users_per_copy), '--copies', String(here)]);
+  assert.equal(layout['llama.cpp'].steps.length, here);
   assert.deepEqual(await page.$$eval('#commands [data-engine="llama.cpp"] pre', (ps) => ps.map((x) => x.textContent)), layout['llama.cpp'].steps);
-  assert.ok((await page.textContent('#commands-note')).startsWith(`These start ${b.copies} copies of this setup side by side`));
+  assert.ok((await page.textContent('#commands-note')).startsWith(`These start ${here} copies of this setup side by side`));
   await page.fill('#copies', '1');
   await page.dispatchEvent('#copies', 'change');
   await page.waitForFunction(() => document.querySelectorAll('#commands [data-engine="llama.cpp"] pre').length === 1);

@@ -550,6 +550,12 @@ devices = {re.search(r'-dev ([A-Za-z0-9,]+)', s).group(1) for s in steps}
 sys.exit(0 if n > 1 and len(steps) == n and len(ports) == n and len(devices) == n else 1)" "$work/copies.json" "$copy_count"
 then ok; else bad "command --copies: every copy of the plan on its own GPU and port"; fi
 expect_error "estimate: --copies is for command" estimate --model llama-3.1-8b --copies 2
+# Renting for many users may take several instances of one offer, a copy on each: the plan's hourly
+# price is the offer's (as the rent-vs-buy table lists it) times the instances, and every instance
+# holds the same number of GPUs and copies.
+json_check "recommend --users: copies on several instances of an offer" \
+  "(lambda r: r['instances'] > 1 and r['count'] % r['instances'] == 0 and r['copies'] % r['instances'] == 0 and any(o['provider'] == r['provider'] and o['instance'] == r['instance'] and abs(o['usd_per_hour'] * r['instances'] - r['usd_per_hour']) < 1e-9 for o in j['offers']))(j['target']['rent'])" \
+  recommend --model llama-3.1-8b --engine vllm --quant FP8 --users 100 --tokens-per-s 40
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
   recommend --model llama-3.1-8b --hours-per-day 8
 json_check "finetune: LoRA on attention only, r=16" "j['trainable_params'] == 32 * 16 * (8192 + 5120 * 2 + 8192)" \

@@ -10,10 +10,14 @@ import { priceText } from './recommend.js';
 const $ = (id) => document.getElementById(id);
 const FIT_ROWS_SHOWN = 300;
 
-// " · as 7 copies of the model, 1 GPU and up to 8 users each", or nothing for one copy.
+// " · as 7 copies of the model, 1 GPU and up to 8 users each", with the
+// machines (or instances) alike they run on where more than one; nothing for one copy.
 function copiesText(h) {
   if (!(h.copies > 1)) return '';
-  return ` · as ${fmt.tokens(h.copies)} copies of the model, ${fmt.tokens(h.gpus_per_copy)} GPU${h.gpus_per_copy > 1 ? 's' : ''} and up to ${fmt.tokens(h.users_per_copy)} users each`;
+  const gpus = (n) => `${fmt.tokens(n)} GPU${n > 1 ? 's' : ''}`;
+  const spread = h.servers > 1 ? ` on ${fmt.tokens(h.servers)} machines of ${gpus(h.count / h.servers)}`
+    : h.instances > 1 ? ` on ${fmt.tokens(h.instances)} instances of ${gpus(h.count / h.instances)}` : '';
+  return ` · as ${fmt.tokens(h.copies)} copies of the model, ${gpus(h.gpus_per_copy)} and up to ${fmt.tokens(h.users_per_copy)} users each${spread}`;
 }
 
 function hardwareText(p, h) {
@@ -56,13 +60,13 @@ export async function serve(p) {
 
 // An answer's link to one copy of the model on the workbench (its GPUs and
 // users): its memory and its serving curve, with the launch commands that
-// start every copy. None past the workbench's 256 sequences.
+// start one machine's (or instance's) copies; every machine runs the same. None past the workbench's 256 sequences.
 function withOpen(p, box, h) {
   if (!h || !(h.users_per_copy <= 256)) return box;
   const state = p.workbench.state();
   const link = el('a', {
     class: 'open-copy',
-    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, copies: h.copies ?? 1, cards: null, split: '', offload: 0 }),
+    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, copies: (h.copies ?? 1) / (h.servers ?? h.instances ?? 1), cards: null, split: '', offload: 0 }),
   }, h.copies > 1 ? 'open one copy' : 'open it');
   link.addEventListener('click', openVerdict);
   box.querySelector('dd').append(' · ', link);

@@ -104,6 +104,10 @@ struct HardwareChoice {
   // devices with its share of the users, rounded up (plan_for_target; 1 elsewhere).
   int copies = 1;
   std::int64_t sequences_per_copy = 1;
+  // Machines alike the copies are spread over, each with count / servers of
+  // the devices and copies / servers of the copies (the users plan; 1: one
+  // machine or server).
+  int servers = 1;
   // Computers the count is (Macs, Strix Halos, DGX Sparks over llama.cpp's
   // RPC: networked_machines); 0 when the devices share one host.
   int machines = 0;
@@ -129,10 +133,13 @@ struct CloudChoice {
   std::string instance;
   std::string gpu;
   std::string name;
-  int count = 0;
-  int copies = 1;  // copies of the model on the instance's GPUs (HardwareChoice::copies)
+  int count = 0;  // GPUs of every instance rented together
+  int copies = 1;  // copies of the model on those GPUs (HardwareChoice::copies)
   std::int64_t sequences_per_copy = 1;
-  double usd_per_hour = 0.0;
+  // Instances of the offer rented side by side, each count / instances GPUs
+  // with copies / instances of the copies (the users plan; 1 elsewhere).
+  int instances = 1;
+  double usd_per_hour = 0.0;  // all of them
   std::string billing;
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
