@@ -64,8 +64,8 @@ Json cloud_json(const std::optional<CloudChoice>& c) {
   j["copies"] = c->copies;
   j["gpus_per_copy"] = c->count / std::max(c->copies, 1);
   j["users_per_copy"] = c->sequences_per_copy;
-  // Instances rented side by side (each count / instances GPUs); usd_per_hour is all of them.
-  j["instances"] = c->instances;
+  // Instances rented side by side (each count / instance_count GPUs); usd_per_hour is all of them.
+  j["instance_count"] = c->instances;
   j["billing"] = c->billing;
   j["required_bytes"] = c->required_bytes;
   j["usable_bytes"] = c->usable_bytes;

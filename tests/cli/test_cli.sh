@@ -554,7 +554,7 @@ expect_error "estimate: --copies is for command" estimate --model llama-3.1-8b -
 # price is the offer's (as the rent-vs-buy table lists it) times the instances, and every instance
 # holds the same number of GPUs and copies.
 json_check "recommend --users: copies on several instances of an offer" \
-  "(lambda r: r['instances'] > 1 and r['count'] % r['instances'] == 0 and r['copies'] % r['instances'] == 0 and any(o['provider'] == r['provider'] and o['instance'] == r['instance'] and abs(o['usd_per_hour'] * r['instances'] - r['usd_per_hour']) < 1e-9 for o in j['offers']))(j['target']['rent'])" \
+  "(lambda r: r['instance_count'] > 1 and r['count'] % r['instance_count'] == 0 and r['copies'] % r['instance_count'] == 0 and any(o['provider'] == r['provider'] and o['instance'] == r['instance'] and abs(o['usd_per_hour'] * r['instance_count'] - r['usd_per_hour']) < 1e-9 for o in j['offers']))(j['target']['rent'])" \
   recommend --model llama-3.1-8b --engine vllm --quant FP8 --users 100 --tokens-per-s 40
 json_check "recommend: rent-vs-buy rows" "len(j['offers']) > 10 and all(abs(o['usd_per_month'] - o['usd_per_hour'] * 8 * 365.25 / 12) < 1e-9 for o in j['offers'])" \
   recommend --model llama-3.1-8b --hours-per-day 8

@@ -16,7 +16,7 @@ function copiesText(h) {
   if (!(h.copies > 1)) return '';
   const gpus = (n) => `${fmt.tokens(n)} GPU${n > 1 ? 's' : ''}`;
   const spread = h.servers > 1 ? ` on ${fmt.tokens(h.servers)} machines of ${gpus(h.count / h.servers)}`
-    : h.instances > 1 ? ` on ${fmt.tokens(h.instances)} instances of ${gpus(h.count / h.instances)}` : '';
+    : h.instance_count > 1 ? ` on ${fmt.tokens(h.instance_count)} instances of ${gpus(h.count / h.instance_count)}` : '';
   return ` · as ${fmt.tokens(h.copies)} copies of the model, ${gpus(h.gpus_per_copy)} and up to ${fmt.tokens(h.users_per_copy)} users each${spread}`;
 }
 
@@ -66,7 +66,7 @@ function withOpen(p, box, h) {
   const state = p.workbench.state();
   const link = el('a', {
     class: 'open-copy',
-    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, copies: (h.copies ?? 1) / (h.servers ?? h.instances ?? 1), cards: null, split: '', offload: 0 }),
+    href: toHash({ ...state, gpu: h.gpu, gpus: h.gpus_per_copy, batch: h.users_per_copy, copies: (h.copies ?? 1) / (h.servers ?? h.instance_count ?? 1), cards: null, split: '', offload: 0 }),
   }, h.copies > 1 ? 'open one copy' : 'open it');
   link.addEventListener('click', openVerdict);
   box.querySelector('dd').append(' · ', link);
