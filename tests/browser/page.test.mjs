@@ -404,11 +404,16 @@ test("a link made with a model's or device's older id opens its scenario, as the
 
 test('a hostile hash is ignored with a notice, nothing is injected', async () => {
   const evil = encodeURIComponent('<img src=x onerror="window.pwned=1">');
-  const { page, log } = await openPage(session.browser, `${session.server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=${evil}&gpu=${evil}&quant=${evil}&ctx=${evil}&kv="'><script>window.pwned=2</script>&copies=${evil}`);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.equal(await page.$('img[src="x"]'), null);
   assert.match(await page.textContent('#summary'), /Ignored from the link/);
   assert.equal(await page.$eval('select[name="model"]', (s) => s.value), 'glm-4.5');
+  // Copies past the engine's 64 (or not a whole number) are dropped as any bad value: one copy.
+  assert.equal(await page.$eval('#copies', (e) => e.value), '1');
+  await page.evaluate(() => { location.hash = '#model=llama-3.1-8b&gpu=h100-sxm&quant=Q4_K_M&copies=65'; });
+  await page.waitForFunction(() => /Ignored from the link: copies/.test(document.querySelector('#summary').textContent));
+  assert.equal(await page.$eval('#copies', (e) => e.value), '1');
   assert.deepEqual(log.errors, []);
   await page.close();
 });
