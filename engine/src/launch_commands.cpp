@@ -1046,7 +1046,10 @@ std::string copy_devices(int copy, int per_copy, const std::string& prefix) {
 //   the guide's "Standard DP for MLA models".
 // - llama.cpp: a llama-server per copy on its devices (-dev) and port: it has
 //   no balancer of its own. TensorRT-LLM: a trtllm-serve per copy
-//   (CUDA_VISIBLE_DEVICES, --port). Ollama: a server runs one copy, said.
+//   (CUDA_VISIBLE_DEVICES, --port). Ollama: a server runs one copy, said, with
+//   the masks its docs name to give each server its GPUs (ollama/ollama
+//   docs/gpu.mdx, "GPU Selection": CUDA_VISIBLE_DEVICES on NVIDIA,
+//   ROCR_VISIBLE_DEVICES on AMD).
 void run_copies(std::vector<LaunchCommand>& out, const Architecture& arch, const Scenario& s, int attention_ranks) {
   const int copies = s.copies;
   if (copies <= 1) return;

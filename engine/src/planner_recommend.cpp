@@ -207,9 +207,10 @@ std::vector<int> buyable_counts(const Device& d, int max_gpus) {
 }
 
 // The users plan's copies may run on several machines alike, bought or rented
-// (two boxes of three RTX 5090s serve 100 users of an 8B model at 40 tok/s for
-// a third of two H100 NVLs): each copy within one machine, every machine the
-// same. Up to this many; a buyer's extra computers are said with the price.
+// (held to one machine, 100 users of Llama 3.1 8B FP8 at 40 tok/s under vLLM
+// were two H100 NVLs at $70,000; two one-GPU instances rent for $2.98/h):
+// each copy within one machine, every machine the same. Up to this many; a
+// buyer's extra computers are unpriced, said with the answer.
 constexpr int kMaxServers = 4;
 
 // With `copies`, an instance's GPUs may run several copies of the model

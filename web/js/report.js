@@ -133,8 +133,9 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
   // 30B-A3B on a 16 GB card keeps Q4_K_M at about the smaller quant's speed.
   const kept = result.memory.fits === false && best
     ? (result.suggestions ?? []).find((x) => x.change.offload != null && !x.change.quant && x.decode_tokens_per_s != null) : null;
+  const change = kept ? describeChange(kept.change, kept) : '';
   const keep = kept ? [' Or keep ', figure(state.quant, 'quant.kept', state.quant), ' with ',
-    `${describeChange(kept.change, kept)[0].toLowerCase()}${describeChange(kept.change, kept).slice(1)}`,
+    `${change[0].toLowerCase()}${change.slice(1)}`,
     ', decoding about ', figure(fmt.rate(kept.decode_tokens_per_s), 'quant.kept_decode_tokens_per_s', kept.decode_tokens_per_s),
     fix?.decode_tokens_per_s != null && fix.change.quant === best.quant ? ` against ${fmt.rate(fix.decode_tokens_per_s)} at ${best.quant}.` : '.'] : [];
   qa(items, `Which quantization should I use for ${model.name}?`, ...(best
