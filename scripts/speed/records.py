@@ -85,6 +85,13 @@ MODEL_RULES = [
     (r"llama 4 scout", "llama-4-scout-17b-16e"),
     (r"glm-4\.7-flash", "glm-4.7-flash"),
     (r"glm-4\.5-air \(106b", "glm-4.5-air"),
+    (r"gemma-4-26b-a4b", "gemma-4-26b-a4b"),
+    (r"phi-4 14b", "phi-4"),
+    (r"glm-4 32b \(0414\)", "glm-4-32b-0414"),
+    (r"mistral small 3\.2 24b", "mistral-small-3.2-24b-instruct-2506"),
+    (r"nemotron nano 9b v2", "nemotron-nano-9b-v2"),
+    (r"llama 3\.1 8b instruct", "llama-3.1-8b"),
+    (r"llama 3\.1 70b instruct", "llama-3.1-70b"),
     (r"gemma-3-4b", "gemma-3-4b"),
     (r"gemma-3-12b", "gemma-3-12b"),
     (r"gemma-3-27b|gemma 3 27b", "gemma-3-27b-it"),
@@ -121,6 +128,7 @@ DEVICE_RULES = [
     ("radeon pro vii", "radeon-pro-vii"),
     ("instinct mi210", "mi210"), ("instinct mi300x", "mi300x"), ("instinct mi100", "mi100"),
     ("arc a770", "arc-a770"), ("arc b580", "arc-b580"),
+    ("arc pro b70", "arc-pro-b70"), ("arc pro b60", "arc-pro-b60"),
     ("rtx pro 6000 blackwell max-q", "rtx-pro-6000-blackwell-maxq"),
     # The Server Edition is the same 600 W GB202 board with the same 1792 GB/s.
     ("rtx pro 6000 blackwell", "rtx-pro-6000-blackwell"),
@@ -492,7 +500,65 @@ def map_all():
         if isinstance(c, Case):
             c.key = "sourced_local_speeds.json|%d" % i
         out.append(c)
+    out += map_intel_sycl(devices)
     return outdated_on_device(superseded_by_newer_builds(out))
+
+
+# Intel Arc under llama.cpp's SYCL backend (and the same posts' Vulkan rows),
+# 2026 builds, each with its source: record i is case 40000 + i.
+SOURCED_INTEL = os.path.join(REPO, "scripts", "speed", "sourced_intel_sycl.json")
+INTEL_INDEX_BASE = 40000
+
+
+def intel_skip_reason(r, records):
+    """Why a row of sourced_intel_sycl.json does not stand for today's llama.cpp, or None.
+    A PR's base row measures code its merge replaced; a build with asserts on runs
+    slower than a release; a mean whose spread is over a quarter of it is no
+    figure; and where one post's setup was measured again later, the later post
+    stands for it (the rows' builds are not all numbered: by date)."""
+    if r.get("variant") == "before-pr":
+        return "measured before a merged PR that changed this path (the PR's own row stands for it)"
+    if "asserts enabled" in (r.get("notes") or ""):
+        return "a build with asserts enabled (slower than a release build)"
+    if r.get("stddev") and r["stddev"] > 0.25 * r["tokens_per_s"]:
+        return "unstable: its spread is over a quarter of its mean"
+    if re.match(r"fa 0\b", r.get("flags") or ""):
+        return "flash attention off: the same post's fa 1 row of the setup stands for it"
+    if "--n-cpu-moe" in (r.get("flags") or ""):
+        return "experts in system RAM whose bandwidth the post does not state"
+    if r["quant"] in ("Q2_K", "IQ3_XS"):
+        # Llama 3.1 70B on one Arc Pro B70 (build 9739): Q2_K decodes at 5.63 tok/s
+        # under SYCL and IQ3_XS at 4.16, 150 and 120 GB/s of the card's 608, where
+        # Q4_K_M models read at 430-460 GB/s; Vulkan likewise. Intel's kernels for
+        # these types are their own case, which the K-quant and I-quant factors
+        # (fitted on other GPUs) do not carry: the estimate warns instead.
+        return "Q2_K and IQ3_XS on Intel GPUs: about a third of the K-quant rate, not modelled (the estimate warns)"
+    setup = lambda x: (map_model(x["model"]), x["quant"].replace("UD-", ""), x["backend"], x["device"], x["n_gpu"],
+                       x["test"])
+    newer = [x for x in records if setup(x) == setup(r) and (x.get("date") or "") > (r.get("date") or "")
+             and x.get("variant") != "before-pr"]
+    if newer:
+        return "superseded: the same setup measured again later"
+    return None
+
+
+def map_intel_sycl(devices):
+    with open(SOURCED_INTEL) as f:
+        rows = json.load(f)["records"]
+    out = []
+    for i, r in enumerate(rows):
+        why = intel_skip_reason(r, rows)
+        if why:
+            out.append(Skip(INTEL_INDEX_BASE + i, r, why))
+            continue
+        try:
+            c = map_record(INTEL_INDEX_BASE + i, r, devices)
+        except KeyError as e:
+            c = Skip(INTEL_INDEX_BASE + i, r, "mapping error %s" % e)
+        if isinstance(c, Case):
+            c.key = "sourced_intel_sycl.json|%d" % i
+        out.append(c)
+    return out
 
 
 # Current-build measurements sourced here (issue 32), in measured_speeds.json's
@@ -580,8 +646,8 @@ def outdated_on_device(mapped):
 HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.json|<index>', "
                  "'speed_facts.json|model|quant|engine|device|n_gpu|test', "
                  "'system_ram.json|<index in measured_tokens_per_second>', "
-                 "'sourced_cpu_compute.json|<index in prompt_measurements>' or "
-                 "'sourced_local_speeds.json|<index>'")
+                 "'sourced_cpu_compute.json|<index in prompt_measurements>', "
+                 "'sourced_local_speeds.json|<index>' or 'sourced_intel_sycl.json|<index>'")
 
 
 def held_out(case):
