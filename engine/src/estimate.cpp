@@ -553,11 +553,22 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // CANN, a Moore Threads card's MUSA): its speeds come from another backend's
   // fitted efficiencies (speed_calibration.cpp's lookup), which the basis names.
   if (e.speed && e.memory.fits.value_or(false) && s.device && !has_mixed_cards(s) &&
-      runtime_calibration(engine_family(s.engine), s.device->backend, "").backend != s.device->backend)
-    e.warnings.push_back("no measured speed of " + std::string(engine_name(s.engine)) + " on " +
-                         backend_label(s.device->backend) + " is in the fit: decode and prefill use the " +
-                         e.speed->basis.runtime + " efficiencies on the " + s.device->name +
-                         "'s own bandwidth and FLOPS, a rough figure");
+      runtime_calibration(engine_family(s.engine), calibration_backend(*s.device), "").backend != s.device->backend) {
+    const bool backend_fitted =
+        runtime_calibration(engine_family(s.engine), s.device->backend, "").backend == s.device->backend;
+    e.warnings.push_back(
+        backend_fitted
+            // llama.cpp's SYCL rows stand on Arc Pro B60/B70 runs (speed.cpp, calibration_backend).
+            ? "no " + std::string(engine_name(s.engine)) + " run on " + backend_label(s.device->backend) +
+                  " of a card that states only its FP32 rate, like the " + s.device->name +
+                  ", is in the fit: decode and prefill use the " + e.speed->basis.runtime +
+                  " efficiencies, a rough figure (SYCL's own, fitted on Arc Pro B60 and B70 runs, put three Arc "
+                  "A770s at three times the 18.2 tokens/s they decoded Qwen3.5-35B-A3B Q8_0 at, ggml-org/llama.cpp#22066)"
+            : "no measured speed of " + std::string(engine_name(s.engine)) + " on " +
+                  backend_label(s.device->backend) + " is in the fit: decode and prefill use the " +
+                  e.speed->basis.runtime + " efficiencies on the " + s.device->name +
+                  "'s own bandwidth and FLOPS, a rough figure");
+  }
   // llama.cpp and Ollama cannot draft with a model's MTP layers (the launch
   // commands say so): no speed-up where none would happen.
   const bool mtp_unsupported = s.draft && s.draft->use_mtp && llama;
@@ -591,14 +602,25 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
         "FP16 rate is stated");
   if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
+  // Intel's kernels for Q2_K and IQ3_XS read a third of what its K-quant
+  // kernels do (Llama 3.1 70B on an Arc Pro B70, build 9739: Q2_K 5.63 and
+  // IQ3_XS 4.16 tok/s under SYCL, 3.39 and 3.58 under Vulkan; Wesley-Jakob-
+  // Gilbert/Intel-Arc-GPU-Benchmarks, results/b70-solo): records.py leaves
+  // those rows out of the fit, and the estimate says how far it may be off.
+  if (e.speed && llama && s.device && intel_gpu_moe_path(*s.device) &&
+      (s.quant.name == "Q2_K" || s.quant.name == "IQ3_XS"))
+    e.warnings.push_back("llama.cpp on Intel GPUs decodes Q2_K and IQ3_XS far slower than these figures: Llama 3.1 "
+                         "70B at them ran at 5.6 and 4.2 tokens/s on an Arc Pro B70 (SYCL, 2026), about a third of "
+                         "such an estimate; at Q4_K_M or Q8_0 these cards ran at the modelled rate");
   if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device)) {
-    const MoeTimeFactors f = intel_moe_time_factors();
+    const MoeTimeFactors f = intel_moe_time_factors(calibration_backend(*s.device));
     std::ostringstream text;
-    text << std::fixed << std::setprecision(2) << "llama.cpp on Intel GPUs runs MoE models otherwise than its dense ones: prompt "
-         << "and decode times here are " << f.prompt << " and " << f.decode << " times the model's, from one "
-         << "measurement (Qwen3.6-35B-A3B Q4_K_M on an Arc Pro B60, SYCL, build 9159: 50.3 and 374 tokens/s, "
-         << "ggml-org/llama.cpp#22413); under Vulkan an Arc A770 decoded such models at about 68 tokens/s "
-         << "(ggml-org/llama.cpp#19918)";
+    text << std::fixed << std::setprecision(2)
+         << "llama.cpp on Intel GPUs: MoE models measured on Arc Pro B60 and B70 cards (2026 builds, "
+         << "scripts/speed/sourced_intel_sycl.json) ran from about half to twice these figures by model and weight "
+         << "format (gpt-oss's MXFP4 slower, Qwen3-30B-A3B faster)";
+    if (f.prompt != 1.0)
+      text << "; under Vulkan their prompts took " << f.prompt << " times the modelled time, which these figures include";
     e.warnings.push_back(text.str());
   }
   if (e.speed && llama && qwen3next_graph(arch)) {

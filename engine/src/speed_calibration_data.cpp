@@ -8,9 +8,10 @@ namespace llmsizer {
 extern const BackendCalibration kBackendCalibrations[] = {
     {Backend::cuda, "", 0.8045, 2.709, 145},
     {Backend::rocm, "", 0.8698, 3.687, 35},
-    {Backend::vulkan, "", 0.8387, 3.349, 3},
+    {Backend::vulkan, "", 0.4839, 3.854, 31},
     {Backend::vulkan, "nvidia", 1.0, 2.709, 7},
     {Backend::vulkan, "amd", 0.8607, 3.643, 28},
+    {Backend::sycl, "", 0.9647, 3.854, 23},
     {Backend::metal, "", 0.9154, 1.0, 156},
     {Backend::cpu, "", 0.8438, 1.0, 9},
 };
@@ -20,9 +21,10 @@ extern const std::size_t kBackendCalibrationCount = sizeof(kBackendCalibrations)
 extern const RuntimeCalibration kRuntimeCalibrations[] = {
     {EngineFamily::llama_cpp, Backend::cuda, "", 2.94e-05, 0.5618, 143},
     {EngineFamily::llama_cpp, Backend::rocm, "", 6.124e-05, 0.4397, 35},
-    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.000336, 0.2103, 3},
+    {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0002483, 0.1822, 31},
     {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4503, 7},
     {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.605e-05, 0.44, 28},
+    {EngineFamily::llama_cpp, Backend::sycl, "", 0.0001544, 0.09663, 23},
     {EngineFamily::llama_cpp, Backend::metal, "", 0.0001396, 0.7659, 144},
     {EngineFamily::llama_cpp, Backend::cpu, "", 2.94e-05, 1.307, 7},
     {EngineFamily::llama_cpp, Backend::cpu, "avx2", 2.94e-05, 0.6882, 2},
@@ -34,11 +36,11 @@ extern const std::size_t kRuntimeCalibrationCount = sizeof(kRuntimeCalibrations)
 
 // family, bandwidth_factor, prefill_factor, prefill_factor_mma, fitted_records
 extern const WeightCalibration kWeightCalibrations[] = {
-    {WeightFamily::legacy, 1.0, 1.0, 1.0, 210},
+    {WeightFamily::legacy, 1.0, 1.0, 1.0, 215},
     {WeightFamily::float16, 0.9933, 1.116, 1.25, 50},
-    {WeightFamily::kquant, 0.9234, 0.9924, 0.7434, 78},
+    {WeightFamily::kquant, 0.9234, 0.9924, 0.7434, 120},
     {WeightFamily::iquant, 1.0, 1.0, 1.0, 4},
-    {WeightFamily::mxfp4, 1.126, 1.935, 1.313, 40},
+    {WeightFamily::mxfp4, 1.126, 1.935, 1.313, 44},
     {WeightFamily::fp8, 1.0, 1.0, 1.0, 1},
     {WeightFamily::fp4, 1.0, 1.0, 1.0, 0},
     {WeightFamily::int4, 1.0, 1.0, 1.0, 0},

@@ -50,6 +50,10 @@ EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, cons
 // the GEMM rate for prompts, pressure slows decode's reads.
 StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor, double pressure);
 
+// The backend whose fitted rows a device reads: its own, but for Intel cards
+// that state only their FP32 rate under SYCL, Vulkan's (speed.cpp says why).
+Backend calibration_backend(const Device& d);
+
 // An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes take a
 // measured multiple of the modelled time (EffectiveRates::moe_*_time_factor).
 bool intel_gpu_moe_path(const Device& d);
@@ -57,8 +61,9 @@ struct MoeTimeFactors {
   double decode = 1.0;
   double prompt = 1.0;
 };
-// Those multiples, one measurement over the model's figures at this fit (speed.cpp).
-MoeTimeFactors intel_moe_time_factors();
+// Those multiples under the backend (SYCL or Vulkan): the geometric mean of the
+// measured rows' times over the model's at this fit (speed.cpp).
+MoeTimeFactors intel_moe_time_factors(Backend backend);
 // Qwen3-Next's graph in llama.cpp (the qwen3next architecture: Qwen3-Next,
 // Qwen3-Coder-Next), whose decode takes a measured multiple of the modelled
 // time: qwen3next_decode_time_factor (speed.cpp), with its measurements.

@@ -33,10 +33,13 @@ GENERATED_CPP = os.path.join(records.REPO, "engine", "src", "speed_calibration_d
 # it. Vulkan on NVIDIA has rows of its own: llama.cpp uses NVIDIA's cooperative
 # matrix extension there. So does Vulkan on AMD (Radeon and Strix Halo runs, none
 # of Intel's): its prompt kernels reach another share of the FP16 peak than
-# Intel's Arc cards do, which keep the generic row (SYCL borrows it).
-BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "vulkan/amd", "metal", "cpu"]
+# Intel's Arc cards do, which keep the generic row. SYCL (Intel's oneAPI
+# kernels) has rows of its own: on one Arc Pro B70 and build it decodes dense
+# models twice as fast as Vulkan and reads their prompts at half the rate
+# (scripts/speed/sourced_intel_sycl.json).
+BACKENDS = ["cuda", "rocm", "vulkan", "vulkan/nvidia", "vulkan/amd", "sycl", "metal", "cpu"]
 RUNTIMES = ["llama.cpp/cuda", "llama.cpp/rocm", "llama.cpp/vulkan", "llama.cpp/vulkan/nvidia", "llama.cpp/vulkan/amd",
-            "llama.cpp/metal",
+            "llama.cpp/sycl", "llama.cpp/metal",
             "llama.cpp/cpu", "llama.cpp/cpu/avx2", "serving/cuda", "serving/rocm", "mlx/metal"]
 WEIGHT_FAMILIES = ["legacy", "float16", "kquant", "iquant", "mxfp4", "fp8", "fp4", "int4"]
 # Rows without enough measurements take a neighbour's values (stated in the JSON).
@@ -49,6 +52,9 @@ BORROW = {
     ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
     # NVIDIA cards that state only FP32, run on Vulkan: CUDA's matrix units, not AMD's or Intel's.
     ("backends", "vulkan/nvidia", "vector_fp32_factor"): ("backends", "cuda", "vector_fp32_factor"),
+    # Intel cards that state only FP32 (Arc A770, B580) under SYCL: the Vulkan
+    # row's, fitted on those cards' Vulkan prompts; no SYCL run of them is mapped.
+    ("backends", "sycl", "vector_fp32_factor"): ("backends", "vulkan", "vector_fp32_factor"),
 }
 # Backends whose vector_fp32_factor is fitted (on devices that state only FP32):
 # Metal's is 1 by definition (its prefill efficiency is fitted against Apple's
@@ -209,6 +215,10 @@ def features(runner, cases):
         tokens = {"decode_tokens_per_s": 1, "decode_tokens_per_s_total": batch,
                   "prefill_tokens_per_s": j["scenario"]["prompt"]}[c.field]
         family, backend = c.group.split(" ")
+        # The engine reads Vulkan's rows for an Intel card that states only FP32
+        # under SYCL (speed.cpp, calibration_backend); its basis names the row.
+        if backend == "sycl" and speed["basis"].get("runtime", "").startswith("llama.cpp/vulkan"):
+            backend = "vulkan"
         out.append({
             "index": c.index, "field": c.field, "tokens": tokens, "family": family, "backend": backend,
             "vendor": c.vendor,

@@ -378,10 +378,22 @@ json_check "owned modules in whole servers" "j['cost']['purchase_basis'] == 'ser
 # The MI300X has no sourced server price: the module price, and the note says the server is not in it.
 json_check "owned modules with no server price say the server is extra" "j['cost']['purchase_basis'] == 'modules_only' and j['cost']['purchase_usd'] == 12500 and 'server they need is extra' in j['cost']['purchase_note']" \
   estimate --model qwen3-32b --quant FP8 --engine vllm --gpu mi300x
-# No SYCL or CANN measurement is in the fit (speed_calibration_data.cpp has no such row): the speeds borrow
+# No CANN measurement is in the fit (speed_calibration_data.cpp has no such row): the speeds borrow
 # another backend's efficiencies, and the estimate says which; a measured backend says nothing.
-json_check "a backend with no measured speed says whose efficiencies it borrows" "any('no measured speed of llama.cpp on SYCL (Intel GPUs)' in w and 'llama.cpp/vulkan' in w for w in j['warnings'])" \
+json_check "a backend with no measured speed says whose efficiencies it borrows" "any('no measured speed of llama.cpp on CANN' in w and 'efficiencies' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --gpu ascend-910b --quant Q8_0
+# SYCL's rows stand on Arc Pro B60/B70 runs (cards that state their FP16 matrix rate); an Arc A770
+# states only FP32 and no SYCL run of such a card is in the fit: Vulkan's rows, said so. The B70 reads SYCL's, silently.
+json_check "an Intel card that states only FP32 reads Vulkan's rows under SYCL, and says so" "any('of a card that states only its FP32 rate' in w and 'llama.cpp/vulkan' in w for w in j['warnings']) and j['speed']['basis']['runtime'] == 'llama.cpp/vulkan'" \
   estimate --model qwen3-8b --gpu arc-a770
+# Llama 3.1 70B on one Arc Pro B70 (build 9739): Q2_K decoded at 5.63 tok/s under SYCL where Q4_K_M models
+# read 430-460 GB/s of its 608: the estimate (left out of the fit, records.py) says it is far too high.
+json_check "Q2_K on an Intel GPU is said to run far slower than estimated" "any('decodes Q2_K and IQ3_XS far slower' in w for w in j['warnings'])" \
+  estimate --model llama-3.1-70b --quant Q2_K --gpu arc-pro-b70 --ctx 4096
+json_check "Q4_K_M on an Intel GPU carries no such warning" "not any('decodes Q2_K and IQ3_XS' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --quant Q4_K_M --gpu arc-pro-b70
+json_check "an Arc Pro B70 reads SYCL's own rows" "j['speed']['basis']['runtime'] == 'llama.cpp/sycl' and not any('is in the fit' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --gpu arc-pro-b70
 json_check "a measured backend borrows nothing" "not any('no measured speed' in w for w in j['warnings'])" \
   estimate --model qwen3-8b --gpu rtx-4090
 # A Strix Halo machine by its own name (curated machine_aliases): the catalog's Ryzen AI Max+ 395.
