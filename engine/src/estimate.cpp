@@ -607,12 +607,12 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   // IQ3_XS 4.16 tok/s under SYCL, 3.39 and 3.58 under Vulkan; Wesley-Jakob-
   // Gilbert/Intel-Arc-GPU-Benchmarks, results/b70-solo): records.py leaves
   // those rows out of the fit, and the estimate says how far it may be off.
-  if (e.speed && llama && s.device && intel_gpu_moe_path(*s.device) &&
+  if (e.speed && llama && s.device && intel_gpu_under_sycl_or_vulkan(*s.device) &&
       (s.quant.name == "Q2_K" || s.quant.name == "IQ3_XS"))
     e.warnings.push_back("llama.cpp on Intel GPUs decodes Q2_K and IQ3_XS far slower than these figures: Llama 3.1 "
                          "70B at them ran at 5.6 and 4.2 tokens/s on an Arc Pro B70 (SYCL, 2026), about a third of "
                          "such an estimate; at Q4_K_M or Q8_0 these cards ran at the modelled rate");
-  if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_moe_path(*s.device)) {
+  if (e.speed && llama && s.device && arch.is_moe() && intel_gpu_under_sycl_or_vulkan(*s.device)) {
     const MoeTimeFactors f = intel_moe_time_factors(calibration_backend(*s.device));
     std::ostringstream text;
     text << std::fixed << std::setprecision(2)

@@ -115,7 +115,7 @@ bool integrated_amd_gpu(const Device& d) {
   return d.vendor == "amd" && d.kind != DeviceKind::cpu && memory_class(d) == MemoryClass::lpddr;
 }
 
-bool intel_gpu_moe_path(const Device& d) {
+bool intel_gpu_under_sycl_or_vulkan(const Device& d) {
   return d.vendor == "intel" && (d.backend == Backend::sycl || d.backend == Backend::vulkan);
 }
 
@@ -231,7 +231,7 @@ EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, cons
     r.expert_gemm_half_rows = k.expert_gemm_half_rows;
     r.expert_gemm_rate_factor = k.expert_gemm_rate_factor;
   }
-  if (engine == EngineFamily::llama_cpp && intel_gpu_moe_path(d)) {
+  if (engine == EngineFamily::llama_cpp && intel_gpu_under_sycl_or_vulkan(d)) {
     const MoeTimeFactors f = intel_moe_time_factors(calibration_backend(d));
     r.moe_decode_time_factor = f.decode;
     r.moe_prompt_time_factor = f.prompt;

@@ -54,15 +54,17 @@ StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_facto
 // that state only their FP32 rate under SYCL, Vulkan's (speed.cpp says why).
 Backend calibration_backend(const Device& d);
 
-// An Intel GPU under SYCL or Vulkan, where llama.cpp's MoE passes take a
-// measured multiple of the modelled time (EffectiveRates::moe_*_time_factor).
-bool intel_gpu_moe_path(const Device& d);
+// An Intel GPU under SYCL or Vulkan: where llama.cpp's MoE passes may take a
+// measured multiple of the modelled time (EffectiveRates::moe_*_time_factor),
+// and its Q2_K and IQ3_XS kernels run slower than modelled (the estimate warns).
+bool intel_gpu_under_sycl_or_vulkan(const Device& d);
 struct MoeTimeFactors {
   double decode = 1.0;
   double prompt = 1.0;
 };
-// Those multiples under the backend (SYCL or Vulkan): the geometric mean of the
-// measured rows' times over the model's at this fit (speed.cpp).
+// Those multiples for the backend whose rows the device reads (calibration_backend):
+// the geometric mean of the measured rows' times over the model's at this fit,
+// where the rows agree on its direction (speed.cpp); 1 elsewhere.
 MoeTimeFactors intel_moe_time_factors(Backend backend);
 // Qwen3-Next's graph in llama.cpp (the qwen3next architecture: Qwen3-Next,
 // Qwen3-Coder-Next), whose decode takes a measured multiple of the modelled
