@@ -47,6 +47,28 @@ test('an AMD card offers ROCm and Vulkan; choosing Vulkan gives its speeds, in t
   await page.close();
 });
 
+test('an Intel Arc Pro B70 offers SYCL and Vulkan: SYCL decodes faster, Vulkan reads prompts faster, as measured', async () => {
+  // Llama 3.1 8B Q4_K_M on one B70 (build 9739, scripts/speed/sourced_intel_sycl.json): SYCL 88.49 tok/s
+  // decode and 1068.94 prompt, Vulkan 42.00 and 1980.11. The page shows the engine's figures for the
+  // backend chosen, and its note names it.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&gpu=arc-pro-b70`);
+  await page.waitForSelector('#backend-box:not([hidden])');
+  assert.equal(await page.$eval('#backend', (s) => s.value), 'sycl');
+  assert.match(await page.textContent('#speed-note'), /^llama\.cpp on SYCL: /);
+  const sycl = native({ model: 'llama-3.1-8b', gpu: 'arc-pro-b70' });
+  const vulkan = native({ model: 'llama-3.1-8b', gpu: 'arc-pro-b70', backend: 'vulkan' });
+  assert.equal(sycl.speed.basis.runtime, 'llama.cpp/sycl');
+  assert.ok(sycl.speed.decode_tokens_per_s > 1.5 * vulkan.speed.decode_tokens_per_s);
+  assert.ok(vulkan.speed.prefill_tokens_per_s > 1.4 * sycl.speed.prefill_tokens_per_s);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / sycl.speed.decode_tokens_per_s - 1) < 1e-9);
+  await page.selectOption('#backend', 'vulkan');
+  await page.waitForFunction(() => document.querySelector('#speed-note').textContent.startsWith('llama.cpp on Vulkan'));
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.decode_tokens_per_s')) / vulkan.speed.decode_tokens_per_s - 1) < 1e-9);
+  assert.ok(Math.abs(Number(await fieldValue(page, 'speed.prefill_tokens_per_s')) / vulkan.speed.prefill_tokens_per_s - 1) < 1e-9);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('switching engine keeps the quantization it loads, else takes its usual format', async () => {
   const { page } = await openPage(session.browser, `${session.server.url}#model=llama-3.1-8b&quant=Q5_K_M&gpu=rtx-4090`);
   await page.selectOption('#engine', 'ollama');
