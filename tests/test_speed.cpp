@@ -981,12 +981,9 @@ TEST_CASE("GeForce cards: llama.cpp sees twice the listed FP32-accumulate rate",
 }
 
 TEST_CASE("backends without measurements use a stated neighbour", "[speed]") {
-  // SYCL has rows of its own (Arc Pro B60/B70 runs); the vector-FP32 factor
-  // of Intel cards that state only FP32 is Vulkan's, borrowed.
+  // SYCL has rows of its own (Arc Pro B60/B70 runs).
   CHECK(runtime_calibration(EngineFamily::llama_cpp, Backend::sycl, "intel").backend == Backend::sycl);
   CHECK(backend_calibration(Backend::sycl, "intel").backend == Backend::sycl);
-  CHECK(backend_calibration(Backend::sycl, "intel").vector_fp32_factor ==
-        backend_calibration(Backend::vulkan, "intel").vector_fp32_factor);
   CHECK(&backend_calibration(Backend::cann, "huawei") == &backend_calibration(Backend::cuda, "nvidia"));
   CHECK(&runtime_calibration(EngineFamily::mlx, Backend::cuda, "nvidia") ==
         &runtime_calibration(EngineFamily::mlx, Backend::metal, "apple"));
@@ -1305,6 +1302,32 @@ TEST_CASE("llama.cpp's MoE prompts on Intel GPUs under Vulkan take the measured 
   auto d = test::sizer().estimate(dense);
   REQUIRE(d);
   for (const std::string& w : d.value().warnings) CHECK(w.find("MoE models measured on Arc Pro") == std::string::npos);
+}
+
+TEST_CASE("The Arc B580 is the Arc Pro B60's chip: under SYCL it decodes as the B60 does and reads prompts at its own XMX rate", "[speed][intel]") {
+  // Both are BMG-G21 (Battlemage) with 456 GB/s (the catalog's gpu_arch and
+  // bandwidth): decode, bandwidth-bound, the same. The B60 states 98.3 TFLOPS
+  // BF16; the B580 only its 13.67 TFLOPS FP32, which under SYCL counts 8 times
+  // (the B60's 98.3 over its 12.29 FP32): 109.4 TFLOPS, so its prompts run
+  // 109.4 / 98.3 = 1.11 times the B60's (within the attention term's share).
+  auto run = [](const char* gpu) {
+    SizerRequest r;
+    r.model_id = "qwen3-8b";
+    r.quant = "Q4_K_M";
+    r.gpu_id = gpu;
+    r.context_tokens = 4096;
+    auto e = test::sizer().estimate(r);
+    REQUIRE(e);
+    REQUIRE(e.value().speed);
+    return *e.value().speed;
+  };
+  const SpeedEstimate b580 = run("arc-b580");
+  const SpeedEstimate b60 = run("arc-pro-b60");
+  CHECK(b580.basis.runtime == "llama.cpp/sycl");
+  CHECK_THAT(b580.decode_tokens_per_s, Catch::Matchers::WithinRel(b60.decode_tokens_per_s, 0.02));
+  CHECK_THAT(b580.prefill_tokens_per_s / b60.prefill_tokens_per_s, Catch::Matchers::WithinRel(13.67 * 8.0 / 98.3, 0.05));
+  // The A770 (Alchemist) reads Vulkan's rows under SYCL.
+  CHECK(run("arc-a770").basis.runtime == "llama.cpp/vulkan");
 }
 
 TEST_CASE("On an Intel Arc card the backend matters: SYCL decodes dense K-quants about twice as fast as Vulkan, Vulkan reads prompts faster", "[speed][intel]") {

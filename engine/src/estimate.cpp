@@ -560,7 +560,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
         backend_fitted
             // llama.cpp's SYCL rows stand on Arc Pro B60/B70 runs (speed.cpp, calibration_backend).
             ? "no " + std::string(engine_name(s.engine)) + " run on " + backend_label(s.device->backend) +
-                  " of a card that states only its FP32 rate, like the " + s.device->name +
+                  " of a GPU older than Battlemage, like the " + s.device->name +
                   ", is in the fit: decode and prefill use the " + e.speed->basis.runtime +
                   " efficiencies, a rough figure (SYCL's own, fitted on Arc Pro B60 and B70 runs, put three Arc "
                   "A770s at three times the 18.2 tokens/s they decoded Qwen3.5-35B-A3B Q8_0 at, ggml-org/llama.cpp#22066)"

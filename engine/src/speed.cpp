@@ -159,13 +159,13 @@ double qwen3next_decode_time_factor() {
 }
 
 Backend calibration_backend(const Device& d) {
-  // llama.cpp's SYCL rows are fitted on Arc Pro B60 and B70 runs, cards that
-  // state their FP16 matrix rate. No SYCL run of an Arc card that states only
-  // FP32 (A770, B580) is mapped, and the one such setup sourced, three A770s
-  // (Qwen3.5-35B-A3B Q8_0, llama.cpp#22066: 18.2 tok/s decode), ran at a third
-  // of what the B60/B70 rows give: those cards keep the Vulkan row, fitted on
-  // Arc runs, as before SYCL had rows, and the estimate says so.
-  if (d.backend == Backend::sycl && d.vendor == "intel" && !(d.fp16_flops > 0.0)) return Backend::vulkan;
+  // llama.cpp's SYCL rows are fitted on Arc Pro B60 and B70 runs: Battlemage
+  // (Xe2) chips, BMG-G21 and BMG-G31 (the catalog's gpu_arch), as is the Arc
+  // B580. No SYCL run of an older Intel GPU is mapped, and the one such setup
+  // sourced, three Alchemist A770s (Qwen3.5-35B-A3B Q8_0, llama.cpp#22066:
+  // 18.2 tok/s decode), ran at a third of what the B60/B70 rows give: other
+  // Intel GPUs keep the Vulkan row, fitted on Arc runs, and the estimate says so.
+  if (d.backend == Backend::sycl && d.vendor == "intel" && d.gpu_arch.rfind("bmg-", 0) != 0) return Backend::vulkan;
   return d.backend;
 }
 

@@ -8,10 +8,10 @@ namespace llmsizer {
 extern const BackendCalibration kBackendCalibrations[] = {
     {Backend::cuda, "", 0.8045, 2.709, 145},
     {Backend::rocm, "", 0.8698, 3.687, 35},
-    {Backend::vulkan, "", 0.4839, 3.854, 31},
+    {Backend::vulkan, "", 0.4838, 3.853, 31},
     {Backend::vulkan, "nvidia", 1.0, 2.709, 7},
     {Backend::vulkan, "amd", 0.8607, 3.643, 28},
-    {Backend::sycl, "", 0.9647, 3.854, 23},
+    {Backend::sycl, "", 0.965, 8.0, 23},
     {Backend::metal, "", 0.9154, 1.0, 156},
     {Backend::cpu, "", 0.8438, 1.0, 9},
 };
@@ -24,7 +24,7 @@ extern const RuntimeCalibration kRuntimeCalibrations[] = {
     {EngineFamily::llama_cpp, Backend::vulkan, "", 0.0002483, 0.1822, 31},
     {EngineFamily::llama_cpp, Backend::vulkan, "nvidia", 4.579e-05, 0.4503, 7},
     {EngineFamily::llama_cpp, Backend::vulkan, "amd", 3.605e-05, 0.44, 28},
-    {EngineFamily::llama_cpp, Backend::sycl, "", 0.0001544, 0.09663, 23},
+    {EngineFamily::llama_cpp, Backend::sycl, "", 0.0001544, 0.09664, 23},
     {EngineFamily::llama_cpp, Backend::metal, "", 0.0001396, 0.7659, 144},
     {EngineFamily::llama_cpp, Backend::cpu, "", 2.94e-05, 1.307, 7},
     {EngineFamily::llama_cpp, Backend::cpu, "avx2", 2.94e-05, 0.6882, 2},

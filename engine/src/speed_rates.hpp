@@ -50,8 +50,8 @@ EffectiveRates effective_rates(const Architecture& arch, const Scenario& s, cons
 // the GEMM rate for prompts, pressure slows decode's reads.
 StepTime step_time(const StepWork& w, const EffectiveRates& r, double gemm_factor, double pressure);
 
-// The backend whose fitted rows a device reads: its own, but for Intel cards
-// that state only their FP32 rate under SYCL, Vulkan's (speed.cpp says why).
+// The backend whose fitted rows a device reads: its own, but for Intel GPUs
+// older than Battlemage under SYCL, Vulkan's (speed.cpp says why).
 Backend calibration_backend(const Device& d);
 
 // An Intel GPU under SYCL or Vulkan: where llama.cpp's MoE passes may take a

@@ -52,9 +52,6 @@ BORROW = {
     ("runtimes", "serving/rocm", "prefill_efficiency"): ("runtimes", "serving/cuda", "prefill_efficiency"),
     # NVIDIA cards that state only FP32, run on Vulkan: CUDA's matrix units, not AMD's or Intel's.
     ("backends", "vulkan/nvidia", "vector_fp32_factor"): ("backends", "cuda", "vector_fp32_factor"),
-    # Intel cards that state only FP32 (Arc A770, B580) under SYCL: the Vulkan
-    # row's, fitted on those cards' Vulkan prompts; no SYCL run of them is mapped.
-    ("backends", "sycl", "vector_fp32_factor"): ("backends", "vulkan", "vector_fp32_factor"),
 }
 # Backends whose vector_fp32_factor is fitted (on devices that state only FP32):
 # Metal's is 1 by definition (its prefill efficiency is fitted against Apple's
@@ -140,6 +137,13 @@ ASSUMED_ROWS = {
               "assumed at 30 us per layer, which puts both within 10-40%"),
     ("runtimes", "serving/cuda", "prefill_efficiency"): (
         0.5, "no prompt-processing measurement of vLLM/SGLang/TensorRT-LLM in the reference: half of dense peak"),
+    # A Battlemage card that states only its FP32 rate (the Arc B580) under SYCL:
+    # its XMX rate is the B60's ratio of the two on the same BMG-G21 chip.
+    ("backends", "sycl", "vector_fp32_factor"): (
+        8.0, "Battlemage's XMX FP16 rate over its vector FP32 rate, from the Arc Pro B60 (the B580's BMG-G21 chip): "
+             "98.3 TFLOPS BF16 (ai-dynamo/aiconfigurator systems/b60.yaml) over 12.29 TFLOPS FP32 "
+             "(technical.city, Arc Pro B60 Dual, per GPU) = 8.0; no SYCL prompt of a card that states only FP32 "
+             "is mapped"),
 }
 
 

@@ -520,7 +520,11 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "8.1%/23.0% -> 6.8%/14.0% over 60; SYCL held-out decode 32.2%/30.6% -> 7.8%/11.3% (8), prefill "
         "109%/89% -> 1.5%/14.5% (7). The cost: the Vulkan row now follows the B70's K-quant rows, and the two "
         "Q4_0 scoreboard rows it was fitted on decode faster than it gives (Arc B580 -32% -> -44%, A770 0% -> "
-        "-15%): Intel's Vulkan decode of Q4_0 and of K-quants differ, which one row per backend does not carry.",
+        "-15%): Intel's Vulkan decode of Q4_0 and of K-quants differ, which one row per backend does not carry. "
+        "SYCL's rows are Battlemage's (the catalog's gpu_arch: the B580 is the B60's BMG-G21 chip, its XMX rate "
+        "8 times its stated FP32 as the B60's is, an assumed row); older Intel GPUs (the A770) keep Vulkan's "
+        "rows under SYCL: three A770s ran Qwen3.5-35B-A3B Q8_0 at a third of what SYCL's rows give "
+        "(llama.cpp#22066), and the estimate says so.",
         "- What the decode goal still needs: %s" % decode_gap_line(rows_held),
         "",
         "## Checks against figures the fit does not use",

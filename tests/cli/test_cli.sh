@@ -382,10 +382,13 @@ json_check "owned modules with no server price say the server is extra" "j['cost
 # another backend's efficiencies, and the estimate says which; a measured backend says nothing.
 json_check "a backend with no measured speed says whose efficiencies it borrows" "any('no measured speed of llama.cpp on CANN' in w and 'efficiencies' in w for w in j['warnings'])" \
   estimate --model qwen3-8b --gpu ascend-910b --quant Q8_0
-# SYCL's rows stand on Arc Pro B60/B70 runs (cards that state their FP16 matrix rate); an Arc A770
-# states only FP32 and no SYCL run of such a card is in the fit: Vulkan's rows, said so. The B70 reads SYCL's, silently.
-json_check "an Intel card that states only FP32 reads Vulkan's rows under SYCL, and says so" "any('of a card that states only its FP32 rate' in w and 'llama.cpp/vulkan' in w for w in j['warnings']) and j['speed']['basis']['runtime'] == 'llama.cpp/vulkan'" \
+# SYCL's rows stand on Arc Pro B60/B70 runs (Battlemage: BMG-G21, BMG-G31); an Arc A770 (Alchemist,
+# ACM-G10) is older and no SYCL run of such a card is in the fit: Vulkan's rows, said so. The B70 and
+# the B580 (the B60's chip) read SYCL's, silently.
+json_check "an Intel GPU older than Battlemage reads Vulkan's rows under SYCL, and says so" "any('of a GPU older than Battlemage' in w and 'llama.cpp/vulkan' in w for w in j['warnings']) and j['speed']['basis']['runtime'] == 'llama.cpp/vulkan'" \
   estimate --model qwen3-8b --gpu arc-a770
+json_check "an Arc B580 (Battlemage) reads SYCL's own rows" "j['speed']['basis']['runtime'] == 'llama.cpp/sycl' and not any('is in the fit' in w for w in j['warnings'])" \
+  estimate --model qwen3-8b --gpu arc-b580
 # Llama 3.1 70B on one Arc Pro B70 (build 9739): Q2_K decoded at 5.63 tok/s under SYCL where Q4_K_M models
 # read 430-460 GB/s of its 608: the estimate (left out of the fit, records.py) says it is far too high.
 json_check "Q2_K on an Intel GPU is said to run far slower than estimated" "any('decodes Q2_K and IQ3_XS far slower' in w for w in j['warnings'])" \
