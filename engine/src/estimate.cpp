@@ -598,9 +598,13 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
   } else if (basis && e.speed->prefill_tokens_per_s > 0.0 && basis->flops_basis == "fp32_vector" &&
              basis->peak_flops != basis->vector_fp32_flops)
     e.warnings.push_back(
-        "prefill and TTFT are from the device's vector FP32 rate, the only throughput its vendor states, times a "
-        "factor fitted on measured prompt speeds of such devices (docs/accuracy.md): rougher than where a dense "
-        "FP16 rate is stated");
+        std::string("prefill and TTFT are from the device's vector FP32 rate, the only throughput its vendor states, "
+                    "times ") +
+        (basis->runtime == "llama.cpp/sycl"
+             // fit.py ASSUMED_ROWS: no SYCL prompt of such a card is measured.
+             ? "8, the Arc Pro B60's ratio of its XMX FP16 rate to its FP32 rate on the same Battlemage chip"
+             : "a factor fitted on measured prompt speeds of such devices") +
+        " (docs/accuracy.md): rougher than where a dense FP16 rate is stated");
   if (basis && !basis->estimated_inputs.empty()) e.warnings.push_back(estimated_inputs_warning(basis->estimated_inputs));
   // Intel's kernels for Q2_K and IQ3_XS read a third of what its K-quant
   // kernels do (Llama 3.1 70B on an Arc Pro B70, build 9739: Q2_K 5.63 and
@@ -617,7 +621,7 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     std::ostringstream text;
     text << std::fixed << std::setprecision(2)
          << "llama.cpp on Intel GPUs: MoE models measured on Arc Pro B60 and B70 cards (2026 builds, "
-         << "scripts/speed/sourced_intel_sycl.json) ran from about half to twice these figures by model and weight "
+         << "scripts/speed/sourced_intel_sycl.json) ran from about half to 1.6 times these figures by model and weight "
          << "format (gpt-oss's MXFP4 slower, Qwen3-30B-A3B faster)";
     if (f.prompt != 1.0)
       text << "; under Vulkan their prompts took " << f.prompt << " times the modelled time, which these figures include";

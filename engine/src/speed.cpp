@@ -127,7 +127,7 @@ bool intel_gpu_under_sycl_or_vulkan(const Device& d) {
 // 2026-06 runs): Qwen3.6-35B-A3B UD-Q4_K_M and Q8_0 on two cards, gpt-oss-20b
 // MXFP4 and Qwen3-30B-A3B Q4_K_M each take longer than the row gives, 1.42
 // times on geometric mean. Their decode (1.00, 1.37, 0.63 times) and SYCL's
-// decode and prompts (0.6 to 2.2 times: gpt-oss's MXFP4 slower, Qwen3-30B-A3B
+// decode and prompts (0.7 to 2.2 times: gpt-oss's MXFP4 slower, Qwen3-30B-A3B
 // faster) scatter both ways around the row: no factor, the warning says so.
 // A refit of the Intel rows moves the model's figures: re-derive (tests/
 // test_speed.cpp "[intel]" checks the mean against these rows).

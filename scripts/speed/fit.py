@@ -219,7 +219,7 @@ def features(runner, cases):
         tokens = {"decode_tokens_per_s": 1, "decode_tokens_per_s_total": batch,
                   "prefill_tokens_per_s": j["scenario"]["prompt"]}[c.field]
         family, backend = c.group.split(" ")
-        # The engine reads Vulkan's rows for an Intel card that states only FP32
+        # The engine reads Vulkan's rows for an Intel GPU older than Battlemage
         # under SYCL (speed.cpp, calibration_backend); its basis names the row.
         if backend == "sycl" and speed["basis"].get("runtime", "").startswith("llama.cpp/vulkan"):
             backend = "vulkan"

@@ -490,18 +490,31 @@ def map_all():
             out.append(Skip(FACT_INDEX_BASE + i, r, "mapping error %s" % e))
     import records_cpu  # system_ram.json's CPU-only runs (cases 20000..)
     out += records_cpu.map_all()
-    with open(SOURCED_LOCAL) as f:
-        sourced = json.load(f)["records"]
-    for i, r in enumerate(sourced):
-        try:
-            c = map_record(SOURCED_INDEX_BASE + i, r, devices)
-        except KeyError as e:
-            c = Skip(SOURCED_INDEX_BASE + i, r, "mapping error %s" % e)
-        if isinstance(c, Case):
-            c.key = "sourced_local_speeds.json|%d" % i
-        out.append(c)
-    out += map_intel_sycl(devices)
+    out += map_sourced(SOURCED_LOCAL, SOURCED_INDEX_BASE, devices)
+    out += map_sourced(SOURCED_INTEL, INTEL_INDEX_BASE, devices, intel_skip_reason)
     return outdated_on_device(superseded_by_newer_builds(out))
+
+
+def map_sourced(path, index_base, devices, skip_reason=None):
+    """Cases of a sourced file in measured_speeds.json's form (record i is case
+    index_base + i, id '<file name>|i'); skip_reason(record, records) names the
+    file's own rules, if it has any."""
+    with open(path) as f:
+        rows = json.load(f)["records"]
+    out = []
+    for i, r in enumerate(rows):
+        why = skip_reason(r, rows) if skip_reason else None
+        if why:
+            out.append(Skip(index_base + i, r, why))
+            continue
+        try:
+            c = map_record(index_base + i, r, devices)
+        except KeyError as e:
+            c = Skip(index_base + i, r, "mapping error %s" % e)
+        if isinstance(c, Case):
+            c.key = "%s|%d" % (os.path.basename(path), i)
+        out.append(c)
+    return out
 
 
 # Intel Arc under llama.cpp's SYCL backend (and the same posts' Vulkan rows),
@@ -540,25 +553,6 @@ def intel_skip_reason(r, records):
     if newer:
         return "superseded: the same setup measured again later"
     return None
-
-
-def map_intel_sycl(devices):
-    with open(SOURCED_INTEL) as f:
-        rows = json.load(f)["records"]
-    out = []
-    for i, r in enumerate(rows):
-        why = intel_skip_reason(r, rows)
-        if why:
-            out.append(Skip(INTEL_INDEX_BASE + i, r, why))
-            continue
-        try:
-            c = map_record(INTEL_INDEX_BASE + i, r, devices)
-        except KeyError as e:
-            c = Skip(INTEL_INDEX_BASE + i, r, "mapping error %s" % e)
-        if isinstance(c, Case):
-            c.key = "sourced_intel_sycl.json|%d" % i
-        out.append(c)
-    return out
 
 
 # Current-build measurements sourced here (issue 32), in measured_speeds.json's

@@ -515,7 +515,7 @@ def write_markdown(rows_fit, rows_held, skipped, mirror_gap, binary, calibration
         "B70's Vulkan rows (fit.py --start --only, the seven Intel parameters), and the MoE factor that one "
         "B60 run had set for both (0.75 decode, 3.05 prompts) re-derived per backend against the new rows and "
         "kept only where they agree on its direction: Vulkan MoE prompts 1.42, none elsewhere (SYCL's MoE "
-        "rows scatter from 0.6 to 2.2 times, said beside such estimates). Over every record mapped today, the "
+        "rows scatter from 0.7 to 2.2 times, said beside such estimates). Over every record mapped today, the "
         "previous constants against these: held-out decode 6.9%/13.0% -> 6.5%/10.8% over 75, prefill "
         "8.1%/23.0% -> 6.8%/14.0% over 60; SYCL held-out decode 32.2%/30.6% -> 7.8%/11.3% (8), prefill "
         "109%/89% -> 1.5%/14.5% (7). The cost: the Vulkan row now follows the B70's K-quant rows, and the two "
