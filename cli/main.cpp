@@ -312,7 +312,8 @@ int run_hub_command(const cli::Command& c) {
   sized.architecture = &loaded.arch;
   sized.label = loaded.label;
   return cli::print_commands_that_fit(
-      loaded.arch, scenario.value(), result.value(), estimate_fn, c.json,
+      loaded.arch, scenario.value(), result.value(), estimate_fn,
+      [&](const Scenario& sc, const Estimate& x) { return engine_starts(sized, sc, x); }, c.json,
       [&](const Scenario& sc, const Estimate& x) { return hub_launch_commands(*loaded.hub, sized, sc, x); });
 }
 
@@ -363,11 +364,13 @@ int main(int argc, char** argv) {
   auto result = estimate_fn(scenario.value());
   if (!result) return fail(result.error());
   note_runtime_support(loaded.entry, scenario.value(), result.value());
-  const std::vector<Suggestion> suggestions = suggest_fits(loaded.arch, scenario.value(), result.value(), estimate_fn);
   SizedModel sized;  // for the suggestions' launch commands (the catalog's repositories)
   sized.entry = loaded.entry;
   sized.architecture = &loaded.arch;
   sized.label = loaded.label;
+  const std::vector<Suggestion> suggestions =
+      suggest_fits(loaded.arch, scenario.value(), result.value(), estimate_fn,
+                   [&](const Scenario& s, const Estimate& e) { return engine_starts(sized, s, e); });
   if (c.json)
     std::cout << dump_json(cli::estimate_json(result.value(), scenario.value(), loaded.label, suggestions,
                                               c.speed_if_no_fit, sized),

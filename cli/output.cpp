@@ -68,14 +68,16 @@ std::string change_flags(const Suggestion& x) {
     what = (what.empty() ? "" : what + " ") + "--layer-split " + layer_split_text(x.change.layer_split) +
            (x.change.offload ? "" : " (llama.cpp --tensor-split)");
   if (x.change.gpus) what = "--gpus " + std::to_string(*x.change.gpus);
-  // A context with a raised GPU limit is one suggestion: both flags.
-  if (x.change.ctx) what = (x.change.gpu_limit_mib ? what + " " : "") + "--ctx " + std::to_string(*x.change.ctx);
+  // A context with a raised GPU limit, or with a smaller quantization, is one suggestion: both flags.
+  if (x.change.ctx)
+    what = (x.change.gpu_limit_mib || x.change.quant ? what + " " : "") + "--ctx " + std::to_string(*x.change.ctx);
   return what;
 }
 
 std::string fit_suggestion_lines(const std::vector<Suggestion>& suggestions) {
   std::string out;
-  const bool only_together = suggestions.size() == 1 && suggestions[0].change.quant && suggestions[0].change.offload;
+  const bool only_together =
+      suggestions.size() == 1 && suggestions[0].change.quant && (suggestions[0].change.offload || suggestions[0].change.ctx);
   if (suggestions.empty() || only_together)
     out += std::string("  nothing within one change (layer split, GPU limit, KV type, quantization, offload, context, devices)") +
            (only_together ? "; two together:" : "") + "\n";

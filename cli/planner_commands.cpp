@@ -515,8 +515,10 @@ int run_command(const Command& c, const Sizer& sizer) {
   auto e = sizer.estimate(model, scenario);
   if (!e) return fail(e.error());
   const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(model, s); };
-  return print_commands_that_fit(model.arch(), scenario, e.value(), by_sizer, c.json,
-                                 [&](const Scenario& s, const Estimate& x) { return launch_commands(model, s, x); });
+  return print_commands_that_fit(
+      model.arch(), scenario, e.value(), by_sizer,
+      [&](const Scenario& s, const Estimate& x) { return engine_starts(model, s, x); }, c.json,
+      [&](const Scenario& s, const Estimate& x) { return launch_commands(model, s, x); });
 }
 
 }  // namespace
@@ -541,7 +543,8 @@ void print_commands(const std::vector<LaunchCommand>& commands, bool json, const
 }
 
 int print_commands_that_fit(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
-                            const Estimator& estimate_fn, bool json, const CommandsFor& commands_for) {
+                            const Estimator& estimate_fn, const Startable& startable, bool json,
+                            const CommandsFor& commands_for) {
   if (runs(estimate)) {
     print_commands(commands_for(scenario, estimate), json);
     return 0;
@@ -549,7 +552,7 @@ int print_commands_that_fit(const Architecture& arch, const Scenario& scenario, 
   // As the page does: a scenario that does not fit has no commands of its
   // own (they would stop on out-of-memory); those of its first suggestion,
   // named, else none.
-  const std::vector<Suggestion> suggestions = suggest_fits(arch, scenario, estimate, estimate_fn);
+  const std::vector<Suggestion> suggestions = suggest_fits(arch, scenario, estimate, estimate_fn, startable);
   if (suggestions.empty())
     return fail(Error{"estimate.does_not_fit",
                       "as set it does not fit, and no single change makes it fit: no command would run it "
@@ -604,7 +607,9 @@ int run_serve(const Command& c, const Sizer& sizer) {
     auto alone = sizer.estimate(model, first);
     if (!alone) return fail(alone.error());
     const Estimator by_sizer = [&](const Scenario& x) { return sizer.estimate(model, x); };
-    std::vector<Suggestion> fixes = suggest_fits(model.arch(), first, alone.value(), by_sizer);
+    std::vector<Suggestion> fixes =
+        suggest_fits(model.arch(), first, alone.value(), by_sizer,
+                     [&](const Scenario& x, const Estimate& e) { return engine_starts(model, x, e); });
     // A shorter window is no fix here: each request's window is its tokens in and out.
     fixes.erase(std::remove_if(fixes.begin(), fixes.end(), [](const Suggestion& x) { return x.change.ctx.has_value(); }),
                 fixes.end());

@@ -25,8 +25,10 @@ void print_commands(const std::vector<LaunchCommand>& commands, bool json, const
 // A scenario's commands (catalog repositories, or a Hub repo's own).
 using CommandsFor = std::function<std::vector<LaunchCommand>(const Scenario&, const Estimate&)>;
 // The commands of what runs: the scenario's own when it fits, else its first
-// suggestion's with a line that names the change, else an error (exit 2).
+// suggestion's (ordered by suggest_fits with `startable`, as estimate orders
+// them) with a line that names the change, else an error (exit 2).
 int print_commands_that_fit(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
-                            const Estimator& estimate_fn, bool json, const CommandsFor& commands_for);
+                            const Estimator& estimate_fn, const Startable& startable, bool json,
+                            const CommandsFor& commands_for);
 
 }  // namespace llmsizer::cli

@@ -852,3 +852,26 @@ TEST_CASE("copies side by side: each copy on its own GPUs and port, or the engin
   CHECK(uneven.of("llama.cpp").steps.empty());
   CHECK_THAT(uneven.of("llama.cpp").note, Contains("mixed cards"));
 }
+
+TEST_CASE("engine_starts: the scenario's own engine has a command, from the compiled distribution names") {
+  // GLM-4.5 Air at AWQ under vLLM: cyankiwi/GLM-4.5-Air-AWQ-4bit is a sourced
+  // checkpoint (scripts/catalog/sourced_checkpoints.json), so vLLM starts it.
+  // Kimi K2 Instruct has no AWQ checkpoint known and vLLM makes none as it
+  // loads: no command, only the note. A model given as config.json names no
+  // checkpoints, so nothing rules a quantization out.
+  const auto starts = [](SizerRequest r) {
+    r.gpu_id = "h100-sxm";
+    r.gpu_count = 8;
+    const Sized x = sized(r);
+    REQUIRE(x.estimate);
+    return engine_starts(x.model, x.scenario, x.estimate.value());
+  };
+  CHECK(starts(served(request("glm-4.5-air", "AWQ"))));
+  CHECK_FALSE(starts(served(request("kimi-k2-instruct", "AWQ"))));
+  CHECK(starts(served(request("kimi-k2-instruct", "FP8"))));
+  SizerRequest config = served(request("glm-4.5-air", "AWQ"));
+  const Sized glm = sized(config);
+  SizedModel no_entry = glm.model;
+  no_entry.entry = nullptr;
+  CHECK(engine_starts(no_entry, glm.scenario, glm.estimate.value()));
+}

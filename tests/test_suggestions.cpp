@@ -97,7 +97,7 @@ TEST_CASE("a dense model too big for the card: layers to RAM, a smaller quant, t
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
   f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
-  const auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  const auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   REQUIRE(all.size() >= 3);
   for (const Suggestion& s : all) {
     CHECK(s.fits);
@@ -154,7 +154,7 @@ TEST_CASE("an MoE model: experts to RAM, within the RAM there is") {
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
   REQUIRE(offload);
   CHECK(offload->change.offload_mode.value() == "experts");  // --n-cpu-moe
@@ -165,7 +165,7 @@ TEST_CASE("an MoE model: experts to RAM, within the RAM there is") {
     small.system_ram_bytes = std::int64_t{2} << 30;  // 2 GiB: less than the experts to move
     auto e2 = f.sizer.estimate(f.model, small);
     REQUIRE(e2.ok());
-    auto none = suggest_fits(f.model.arch(), small, e2.value(), f.estimate_fn);
+    auto none = suggest_fits(f.model.arch(), small, e2.value(), f.estimate_fn, {});
     CHECK_FALSE(find(none, [](const SuggestedChange& c) { return c.offload.has_value(); }));
     Scenario forced = offload->scenario;
     forced.system_ram_bytes = small.system_ram_bytes;
@@ -195,7 +195,7 @@ TEST_CASE("experts in RAM on two cards: an uneven split comes first, the offload
   REQUIRE(cards[0].fits);
   REQUIRE_FALSE(cards[1].fits);
   REQUIRE(cards[0].required_bytes + cards[1].required_bytes < cards[0].usable_bytes + cards[1].usable_bytes);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   REQUIRE_FALSE(all.empty());
   const Suggestion& first = all.front();
   REQUIRE_FALSE(first.change.layer_split.empty());
@@ -214,7 +214,7 @@ TEST_CASE("a context too long: the largest that fits, in llama.cpp's 256-token s
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   const Suggestion* ctx = find(all, [](const SuggestedChange& c) { return c.ctx.has_value(); });
   REQUIRE(ctx);
   CHECK(*ctx->change.ctx % 256 == 0);
@@ -241,7 +241,7 @@ TEST_CASE("a context past the model's own: no longer one than the model reads") 
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
   REQUIRE(f.model.arch().max_context_tokens == 131072);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   const Suggestion* ctx = find(all, [](const SuggestedChange& c) { return c.ctx.has_value(); });
   REQUIRE(ctx);
   CHECK(*ctx->change.ctx == 131072);
@@ -254,10 +254,10 @@ TEST_CASE("a scenario that fits, or has no device, gets no suggestions") {
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
   REQUIRE(*e.value().memory.fits);
-  CHECK(suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn).empty());
+  CHECK(suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {}).empty());
   f.scenario.device.reset();
   auto none = f.sizer.estimate(f.model, f.scenario);
-  CHECK(suggest_fits(f.model.arch(), f.scenario, none.value(), f.estimate_fn).empty());
+  CHECK(suggest_fits(f.model.arch(), f.scenario, none.value(), f.estimate_fn, {}).empty());
 }
 
 TEST_CASE("an MoE model over two cards, no offload set: the experts to RAM come with the split that balances the cards") {
@@ -274,7 +274,7 @@ TEST_CASE("an MoE model over two cards, no offload set: the experts to RAM come 
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
   REQUIRE(offload);
   CHECK(offload->change.offload_mode.value() == "experts");
@@ -320,7 +320,7 @@ TEST_CASE("a Mac short of memory even at the highest GPU limit: that limit with 
   auto e = sizer.estimate(model, s);
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
-  const auto all = suggest_fits(model.arch(), s, e.value(), estimate_fn);
+  const auto all = suggest_fits(model.arch(), s, e.value(), estimate_fn, {});
   const Suggestion* raised = find(all, [](const SuggestedChange& x) { return x.gpu_limit_mib.has_value(); });
   REQUIRE(raised);
   CHECK(*raised->change.gpu_limit_mib == 20480);
@@ -361,7 +361,7 @@ TEST_CASE("experts of the last few layers on four cards: the split spreads those
   const auto& cards = e.value().memory.per_gpu;
   REQUIRE(cards.size() == 4);
   REQUIRE_FALSE(cards[3].fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   REQUIRE_FALSE(all.empty());
   const Suggestion& first = all.front();
   REQUIRE(first.change.layer_split.size() == 4);
@@ -391,7 +391,7 @@ TEST_CASE("nothing one change can do: a smaller quantization with experts in RAM
   auto e = f.sizer.estimate(f.model, f.scenario);
   REQUIRE(e.ok());
   REQUIRE_FALSE(*e.value().memory.fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   REQUIRE(all.size() == 1);
   const Suggestion& both = all.front();
   REQUIRE(both.change.quant);
@@ -435,7 +435,7 @@ TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards eve
   auto all_in_ram = f.sizer.estimate(f.model, every_layer_experts_in_ram(f.scenario));
   REQUIRE(all_in_ram.ok());
   REQUIRE_FALSE(all_in_ram.value().memory.ram_fits);
-  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn);
+  auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
   const Suggestion* offload = find(all, [](const SuggestedChange& c) { return c.offload.has_value(); });
   REQUIRE(offload);
   CHECK(offload->change.offload_mode.value() == "experts");
@@ -443,4 +443,89 @@ TEST_CASE("experts in RAM judged apart from RAM: a split found for the cards eve
   CHECK(fits(f, offload->scenario));
   // The least count: one layer's experts fewer in RAM fits no split of the cards.
   CHECK_FALSE(fits_one_layer_fewer_in_ram(f, offload->scenario));
+}
+
+TEST_CASE("a quantization the engine cannot start is no fix while another is: GPTQ-INT4 for an AWQ nobody published") {
+  // Qwen3-30B-A3B in BF16 under vLLM on a 24 GiB card: 30.5 B parameters x 2 B
+  // = 61 GB of weights, no context short enough. At 4 bits (about 0.53 B a
+  // parameter with its scales, ~16 GB) it fits. AWQ comes before GPTQ-INT4 on
+  // the checkpoint ladder; when the engine cannot start AWQ (no checkpoint
+  // known), GPTQ-INT4 is the fix, and AWQ is not listed at all.
+  Fixture f = fixture("qwen3-30b-a3b", "BF16-native", 24.0);
+  f.scenario.engine = InferenceEngine::vllm;
+  f.scenario.kv_type = KvType::bf16;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.estimate_fn(f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  const auto quant_of = [](const std::vector<Suggestion>& all) -> std::vector<std::string> {
+    std::vector<std::string> out;
+    for (const Suggestion& s : all)
+      if (s.change.quant) out.push_back(*s.change.quant);
+    return out;
+  };
+  const auto every = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
+  CHECK(quant_of(every) == std::vector<std::string>{"AWQ"});
+
+  const Startable no_awq = [](const Scenario& s, const Estimate&) { return s.quant.name != "AWQ"; };
+  const auto without_awq = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, no_awq);
+  CHECK(quant_of(without_awq) == std::vector<std::string>{"GPTQ-INT4"});
+  for (const Suggestion& s : without_awq) CHECK(s.fits);
+
+  // Neither 4-bit format starts: AWQ, the best that fits, is still listed
+  // (a checkpoint one can make), but after every change that starts.
+  const Startable sixteen_bits_only = [](const Scenario& s, const Estimate&) {
+    return s.quant.name != "AWQ" && s.quant.name != "GPTQ-INT4";
+  };
+  const auto neither = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, sixteen_bits_only);
+  REQUIRE(neither.size() >= 2);  // one more card fits BF16 too
+  CHECK(neither.back().change.quant == std::optional<std::string>("AWQ"));
+  CHECK(quant_of(neither) == std::vector<std::string>{"AWQ"});
+}
+
+TEST_CASE("no one change fits under vLLM: the best quantization that starts with the longest context that fits at it") {
+  // Llama 3.3 70B in BF16 at 32K under vLLM on two 24 GiB cards. By hand:
+  // BF16 is 70.6 B x 2 B = 141 GB against 48 GiB: no context fits, nor more
+  // cards (tensor parallel over 3 does not divide 64 heads; 4, the most of a
+  // consumer card the planner adds, hold 96 GiB = 103 GB); AWQ is ~37.5 GB, 18.7 GB a card,
+  // and 32K of KV is 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 327,680 B
+  // a token, 163,840 B a card at TP 2: 5.4 GB a card at 32,768 tokens, more
+  // than the ~3 GB vLLM's 0.9 of 24 GiB leaves after the weights and its
+  // buffers, so AWQ alone does not fit either. AWQ with a shorter context does.
+  Fixture f = fixture("llama-3.3-70b-instruct", "BF16-native", 24.0);
+  f.scenario.engine = InferenceEngine::vllm;
+  f.scenario.kv_type = KvType::bf16;
+  f.scenario.gpu_count = 2;
+  f.scenario.context_tokens = 32768;
+  f.scenario.prompt_tokens = 4096;
+  f.estimate_fn = [&](const Scenario& s) { return f.sizer.estimate(f.model, s); };
+  auto e = f.estimate_fn(f.scenario);
+  REQUIRE(e.ok());
+  REQUIRE_FALSE(*e.value().memory.fits);
+  const auto all = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, {});
+  REQUIRE(all.size() == 1);
+  const Suggestion& both = all.front();
+  CHECK(both.change.quant == std::optional<std::string>("AWQ"));
+  REQUIRE(both.change.ctx);
+  const std::int64_t ctx = *both.change.ctx;
+  CHECK(ctx >= 4096);
+  CHECK(ctx < 32768);
+  CHECK(ctx % 16 == 0);  // vLLM's 16-token KV blocks
+  CHECK(both.fits);
+  // The least change of its kind: AWQ at the full context does not fit, nor
+  // one 16-token block more; the per-card KV the hand count gives fits in what
+  // a card has left at that context.
+  Scenario awq = both.scenario;
+  awq.context_tokens = 32768;
+  CHECK_FALSE(fits(f, awq));
+  awq.context_tokens = ctx + 16;
+  CHECK_FALSE(fits(f, awq));
+  CHECK(both.scenario.context_tokens == ctx);
+  CHECK(both.scenario.quant.name == "AWQ");
+  // With AWQ not startable, the next 4-bit format that is: GPTQ-INT4.
+  const Startable no_awq = [](const Scenario& s, const Estimate&) { return s.quant.name != "AWQ"; };
+  const auto gptq = suggest_fits(f.model.arch(), f.scenario, e.value(), f.estimate_fn, no_awq);
+  REQUIRE(gptq.size() == 1);
+  CHECK(gptq.front().change.quant == std::optional<std::string>("GPTQ-INT4"));
+  CHECK(gptq.front().change.ctx.has_value());
 }

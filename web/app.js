@@ -574,6 +574,8 @@ class App {
       const offload = this.describeChange({ ...change, quant: undefined }, x);
       return `Quantization ${change.quant}, with ${offload[0].toLowerCase()}${offload.slice(1)}`;
     }
+    // Or the quantization with the longest context that fits at it.
+    if (change.quant && change.ctx) return `Quantization ${change.quant}, with a context of ${tokens(change.ctx)} tokens`;
     if (change.layer_split && change.offload_mode === 'experts')
       return `Experts of ${layers(x.offloaded_layers)} in system RAM (--n-cpu-moe ${x.offloaded_layers}, ${gib(x.ram_required_bytes)} of RAM), layers split ${split} across the GPUs (--tensor-split)`;
     if (change.layer_split) return `Layers split ${split} across the GPUs (--tensor-split; no cost)`;

@@ -631,7 +631,9 @@ std::string estimate_response(const Sizer& sizer, std::string_view request_json)
   j["ok"] = true;
   const Estimator by_sizer = [&](const Scenario& s) { return sizer.estimate(r.model, s); };
   const std::vector<Suggestion> suggestions =
-      r.suggestions ? suggest_fits(r.model.arch(), r.scenario, result.value(), by_sizer) : std::vector<Suggestion>{};
+      r.suggestions ? suggest_fits(r.model.arch(), r.scenario, result.value(), by_sizer,
+                                   [&](const Scenario& s, const Estimate& e) { return engine_starts(r.model, s, e); })
+                    : std::vector<Suggestion>{};
   Json body = estimate_to_json(result.value(), r.scenario, r.model.label,
                                launch_commands(r.model, r.scenario, result.value()), suggestions, r.speed_if_no_fit,
                                &r.model);

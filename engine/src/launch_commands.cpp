@@ -852,6 +852,13 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
   return launch_commands(model, s, e, embedded_names());
 }
 
+bool engine_starts(const SizedModel& model, const Scenario& s, const Estimate& e) {
+  if (model.entry == nullptr) return true;
+  for (const LaunchCommand& c : launch_commands(model, s, e))
+    if (c.engine == engine_name(s.engine)) return !c.steps.empty();
+  return true;
+}
+
 namespace {
 
 // A number as a flag value: 4, 1.5, 1000000.

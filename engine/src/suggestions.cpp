@@ -182,15 +182,28 @@ std::optional<Suggestion> kv_suggestion(const Estimator& estimate_fn, const Scen
   return if_fits(estimate_fn, sc, change, "kv_precision");
 }
 
-// The best-quality quantization smaller than the scenario's that fits.
-std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const Scenario& s, const Estimate& current) {
+// The quantizations a suggestion chooses from, best quality first.
+std::vector<std::string> quant_ladder(const Scenario& s) {
+  if (!s.quant.is_gguf()) return checkpoint_quality_ladder(s.engine);
   std::vector<std::string> names;
-  if (s.quant.is_gguf()) {
-    for (const QuantRung& q : gguf_quality_ladder()) names.emplace_back(q.name);
-  } else {
-    names = standard_quants(s.engine);
-  }
-  for (const std::string& name : names) {
+  for (const QuantRung& q : gguf_quality_ladder()) names.emplace_back(q.name);
+  return names;
+}
+
+bool starts(const Startable& startable, const Scenario& s, const Estimate& e) { return !startable || startable(s, e); }
+
+// The best-quality quantization smaller than the scenario's that fits and that
+// the engine starts; beside it, the best that fits but does not start (no
+// checkpoint of it known), offered only when none starts.
+struct QuantFixes {
+  std::optional<Suggestion> starts;
+  std::optional<Suggestion> does_not_start;
+};
+
+QuantFixes quant_suggestion(const Estimator& estimate_fn, const Startable& startable, const Scenario& s,
+                             const Estimate& current) {
+  QuantFixes out;
+  for (const std::string& name : quant_ladder(s)) {
     auto quant = quant_scheme_from_name(name);
     if (!quant || quant.value().name == s.quant.name) continue;
     Scenario sc = s;
@@ -201,9 +214,13 @@ std::optional<Suggestion> quant_suggestion(const Estimator& estimate_fn, const S
     if (!fits(e.value())) continue;
     SuggestedChange change;
     change.quant = quant.value().name;
-    return suggestion_of(sc, e.value(), change, "quality");
+    if (starts(startable, sc, e.value())) {
+      out.starts = suggestion_of(sc, e.value(), change, "quality");
+      return out;
+    }
+    if (!out.does_not_start) out.does_not_start = suggestion_of(sc, e.value(), change, "quality");
   }
-  return std::nullopt;
+  return out;
 }
 
 // The fewest leading layers (or their experts) in RAM with which the GPUs hold
@@ -311,6 +328,43 @@ std::optional<Suggestion> count_suggestion(const Architecture& arch, const Estim
   return std::nullopt;
 }
 
+// Where no one change fits and no offload helps: the best quantization smaller
+// than the scenario's, that the engine starts, at which a context of at least
+// kMinSuggestedContextTokens fits, with the longest such context (Llama 3.3 70B
+// at 32K on two RTX 4090s under vLLM: neither AWQ at 32K nor BF16 at any
+// context fits; AWQ at about 10K does, as people run it).
+std::optional<Suggestion> quant_with_context_suggestion(const Architecture& arch, const Estimator& estimate_fn,
+                                                        const Startable& startable, const Scenario& s,
+                                                        const Estimate& current) {
+  for (const std::string& name : quant_ladder(s)) {
+    auto quant = quant_scheme_from_name(name);
+    if (!quant || quant.value().name == s.quant.name) continue;
+    Scenario sc = s;
+    sc.quant = quant.value();
+    sc.context_tokens = std::min(s.context_tokens, kMinSuggestedContextTokens);
+    sc.prompt_tokens = std::min(s.prompt_tokens, sc.context_tokens);
+    // The shortest useful context first: one estimate rules a quantization out.
+    auto shortest = estimate_fn(sc);
+    if (!shortest || shortest.value().memory.weights_bytes >= current.memory.weights_bytes || !fits(shortest.value()) ||
+        !starts(startable, sc, shortest.value()))
+      continue;
+    sc.context_tokens = s.context_tokens;
+    auto solved = solve_max_context(estimate_fn, 0, sc, context_cap_tokens(arch, s));
+    if (!solved || solved.value().context_tokens < kMinSuggestedContextTokens ||
+        solved.value().context_tokens >= s.context_tokens)
+      continue;
+    sc.context_tokens = solved.value().context_tokens;
+    sc.prompt_tokens = std::min(s.prompt_tokens, sc.context_tokens);
+    auto e = estimate_fn(sc);
+    if (!e || !fits(e.value())) continue;
+    SuggestedChange change;
+    change.quant = quant.value().name;
+    change.ctx = sc.context_tokens;
+    return suggestion_of(sc, e.value(), change, "quality");
+  }
+  return std::nullopt;
+}
+
 // The largest context below the scenario's that fits, as the planner solves
 // it, and no longer than the model reads: a context past its own maximum (or
 // YaRN's, where its publisher extends it) is no fix (Llama 3.1 8B asked for 1M
@@ -366,8 +420,14 @@ const std::vector<QuantRung>& gguf_quality_ladder() {
   return ladder;
 }
 
+std::vector<std::string> checkpoint_quality_ladder(InferenceEngine engine) {
+  std::vector<std::string> names = standard_quants(engine);
+  names.emplace_back("GPTQ-INT4");
+  return names;
+}
+
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
-                                     const Estimator& estimate_fn) {
+                                     const Estimator& estimate_fn, const Startable& startable) {
   std::vector<Suggestion> out;
   if (!scenario.device || estimate.memory.fits.value_or(true)) return out;
   auto add = [&](std::optional<Suggestion> s) {
@@ -376,7 +436,8 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   add(layer_split_suggestion(arch, estimate_fn, scenario, estimate));
   add(gpu_limit_suggestion(estimate_fn, scenario, estimate));
   add(kv_suggestion(estimate_fn, scenario));
-  std::optional<Suggestion> quant = quant_suggestion(estimate_fn, scenario, estimate);
+  QuantFixes quants = quant_suggestion(estimate_fn, startable, scenario, estimate);
+  std::optional<Suggestion>& quant = quants.starts;
   const bool quant_keeps_class = quant && quant_bits_class(*quant->change.quant) >= std::min(4, quant_bits_class(scenario.quant.name));
   if (quant && quant_keeps_class) add(std::move(quant));
   if (engine_is_llama_cpp_based(scenario.engine)) add(offload_suggestions(arch, estimate_fn, scenario));
@@ -387,6 +448,10 @@ std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& s
   if (scenario.cards.empty()) add(count_suggestion(arch, estimate_fn, scenario));
   // Two changes together only where no one change makes it fit.
   if (out.empty()) add(quant_with_offload_suggestion(arch, estimate_fn, scenario, estimate));
+  if (out.empty()) add(quant_with_context_suggestion(arch, estimate_fn, startable, scenario, estimate));
+  // A quantization the engine cannot start (no checkpoint of it known): last,
+  // and only where it starts no other.
+  if (!quants.starts) add(std::move(quants.does_not_start));
   return out;
 }
 

@@ -226,6 +226,36 @@ test("a Mac short even at macOS's highest GPU limit is offered that limit with t
   await page.close();
 });
 
+test('where no one change fits under vLLM, a quantization with the longest context at it: one click, and vLLM starts it', async () => {
+  // Llama 3.3 70B at 32K on two RTX 4090s under vLLM: BF16 (141 GB) fits at no
+  // context, AWQ (37.5 GB) not at 32K (tests/test_suggestions.cpp has the
+  // working); AWQ with a shorter context does, and vLLM starts the sourced
+  // casperhansen/llama-3.3-70b-instruct-awq with that --max-model-len.
+  const request = { model: 'llama-3.3-70b-instruct', quant: 'native', ctx: 32768, batch: 1, kv: 'bf16', engine: 'vllm', gpu: 'rtx-4090', gpus: 2, offload: 0, prompt: 4096 };
+  const expected = JSON.parse(nativeResponses([request])[0]);
+  assert.equal(expected.suggestions.length, 1);
+  const { quant, ctx } = expected.suggestions[0].change;
+  assert.equal(quant, 'AWQ');
+  const hash = '#' + new URLSearchParams(Object.entries(request).map(([k, v]) => [k, String(v)])).toString();
+  const { page, log } = await openPage(session.browser, session.server.url + hash, { width: 360, height: 740 });
+  assert.equal(await fieldValue(page, 'memory.fits'), 'false');
+  await page.waitForSelector('[data-field="suggestions.0.change"]');
+  assert.deepEqual(JSON.parse(await fieldValue(page, 'suggestions.0.change')), { quant: 'AWQ', ctx });
+  const text = await page.$eval('#suggestions li', (li) => li.textContent);
+  assert.match(text, new RegExp(`Quantization AWQ, with a context of ${ctx.toLocaleString('en-US')} tokens`));
+  await page.screenshot({ path: join(artifacts, 'suggestion-quant-ctx-360.png'), fullPage: false });
+  await page.click('[data-field="suggestions.0.change"]');
+  await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');
+  const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+  assert.equal(params.get('quant'), 'AWQ');
+  assert.equal(params.get('ctx'), String(ctx));
+  const commands = await page.textContent('#commands');
+  assert.match(commands, /vllm serve casperhansen\/llama-3\.3-70b-instruct-awq/);
+  assert.match(commands, new RegExp(`--max-model-len ${ctx}`));
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('offload beyond the system RAM set does not fit; the planner inputs travel in the link', async () => {
   const hash = '#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=8192&gpu=rtx-4060-ti-16gb&offload=0.9&ram=4&users=3&tps=15&hours=8&kwh=0.3';
   const { page, log } = await openPage(session.browser, session.server.url + hash);

@@ -475,6 +475,23 @@ json_check "command: steps and a note per engine" "j['llama.cpp']['steps'][0].st
 json_check "command: does not fit, the first suggestion's" "all(v['note'].startswith('As set it does not fit, so these start the first change') for v in j.values()) and '--n-cpu-moe' in j['llama.cpp']['steps'][0] and '--offload-mode experts' in j['llama.cpp']['note']" \
   command --model qwen3-30b-a3b --quant Q4_K_M --gpu rtx-3060-12gb --engine llama.cpp --ctx 32768
 expect_error "command: nothing fits, no command" command --model llama-3.1-405b --gpu rtx-3060-12gb --engine llama.cpp
+# A fix is one the engine can start. GLM-4.5 Air (106.9 B parameters, 199 GiB
+# in BF16) on four 24 GB RTX 3090s under vLLM: AWQ (~57 GB) fits, and vLLM
+# starts the sourced cyankiwi/GLM-4.5-Air-AWQ-4bit (59.1 GB on disk) at
+# tensor parallel 4. Qwen3-30B-A3B on one 4090: no AWQ checkpoint is known,
+# Qwen's own GPTQ-Int4 is, so GPTQ-INT4 is the quantization offered.
+json_check "command: the AWQ fix vLLM starts" "j['vllm']['steps'][0].startswith('vllm serve cyankiwi/GLM-4.5-Air-AWQ-4bit') and '--tensor-parallel-size 4' in j['vllm']['steps'][0] and '--quant AWQ' in j['vllm']['note']" \
+  command --model glm-4.5-air --gpu rtx-3090 --gpus 4 --engine vllm --ctx 32768
+json_check "estimate: a 4-bit fix with a checkpoint known" "[s['change'].get('quant') for s in j['suggestions'] if 'quant' in s['change']] == ['GPTQ-INT4'] and j['suggestions'][0]['commands']['vllm']['steps'][0].startswith('vllm serve Qwen/Qwen3-30B-A3B-GPTQ-Int4')" \
+  estimate --model qwen3-30b-a3b --gpu rtx-4090 --engine vllm --ctx 32768
+# No one change fits Llama 3.3 70B at 32K on two 4090s under vLLM (BF16 is 141
+# GB; AWQ's 37.5 GB leave too little of 2 x 24 GB for 32K of KV at 327,680 B a
+# token): AWQ with the longest context that fits at it, one suggestion, and
+# `command` starts it with that --max-model-len.
+json_check "estimate: a quantization with a context, where no one change fits" "len(j['suggestions']) == 1 and j['suggestions'][0]['change']['quant'] == 'AWQ' and 4096 <= j['suggestions'][0]['change']['ctx'] < 32768 and j['suggestions'][0]['change']['ctx'] % 16 == 0 and ('--max-model-len %d' % j['suggestions'][0]['change']['ctx']) in j['suggestions'][0]['commands']['vllm']['steps'][0]" \
+  estimate --model llama-3.3-70b-instruct --gpu rtx-4090 --gpus 2 --engine vllm --ctx 32768
+"$bin" estimate --model llama-3.3-70b-instruct --gpu rtx-4090 --gpus 2 --engine vllm --ctx 32768 >"$work/out" 2>&1
+if grep -q 'two together:' "$work/out" && grep -Eq '^  --quant AWQ --ctx [0-9]+ ' "$work/out"; then ok; else bad "estimate table: quantization with a context: $(tail -3 "$work/out")"; fi
 # Names sourced after the reference (scripts/catalog/sourced_mlx_ollama.json):
 # Xinference's Qwen3-Coder catalog lists mlx-community/Qwen3-Coder-30B-A3B-Instruct-4bit,
 # and the ollama.com library scrape the tag qwen3-coder:30b (= 30b-a3b-q4_K_M).

@@ -26,6 +26,13 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
 std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenario& scenario, const Estimate& estimate,
                                            const DistributionIndex& names);
 
+// Whether the scenario's own engine has a command that starts it (a
+// suggestion's Startable): false where its command is only a note (no
+// checkpoint of the quantization known, a format the engine does not load).
+// A model without a catalog entry (a config.json) names no checkpoints, so
+// nothing rules a quantization out: true.
+bool engine_starts(const SizedModel& model, const Scenario& scenario, const Estimate& estimate);
+
 // A model read from a Hub repo (hub_files.hpp): the commands name that repo,
 // llama-server -hf REPO:TAG for a GGUF set of `gguf_parts` files, vllm serve
 // REPO for a checkpoint (native_dtype as its config states it, lowercase).

@@ -18,8 +18,9 @@
 
 namespace llmsizer {
 
-// The change, keyed as the request's fields: exactly one is set (offload with
-// its mode).
+// The change, keyed as the request's fields: one is set (offload with its
+// mode), or, where no one change fits, a quantization with an offload or a
+// context.
 struct SuggestedChange {
   std::optional<std::string> quant;
   std::optional<int> gpus;
@@ -55,6 +56,14 @@ struct Suggestion {
 // config) or one with a file's measured weights (GGUF, safetensors).
 using Estimator = std::function<Result<Estimate>(const Scenario&)>;
 
+// Whether the scenario's engine can start a changed scenario as set: for
+// vLLM, SGLang and TensorRT-LLM a checkpoint of the quantization is known or
+// the engine makes one as it loads (launch_commands' engine_starts). A
+// quantization the engine cannot start is no fix while another is: AWQ for
+// GLM-4.5 Air on four RTX 3090s under vLLM, with no AWQ checkpoint known, was
+// the only change offered. Empty: every scenario counts as startable.
+using Startable = std::function<bool(const Scenario&, const Estimate&)>;
+
 // The GGUF file types a quantization suggestion chooses from, best quality
 // first: llama.cpp's K- and I-quant mixes by file size (in llama-quantize's
 // own table a larger K-quant file has the lower perplexity; I-quants sit at
@@ -73,11 +82,20 @@ int quant_bits_class(const std::string& name);
 // llama.cpp and Ollama (experts of the first layers for MoE models, else whole
 // layers, within the RAM the scenario has); quantizations are the largest
 // smaller one that fits (gguf_quality_ladder for GGUF engines, else
-// standard_quants); device counts stop at the practical count of the device
-// (planner_rules.hpp) and at what the engine can split; the context is the
-// largest that fits, in the engine's steps.
+// checkpoint_quality_ladder) and that the engine can start (`startable`; the
+// best one it cannot start comes last, when it starts none); device counts
+// stop at the practical count of the device (planner_rules.hpp) and at what
+// the engine can split; the context is the largest that fits, in the engine's
+// steps. Where no one change fits, two together: a smaller quantization with
+// part of it in RAM (llama.cpp, Ollama), else with the longest context that
+// fits at it (at least 4,096 tokens).
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
-                                     const Estimator& estimate_fn);
+                                     const Estimator& estimate_fn, const Startable& startable);
+
+// The checkpoint formats a quantization suggestion under vLLM, SGLang or
+// TensorRT-LLM chooses from, best quality first: standard_quants (16 bits,
+// FP8, AWQ) and GPTQ-INT4, the other 4-bit format the three load.
+std::vector<std::string> checkpoint_quality_ladder(InferenceEngine engine);
 
 // Equal cards under llama.cpp (or Ollama) where one is over and another has
 // room: the layer split (--tensor-split) that fits with the lowest fullest
