@@ -298,6 +298,8 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   std::cout << "per quantization, by the same rule:\n";
   for (const QuantChoice& q : rec.per_quant) {
     std::printf("  %-12s ", q.quant.c_str());
+    // Held by some hardware or not, the engine cannot start it: said first.
+    if (!q.starts) std::printf("(no %s checkpoint of this model known to start) ", q.quant.c_str());
     if (!q.hardware) {
       std::cout << "nothing in the catalog holds it\n";
       continue;
@@ -447,6 +449,9 @@ int run_fit(const Command& c, const Sizer& sizer) {
   if (sweep.rank == FitRank::quality)
     std::printf("quality: models decoding at %.0f tok/s or more first (--tokens-per-s), 4-bit and up before 3 and 2 bits,\n"
                 "then the larger dense equivalent (an MoE's sqrt(total x active))\n", sweep.min_tokens_per_s);
+  if (sweep.left_out_no_checkpoint > 0)
+    std::printf("%d model x quantization pairs that fit are left out: no checkpoint of them is known for %s to start\n",
+                sweep.left_out_no_checkpoint, std::string(engine_name(request.engine)).c_str());
   std::printf("%zu results, %d estimates, %.1f ms\n", sweep.results.size(), sweep.estimates, ms);
   return 0;
 }

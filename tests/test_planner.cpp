@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "llmsizer/json_contract.hpp"
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/planner_responses.hpp"
 #include "llmsizer/units.hpp"
@@ -718,6 +719,63 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") != nullptr);
   request.context_tokens = 131072 + 256;
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") == nullptr);
+}
+
+TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where no AWQ build is known") {
+  // The compiled distribution names (scripts/catalog/sourced_checkpoints.json):
+  // Llama 3.1 8B has hugging-quants' AWQ-INT4; Qwen3-30B-A3B no AWQ build but
+  // Qwen's own GPTQ-Int4; Phi-4 neither (BF16 only; vLLM casts it to FP8 as it
+  // loads). On a 24 GiB card under vLLM, Qwen3-30B-A3B is 61 GB in BF16 and
+  // 30.5 GB in FP8, ~16 GB at 4 bits: only a 4-bit row, GPTQ-INT4. Phi-4
+  // (14.7 B) is 29 GB in BF16, 14.7 GB in FP8 and ~8 GB in AWQ: FP8 is its
+  // answer, its AWQ left out and counted.
+  Catalog c = hand_catalog();
+  c.models.push_back(*test::catalog().find_model("phi-4"));
+  const Sizer sizer(std::move(c));
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("big-24g");
+  request.engine = InferenceEngine::vllm;
+  request.context_tokens = 8192;
+  const FitSweep sweep = what_fits(sizer, request);
+  auto find = [&](const std::string& model, const std::string& quant) -> const FitResult* {
+    for (const auto& r : sweep.results)
+      if (r.model == model && r.quant == quant) return &r;
+    return nullptr;
+  };
+  CHECK(find("qwen3-30b-a3b", "AWQ") == nullptr);
+  CHECK(find("qwen3-30b-a3b", "FP8") == nullptr);
+  const FitResult* gptq = find("qwen3-30b-a3b", "GPTQ-INT4");
+  REQUIRE(gptq != nullptr);
+  CHECK(gptq->format == "gptq");
+  CHECK(gptq->quant_rank == 2);  // AWQ's place on the ladder
+  CHECK(find("llama-3.1-8b", "AWQ") != nullptr);
+  CHECK(find("phi-4", "AWQ") == nullptr);
+  CHECK(find("phi-4", "FP8") != nullptr);
+  CHECK(sweep.left_out_no_checkpoint == 1);
+  // Every row listed starts, as launch_commands has it.
+  for (const FitResult& r : sweep.results) {
+    Scenario s;
+    s.device = request.device;
+    s.engine = request.engine;
+    s.kv_type = sweep.kv_type;
+    s.context_tokens = request.context_tokens;
+    s.prompt_tokens = std::min<std::int64_t>(4096, request.context_tokens);
+    s.quant = quant_scheme_from_name(r.quant).value();
+    const SizedModel m = model_of(sizer, r.model);
+    auto e = sizer.estimate(m, s);
+    REQUIRE(e.ok());
+    CHECK(engine_starts(m, s, e.value()));
+  }
+  // The planner's per-quantization rows still name hardware for AWQ, marked:
+  // vLLM cannot start Qwen3-30B-A3B at AWQ; it can at BF16 and FP8.
+  Scenario asked;
+  asked.engine = InferenceEngine::vllm;
+  asked.kv_type = KvType::bf16;
+  asked.quant = quant_scheme_from_name("BF16-native").value();
+  asked.context_tokens = 8192;
+  const auto rec = recommend(sizer, model_of(sizer, "qwen3-30b-a3b"), asked, {}, RecommendOptions{});
+  REQUIRE(rec.ok());
+  for (const QuantChoice& q : rec.value().per_quant) CHECK(q.starts == (q.quant != "AWQ"));
 }
 
 TEST_CASE("what can I run: the largest context moves more experts to RAM where that is what holds it") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/runtime_support.hpp"
 #include "llmsizer/suggestions.hpp"
@@ -258,6 +259,10 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
     auto q = quant_scheme_from_name(name);
     if (q) schemes.push_back(q.value());
   }
+  // The 4-bit checkpoint tried where AWQ does not start (checkpoint engines).
+  std::optional<QuantScheme> gptq;
+  if (!engine_is_llama_cpp_based(request.engine) && request.engine != InferenceEngine::mlx)
+    if (auto g = quant_scheme_from_name("GPTQ-INT4")) gptq = g.value();
   Scenario base;
   base.device = request.device;
   base.gpu_count = request.gpu_count;
@@ -314,18 +319,48 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       if (!entry.release_of.empty() && checkpoint_format(schemes[q]) != entry.native_dtype) continue;
       Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
       if (!a.estimate) break;
+      // An answer is one the user can start: vLLM at AWQ for a model nobody
+      // published an AWQ build of is not (a larger format may still be).
+      // The 4-bit row is then the model's own 4-bit checkpoint (gpt-oss's
+      // MXFP4, NVIDIA's NVFP4 releases), else GPTQ-INT4 where that starts
+      // (Qwen publishes GPTQ-Int4 builds of models it has no AWQ of).
+      QuantScheme quant = schemes[q];
+      if (!engine_starts(model, a.scenario, *a.estimate)) {
+        std::vector<QuantScheme> instead;
+        if (quant.kind == SchemeKind::awq_int4 && !engine_is_llama_cpp_based(request.engine)) {
+          const std::string& own = entry.native_dtype;
+          if (!own.empty() && own != "bf16" && own != "fp16" && own != "fp8")
+            if (auto native = quant_scheme_from_name("native")) instead.push_back(native.value());
+          if (gptq) instead.push_back(*gptq);
+        }
+        bool found = false;
+        for (const QuantScheme& other : instead) {
+          Scenario g = s;
+          g.quant = other;
+          Attempt b = try_fit(sizer, model, g, request.ram_bytes, sweep.estimates);
+          if (!b.estimate || !engine_starts(model, b.scenario, *b.estimate)) continue;
+          a = std::move(b);
+          quant = other;
+          found = true;
+          break;
+        }
+        if (!found) {
+          ++sweep.left_out_no_checkpoint;
+          continue;
+        }
+      }
       FitResult r;
       r.model = model.label;
-      r.quant = schemes[q].name;
+      r.quant = quant.name;
       r.quant_rank = static_cast<int>(q);
-      r.format = checkpoint_format(schemes[q]);
+      r.format = quant.kind == SchemeKind::native ? entry.native_dtype : checkpoint_format(quant);
       r.native_format = entry.native_dtype;
-      r.own_format = !schemes[q].is_gguf() && !entry.native_dtype.empty() && r.format == entry.native_dtype;
+      r.own_format = !quant.is_gguf() && !entry.native_dtype.empty() && r.format == entry.native_dtype;
       r.uses = entry.uses;
       r.params_total = params_total;
       r.params_active = params_active > 0 ? params_active : params_total;
       r.dense_equivalent_params = std::sqrt(static_cast<double>(params_total) * static_cast<double>(r.params_active));
-      r.low_bit_tier = low_bit_tier(schemes[q]);
+      r.low_bit_tier = low_bit_tier(quant);
       // Without the model's own maximum, a context above the one asked (which
       // fits) would be a number the model may never have been trained for.
       r.max_ctx = request.context_tokens;

@@ -107,6 +107,7 @@ Json recommendation_to_json(const Recommendation& r) {
     item["required_bytes"] = q.hardware ? Json(q.hardware->required_bytes) : Json(nullptr);
     item["tokens_per_s_per_user"] = q.hardware ? optional_json(q.hardware->tokens_per_s_per_user) : Json(nullptr);
     item["below_usable_speed"] = q.hardware && q.hardware->below_usable_speed;
+    item["starts"] = q.starts;
     per.push_back(std::move(item));
   }
   j["per_quant"] = std::move(per);
@@ -154,6 +155,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   j["results"] = std::move(results);
   j["estimates"] = sweep.estimates;
   j["refused"] = sweep.refused.empty() ? Json() : Json(sweep.refused);
+  j["left_out_no_checkpoint"] = sweep.left_out_no_checkpoint;
   return j;
 }
 

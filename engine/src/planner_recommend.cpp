@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
 #include "planner_rules.hpp"
 
@@ -413,7 +414,11 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
     if (!c && (c = holds.first_fit(buyable, by_price))) c->below_usable_speed = true;
     if (!c && (c = holds.first_fit(multiples, by_memory)))
       c->below_usable_speed = !reaches_usable_speed(c->tokens_per_s_per_user.value_or(0.0), options.min_tokens_per_s);
-    r.per_quant.push_back({name, std::move(c)});
+    // Startable or not is the model's and the engine's, not the hardware's:
+    // judged on the scenario as asked, at this quantization.
+    auto as_asked = sizer.estimate(model, holds.scenario());
+    const bool starts = !as_asked || engine_starts(model, holds.scenario(), as_asked.value());
+    r.per_quant.push_back({name, std::move(c), starts});
   }
 
   const std::optional<HardwareChoice>& chosen = r.single ? r.single : r.value ? r.value : r.unified;

@@ -3,7 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
-import { nativeRecommend, nativeResponses } from '../wasm/load.mjs';
+import { spawnSync } from 'node:child_process';
+
+import { cliBin, nativeRecommend, nativeResponses } from '../wasm/load.mjs';
 import { artifacts, fieldValue, openPage, startServer, useBrowser, waitForApp } from './harness.mjs';
 
 const session = useBrowser();
@@ -252,6 +254,24 @@ test('where no one change fits under vLLM, a quantization with the longest conte
   const commands = await page.textContent('#commands');
   assert.match(commands, /vllm serve casperhansen\/llama-3\.3-70b-instruct-awq/);
   assert.match(commands, new RegExp(`--max-model-len ${ctx}`));
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
+test("the matrix's hardware column says where vLLM has no checkpoint to start: Qwen3-30B-A3B has no AWQ build", async () => {
+  // scripts/catalog/sourced_checkpoints.json: Qwen publishes BF16, FP8 and
+  // GPTQ-Int4 builds of Qwen3-30B-A3B, no AWQ. The AWQ row still names the
+  // hardware that would hold one, said after what is missing; BF16 is plain.
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-30b-a3b&quant=BF16-native&engine=vllm&gpu=h100-sxm&ctx=8192&kv=bf16`);
+  await page.waitForSelector('[data-field="recommend.cloud.usd_per_hour"]:not([data-value=""])', { timeout: 30000 });
+  const expected = JSON.parse(spawnSync(cliBin, ['recommend', '--model', 'qwen3-30b-a3b', '--quant', 'BF16-native', '--engine', 'vllm', '--ctx', '8192', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout);
+  const starts = Object.fromEntries(expected.per_quant.map((q) => [q.quant, q.starts]));
+  assert.deepEqual(starts, { 'BF16-native': true, FP8: true, AWQ: false });
+  const awq = await page.$eval('[data-field="recommend.per_quant.AWQ.gpu"]', (n) => n.textContent);
+  assert.match(awq, /^no AWQ checkpoint of this model is known to start · /);
+  assert.equal(await fieldValue(page, 'recommend.per_quant.AWQ.gpu'), expected.per_quant.find((q) => q.quant === 'AWQ').gpu);
+  const bf16 = await page.$eval('[data-field="recommend.per_quant.BF16-native.gpu"]', (n) => n.textContent);
+  assert.doesNotMatch(bf16, /checkpoint/);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

@@ -492,6 +492,15 @@ json_check "estimate: a quantization with a context, where no one change fits" "
   estimate --model llama-3.3-70b-instruct --gpu rtx-4090 --gpus 2 --engine vllm --ctx 32768
 "$bin" estimate --model llama-3.3-70b-instruct --gpu rtx-4090 --gpus 2 --engine vllm --ctx 32768 >"$work/out" 2>&1
 if grep -q 'two together:' "$work/out" && grep -Eq '^  --quant AWQ --ctx [0-9]+ ' "$work/out"; then ok; else bad "estimate table: quantization with a context: $(tail -3 "$work/out")"; fi
+# "What can I run" lists what the engine can start: on a 4090 under vLLM,
+# Qwen3-30B-A3B (no AWQ build; 61 GB in BF16, 30.5 GB in FP8) at Qwen's
+# GPTQ-Int4, gpt-oss-20b at its own MXFP4 checkpoint, Phi-4 (BF16 only) at FP8,
+# cast as vLLM loads it, and no AWQ row vLLM could not start (counted).
+json_check "fit: vLLM's answers are ones it can start" "j['left_out_no_checkpoint'] > 0 and not any(r['quant'] == 'AWQ' and r['model'] in ('qwen3-30b-a3b', 'gpt-oss-20b', 'phi-4') for r in j['results']) and any(r['model'] == 'qwen3-30b-a3b' and r['quant'] == 'GPTQ-INT4' for r in j['results']) and any(r['model'] == 'gpt-oss-20b' and r['quant'] == 'native' and r['format'] == 'mxfp4' and r['own_format'] for r in j['results']) and any(r['model'] == 'phi-4' and r['quant'] == 'FP8' for r in j['results'])" \
+  fit --gpu rtx-4090 --engine vllm --ctx 8192
+# Kimi K2 is published in FP8 only: its BF16 and AWQ rows name hardware, marked.
+json_check "recommend: per-quantization rows the engine cannot start, marked" "[(q['quant'], q['starts']) for q in j['per_quant']] == [('BF16-native', False), ('FP8', True), ('AWQ', False)]" \
+  recommend --model kimi-k2-instruct --engine vllm --ctx 32768
 # Names sourced after the reference (scripts/catalog/sourced_mlx_ollama.json):
 # Xinference's Qwen3-Coder catalog lists mlx-community/Qwen3-Coder-30B-A3B-Instruct-4bit,
 # and the ollama.com library scrape the tag qwen3-coder:30b (= 30b-a3b-q4_K_M).

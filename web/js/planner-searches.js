@@ -201,6 +201,7 @@ export function renderFit(p) {
   const use = answer.use ? `${answer.use} ` : '';
   $('fit-note').textContent = `${models} ${use}models (${answer.results.length} model × quantization pairs) run on ${hardware} ` +
     `with ${fmt.tokens(request.ctx)} tokens of context, one sequence, ${kv} KV cache; ${order}${rows.length > FIT_ROWS_SHOWN ? `; the first ${FIT_ROWS_SHOWN} shown` : ''}.` +
-    (request.machine_calibration ? ` Speeds calibrated on your ${request.machine_calibration.rows} measurements of this device.` : '');
+    (request.machine_calibration ? ` Speeds calibrated on your ${request.machine_calibration.rows} measurements of this device.` : '') +
+    (answer.left_out_no_checkpoint > 0 ? ` ${answer.left_out_no_checkpoint} more pairs fit but are left out: no checkpoint of them is known for ${request.engine} to start.` : '');
   $('fit-note').dataset.value = String(answer.results.length);
 }

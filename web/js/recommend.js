@@ -177,8 +177,9 @@ export function fillMatrixHardware() {
     if (!td) continue;
     const q = perQuant.get(tr.dataset.quant);
     const speed = q?.tokens_per_s_per_user ? ` · ${fmt.rate(q.tokens_per_s_per_user)}${q.below_usable_speed ? ' (below usable speed)' : ''}` : '';
-    const text = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}${speed}`
+    const holder = !q ? '…' : q.gpu ? `${q.count > 1 ? `${q.count} × ` : ''}${q.name || nameOf(q.gpu)} · ${q.price ? `~${fmt.usd(q.price.usd)}` : 'price unknown'}${speed}`
       : 'nothing in the catalog';
+    const text = q && q.starts === false ? `no ${q.quant} checkpoint of this model is known to start · ${holder}` : holder;
     // Attributes written only when they change: a context drag clears this
     // column on every input event.
     const field = `recommend.per_quant.${tr.dataset.quant}.gpu`;

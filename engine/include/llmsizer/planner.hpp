@@ -155,6 +155,10 @@ struct CloudChoice {
 struct QuantChoice {
   std::string quant;
   std::optional<HardwareChoice> hardware;  // empty: nothing in the catalog holds it
+  // Whether the engine can start this quantization of the model (a checkpoint
+  // known, or one it makes as it loads: engine_starts); the hardware that
+  // would hold it is still named, with the row marked.
+  bool starts = true;
 };
 
 // The usable speed is a comfort line the answers are held to, not a
@@ -358,6 +362,10 @@ struct FitSweep {
   // Why none of the engine's standard quantizations runs on this hardware (the
   // engine has no build for it, or its kernels take other weight types); "" when some do.
   std::string refused;
+  // Model x quantization pairs that fit but that the engine cannot start, left
+  // out of results: no checkpoint of that format is known and the engine makes
+  // none as it loads (engine_starts; AWQ of a model nobody published one of).
+  int left_out_no_checkpoint = 0;
 };
 
 // A use that is no use tag matches no model (the request parsers refuse it first).
