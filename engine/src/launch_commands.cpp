@@ -524,7 +524,15 @@ ServeChoice choose_serve(const Names& n, const QuantScheme& q, bool sglang) {
     case SchemeKind::nvfp4:
       c.repo = n.checkpoint("NVFP4");
       if (c.repo.empty()) none("NVFP4");
-      else c.note = "NVFP4 kernels need a Blackwell GPU.";
+      // vLLM on a GPU without FP4 units: "Your GPU does not have native
+      // support for FP4 computation but FP4 quantization is being used.
+      // Weight-only FP4 compression will be used leveraging the Marlin kernel"
+      // (its warning, quoted in vllm-project/vllm#31085); Marlin runs on Ampere
+      // and newer. SGLang's path is not sourced: the note stays as it was.
+      else if (sglang) c.note = "NVFP4 kernels need a Blackwell GPU.";
+      else
+        c.note = "NVFP4 runs on Blackwell's FP4 units; on older GPUs (Ampere and newer) vLLM runs it weight-only "
+                 "through its Marlin kernel, slower on long prompts.";
       return c;
     case SchemeKind::mxfp4:
       c.repo = n.checkpoint("MXFP4");
