@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
 #include "llmsizer/runtime.hpp"
 #include "llmsizer/runtime_support.hpp"
@@ -55,6 +56,10 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
     // but in the same memory (once, whether or not tied to the head).
     std::vector<std::int64_t> cpu_extra;
     std::vector<std::int64_t> cpu_side;  // what llama.cpp keeps on the CPU's side (embedding, host compute buffer)
+    // Whether the engine can start the model at the quantization at all (a
+    // checkpoint known, or made as it loads): vLLM's AWQ of a model nobody
+    // published an AWQ build of fits many devices and runs on none.
+    std::vector<bool> starts;
     for (const QuantScheme& quant : schemes) {
       Scenario s = base;
       s.quant = quant;
@@ -63,6 +68,9 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       sweep.required_bytes.push_back(e ? e.value().memory.required_bytes : -1);
       cpu_extra.push_back(e && !arch.value().tied_embeddings ? e.value().memory.host_bytes : 0);
       cpu_side.push_back(e ? e.value().memory.ram_required_bytes : 0);
+      // Asked without a device, as here, only the checkpoint engines' commands
+      // turn on what is published alone (MLX's and llama.cpp's name the device).
+      starts.push_back(!e || !engine_uses_kv_pool(request.engine) || engine_starts(model, s, e.value()));
     }
     for (std::size_t d = 0; d < n_devices; ++d) {
       int best = -1;
@@ -76,6 +84,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
           required += serving_non_torch_bytes(1, true) - serving_non_torch_bytes(1, false);
         // Held by the memory is not enough: the engine must run those weights there.
         if (runtime_unsupported(request.engine, schemes[q], arch.value().native_format, catalog.devices[d])) continue;
+        if (!starts[q]) continue;
         const bool pool_holds = pool_left[d] < 0 || required + cpu_side[q] <= pool_left[d];
         if (required >= 0 && required <= usable[d] && pool_holds) best = static_cast<int>(q);
       }
