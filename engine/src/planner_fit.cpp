@@ -289,6 +289,18 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   }
   if (running > 0) sweep.refused.clear();
   else return sweep;
+  // An AMD GPU whose ROCm build the engine does not list (vLLM on an MI100,
+  // SGLang on a Radeon): its commands give none there, whatever is published,
+  // so no row, and that is the reason given (not a missing checkpoint).
+  for (const Device& d : request.cards.empty() ? std::vector<Device>{request.device} : request.cards) {
+    const std::optional<std::string> unbuilt = request.engine == InferenceEngine::vllm     ? vllm_rocm_unlisted(d)
+                                               : request.engine == InferenceEngine::sglang ? sglang_rocm_unbuilt(d)
+                                                                                           : std::nullopt;
+    if (unbuilt) {
+      sweep.refused = *unbuilt;
+      return sweep;
+    }
+  }
 
   const Catalog& catalog = sizer.catalog();
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {

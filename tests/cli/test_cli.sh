@@ -498,6 +498,10 @@ if grep -q 'two together:' "$work/out" && grep -Eq '^  --quant AWQ --ctx [0-9]+ 
 # cast as vLLM loads it, and no AWQ row vLLM could not start (counted).
 json_check "fit: vLLM's answers are ones it can start" "j['left_out_no_checkpoint'] > 0 and not any(r['quant'] == 'AWQ' and r['model'] in ('qwen3-30b-a3b', 'gpt-oss-20b', 'phi-4') for r in j['results']) and any(r['model'] == 'qwen3-30b-a3b' and r['quant'] == 'GPTQ-INT4' for r in j['results']) and any(r['model'] == 'gpt-oss-20b' and r['quant'] == 'native' and r['format'] == 'mxfp4' and r['own_format'] for r in j['results']) and any(r['model'] == 'phi-4' and r['quant'] == 'FP8' for r in j['results'])" \
   fit --gpu rtx-4090 --engine vllm --ctx 8192
+# vLLM's ROCm build does not list the MI100 (gfx908): no command starts there,
+# so "what can I run" says that, not that checkpoints are missing.
+json_check "fit: an engine without a build for the device says so" "j['results'] == [] and 'not the AMD Instinct MI100, a gfx908' in j['refused'] and j['left_out_no_checkpoint'] == 0" \
+  fit --gpu mi100 --engine vllm --ctx 8192
 # Kimi K2 is published in FP8 only: its BF16 and AWQ rows name hardware, marked.
 json_check "recommend: per-quantization rows the engine cannot start, marked" "[(q['quant'], q['starts']) for q in j['per_quant']] == [('BF16-native', False), ('FP8', True), ('AWQ', False)]" \
   recommend --model kimi-k2-instruct --engine vllm --ctx 32768
