@@ -869,6 +869,14 @@ TEST_CASE("engine_starts: the scenario's own engine has a command, from the comp
   CHECK(starts(served(request("glm-4.5-air", "AWQ"))));
   CHECK_FALSE(starts(served(request("kimi-k2-instruct", "AWQ"))));
   CHECK(starts(served(request("kimi-k2-instruct", "FP8"))));
+  // MLX makes its own files (mlx_lm.convert, in the note where no MLX build
+  // of Phi-4 at 8 bits is known): that starts on the user's Mac.
+  SizerRequest mlx = request("phi-4", "MLX-8bit");
+  mlx.engine = "mlx";
+  mlx.gpu_id = "mac-m4-max-128gb";
+  const Sized phi = sized(mlx);
+  REQUIRE(phi.estimate);
+  CHECK(engine_starts(phi.model, phi.scenario, phi.estimate.value()));
   SizerRequest config = served(request("glm-4.5-air", "AWQ"));
   const Sized glm = sized(config);
   SizedModel no_entry = glm.model;

@@ -1115,14 +1115,13 @@ TEST_CASE("catalog sweep: every cell is what estimate() says on that device, at 
           ++checked;
           // A quantization the engine cannot start (no checkpoint known) is
           // no cell's answer, fitting or not (launch_commands' engine_starts),
-          // judged without a device as the sweep does (for the checkpoint
-          // engines, whose commands turn on what is published): a device the
-          // engine has no build for stays the estimate's warning (vLLM on an MI100).
+          // judged without a device as the sweep does: a device the engine has
+          // no build for stays the estimate's warning (vLLM on an MI100).
           SizerRequest anywhere = r;
           anywhere.gpu_id.clear();
           auto plain = sizer.estimate(anywhere);
-          const bool starts = !plain || !engine_uses_kv_pool(engine) ||
-                              engine_starts(sizer.model_for(anywhere).value(), sizer.scenario_for(anywhere).value(), plain.value());
+          const bool starts =
+              !plain || engine_starts(sizer.model_for(anywhere).value(), sizer.scenario_for(anywhere).value(), plain.value());
           if (e && e.value().memory.fits.value_or(false) && starts) best = static_cast<int>(q);
         }
         INFO(sweep.models[m] << " on " << sweep.devices[d] << " with " << engine_name(engine));

@@ -861,7 +861,7 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
 }
 
 bool engine_starts(const SizedModel& model, const Scenario& s, const Estimate& e) {
-  if (model.entry == nullptr) return true;
+  if (model.entry == nullptr || !engine_uses_kv_pool(s.engine)) return true;
   for (const LaunchCommand& c : launch_commands(model, s, e))
     if (c.engine == engine_name(s.engine)) return !c.steps.empty();
   return true;

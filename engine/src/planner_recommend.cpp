@@ -416,14 +416,13 @@ Result<Recommendation> recommend(const Sizer& sizer, const SizedModel& model, co
       c->below_usable_speed = !reaches_usable_speed(c->tokens_per_s_per_user.value_or(0.0), options.min_tokens_per_s);
     // Startable or not is the model's and the engine's, not the hardware's
     // (the row names other hardware than the scenario's): judged without a
-    // device, at this quantization, for the checkpoint engines (MLX's and
-    // llama.cpp's commands name the device).
+    // device, at this quantization.
     Scenario plain = holds.scenario();
     plain.device.reset();
     plain.cards.clear();
     plain.gpu_count = 1;
     auto anywhere = sizer.estimate(model, plain);
-    const bool starts = !anywhere || !engine_uses_kv_pool(scenario.engine) || engine_starts(model, plain, anywhere.value());
+    const bool starts = !anywhere || engine_starts(model, plain, anywhere.value());
     r.per_quant.push_back({name, std::move(c), starts});
   }
 

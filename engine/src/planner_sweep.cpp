@@ -68,9 +68,7 @@ Result<CatalogSweep> sweep_catalog(const Sizer& sizer, const SweepRequest& reque
       sweep.required_bytes.push_back(e ? e.value().memory.required_bytes : -1);
       cpu_extra.push_back(e && !arch.value().tied_embeddings ? e.value().memory.host_bytes : 0);
       cpu_side.push_back(e ? e.value().memory.ram_required_bytes : 0);
-      // Asked without a device, as here, only the checkpoint engines' commands
-      // turn on what is published alone (MLX's and llama.cpp's name the device).
-      starts.push_back(!e || !engine_uses_kv_pool(request.engine) || engine_starts(model, s, e.value()));
+      starts.push_back(!e || engine_starts(model, s, e.value()));
     }
     for (std::size_t d = 0; d < n_devices; ++d) {
       int best = -1;

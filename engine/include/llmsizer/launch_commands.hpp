@@ -27,10 +27,13 @@ std::vector<LaunchCommand> launch_commands(const SizedModel& model, const Scenar
                                            const DistributionIndex& names);
 
 // Whether the scenario's own engine has a command that starts it (a
-// suggestion's Startable): false where its command is only a note (no
-// checkpoint of the quantization known, a format the engine does not load).
-// A model without a catalog entry (a config.json) names no checkpoints, so
-// nothing rules a quantization out: true.
+// suggestion's Startable): for vLLM, SGLang and TensorRT-LLM, which serve
+// published checkpoints, false where the command is only a note (no
+// checkpoint of the quantization known and none made as the engine loads, a
+// format it does not load, a device its build does not list). llama.cpp,
+// Ollama and MLX make their files on the user's machine (convert_hf_to_gguf
+// and llama-quantize, mlx_lm.convert): true. A model without a catalog entry
+// (a config.json) names no checkpoints, so nothing rules one out: true.
 bool engine_starts(const SizedModel& model, const Scenario& scenario, const Estimate& estimate);
 
 // A model read from a Hub repo (hub_files.hpp): the commands name that repo,
