@@ -723,14 +723,15 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
 
 TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where no AWQ build is known") {
   // The compiled distribution names (scripts/catalog/sourced_checkpoints.json):
-  // Llama 3.1 8B has hugging-quants' AWQ-INT4; Qwen3-30B-A3B no AWQ build but
-  // Qwen's own GPTQ-Int4; Phi-4 neither (BF16 only; vLLM casts it to FP8 as it
-  // loads). On a 24 GiB card under vLLM, Qwen3-30B-A3B is 61 GB in BF16 and
-  // 30.5 GB in FP8, ~16 GB at 4 bits: only a 4-bit row, GPTQ-INT4. Phi-4
-  // (14.7 B) is 29 GB in BF16, 14.7 GB in FP8 and ~8 GB in AWQ: FP8 is its
-  // answer, its AWQ left out and counted.
+  // Llama 3.1 8B has hugging-quants' AWQ-INT4; Mistral Small 24B (2501) no AWQ
+  // build but RedHatAI's GPTQ w4a16; Phi-4 mini neither (BF16 only; vLLM casts
+  // it to FP8 as it loads). On a 24 GiB card under vLLM, Mistral Small's 23.6 B
+  // are 47 GB in BF16 and 23.6 GB in FP8 (over vLLM's 0.9 of 24 GiB), ~13 GB at
+  // 4 bits: only a 4-bit row, GPTQ-INT4. Phi-4 mini (3.8 B, 7.7 GB in BF16)
+  // fits at every format: BF16 and FP8 listed, its AWQ left out and counted.
   Catalog c = hand_catalog();
-  c.models.push_back(*test::catalog().find_model("phi-4"));
+  c.models.push_back(*test::catalog().find_model("mistral-small-24b"));
+  c.models.push_back(*test::catalog().find_model("phi-4-mini-instruct"));
   const Sizer sizer(std::move(c));
   FitRequest request;
   request.device = *sizer.catalog().find_device("big-24g");
@@ -742,15 +743,16 @@ TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where 
       if (r.model == model && r.quant == quant) return &r;
     return nullptr;
   };
-  CHECK(find("qwen3-30b-a3b", "AWQ") == nullptr);
-  CHECK(find("qwen3-30b-a3b", "FP8") == nullptr);
-  const FitResult* gptq = find("qwen3-30b-a3b", "GPTQ-INT4");
+  CHECK(find("mistral-small-24b", "AWQ") == nullptr);
+  CHECK(find("mistral-small-24b", "FP8") == nullptr);
+  const FitResult* gptq = find("mistral-small-24b", "GPTQ-INT4");
   REQUIRE(gptq != nullptr);
   CHECK(gptq->format == "gptq");
   CHECK(gptq->quant_rank == 2);  // AWQ's place on the ladder
   CHECK(find("llama-3.1-8b", "AWQ") != nullptr);
-  CHECK(find("phi-4", "AWQ") == nullptr);
-  CHECK(find("phi-4", "FP8") != nullptr);
+  CHECK(find("phi-4-mini-instruct", "AWQ") == nullptr);
+  CHECK(find("phi-4-mini-instruct", "BF16-native") != nullptr);
+  CHECK(find("phi-4-mini-instruct", "FP8") != nullptr);
   CHECK(sweep.left_out_no_checkpoint == 1);
   // Every row listed starts, as launch_commands has it.
   for (const FitResult& r : sweep.results) {
@@ -767,13 +769,13 @@ TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where 
     CHECK(engine_starts(m, s, e.value()));
   }
   // The planner's per-quantization rows still name hardware for AWQ, marked:
-  // vLLM cannot start Qwen3-30B-A3B at AWQ; it can at BF16 and FP8.
+  // vLLM cannot start Mistral Small at AWQ; it can at BF16 and FP8.
   Scenario asked;
   asked.engine = InferenceEngine::vllm;
   asked.kv_type = KvType::bf16;
   asked.quant = quant_scheme_from_name("BF16-native").value();
   asked.context_tokens = 8192;
-  const auto rec = recommend(sizer, model_of(sizer, "qwen3-30b-a3b"), asked, {}, RecommendOptions{});
+  const auto rec = recommend(sizer, model_of(sizer, "mistral-small-24b"), asked, {}, RecommendOptions{});
   REQUIRE(rec.ok());
   for (const QuantChoice& q : rec.value().per_quant) CHECK(q.starts == (q.quant != "AWQ"));
 }
@@ -1132,16 +1134,17 @@ TEST_CASE("catalog sweep: every cell is what estimate() says on that device, at 
     CHECK(fitting > 0);
     CHECK(checked > 1000);
     if (engine == InferenceEngine::vllm) {
-      // Phi-4 (14.7 B) on an RTX 4090 at 32K under vLLM: FP8's 14.6 GiB and
-      // 6.25 GiB of KV (40 layers x 10 KV heads x 128 x 2 x 2 B a token) are
-      // over what vLLM's 0.9 of 24 GiB leaves; AWQ (~8 GB) fits, but nobody
-      // published an AWQ build of it: no cell. Llama 3.1 8B's AWQ build is known.
+      // Devstral Small (2505, 23.6 B) on an RTX 4090 at 32K under vLLM: FP8's
+      // 23.6 GB alone is over vLLM's 0.9 of 24 GiB (23.2 GB); AWQ (~13 GB)
+      // fits, but no AWQ or GPTQ build of it is known: no cell. Phi-4's AWQ
+      // build is known (stelterlab/phi-4-AWQ): its cell is AWQ.
       const auto cell = [&](const std::string& model, const std::string& device) {
         const auto m = std::find(sweep.models.begin(), sweep.models.end(), model) - sweep.models.begin();
         const auto d = std::find(sweep.devices.begin(), sweep.devices.end(), device) - sweep.devices.begin();
         return sweep.best_quant[static_cast<std::size_t>(m) * sweep.devices.size() + static_cast<std::size_t>(d)];
       };
-      CHECK(cell("phi-4", "rtx-4090") == -1);
+      CHECK(cell("devstral-small-2505", "rtx-4090") == -1);
+      CHECK(cell("phi-4", "rtx-4090") == 2);
       CHECK(cell("llama-3.1-8b", "rtx-4090") == 0);  // BF16 fits there
     }
   }

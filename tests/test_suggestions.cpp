@@ -529,3 +529,12 @@ TEST_CASE("no one change fits under vLLM: the best quantization that starts with
   CHECK(gptq.front().change.quant == std::optional<std::string>("GPTQ-INT4"));
   CHECK(gptq.front().change.ctx.has_value());
 }
+
+TEST_CASE("the checkpoint ladder: GPTQ-INT4 only for the engines that load it") {
+  // vLLM, SGLang and TensorRT-LLM load GPTQ INT4 checkpoints (Qwen publishes
+  // GPTQ-Int4 builds of models it has no AWQ of); MLX-LM runs its own files
+  // only (mlx_lm.convert's 4 and 8 bits): no GPTQ fix is offered there.
+  for (const auto engine : {InferenceEngine::vllm, InferenceEngine::sglang, InferenceEngine::tensorrt_llm})
+    CHECK(checkpoint_quality_ladder(engine) == std::vector<std::string>{"BF16-native", "FP8", "AWQ", "GPTQ-INT4"});
+  CHECK(checkpoint_quality_ladder(InferenceEngine::mlx) == std::vector<std::string>{"MLX-8bit", "MLX-4bit"});
+}

@@ -258,13 +258,13 @@ test('where no one change fits under vLLM, a quantization with the longest conte
   await page.close();
 });
 
-test("the matrix's hardware column says where vLLM has no checkpoint to start: Qwen3-30B-A3B has no AWQ build", async () => {
-  // scripts/catalog/sourced_checkpoints.json: Qwen publishes BF16, FP8 and
-  // GPTQ-Int4 builds of Qwen3-30B-A3B, no AWQ. The AWQ row still names the
+test("the matrix's hardware column says where vLLM has no checkpoint to start: Mistral Small 24B has no AWQ build", async () => {
+  // scripts/catalog/sourced_checkpoints.json: Mistral Small 24B (2501) has
+  // RedHatAI's GPTQ w4a16 and no AWQ build. The AWQ row still names the
   // hardware that would hold one, said after what is missing; BF16 is plain.
-  const { page, log } = await openPage(session.browser, `${session.server.url}#model=qwen3-30b-a3b&quant=BF16-native&engine=vllm&gpu=h100-sxm&ctx=8192&kv=bf16`);
+  const { page, log } = await openPage(session.browser, `${session.server.url}#model=mistral-small-24b&quant=BF16-native&engine=vllm&gpu=h100-sxm&ctx=8192&kv=bf16`);
   await page.waitForSelector('[data-field="recommend.cloud.usd_per_hour"]:not([data-value=""])', { timeout: 30000 });
-  const expected = JSON.parse(spawnSync(cliBin, ['recommend', '--model', 'qwen3-30b-a3b', '--quant', 'BF16-native', '--engine', 'vllm', '--ctx', '8192', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout);
+  const expected = JSON.parse(spawnSync(cliBin, ['recommend', '--model', 'mistral-small-24b', '--quant', 'BF16-native', '--engine', 'vllm', '--ctx', '8192', '--json'], { encoding: 'utf8', maxBuffer: 1 << 28 }).stdout);
   const starts = Object.fromEntries(expected.per_quant.map((q) => [q.quant, q.starts]));
   assert.deepEqual(starts, { 'BF16-native': true, FP8: true, AWQ: false });
   const awq = await page.$eval('[data-field="recommend.per_quant.AWQ.gpu"]', (n) => n.textContent);

@@ -478,12 +478,12 @@ expect_error "command: nothing fits, no command" command --model llama-3.1-405b 
 # A fix is one the engine can start. GLM-4.5 Air (106.9 B parameters, 199 GiB
 # in BF16) on four 24 GB RTX 3090s under vLLM: AWQ (~57 GB) fits, and vLLM
 # starts the sourced cyankiwi/GLM-4.5-Air-AWQ-4bit (59.1 GB on disk) at
-# tensor parallel 4. Qwen3-30B-A3B on one 4090: no AWQ checkpoint is known,
-# Qwen's own GPTQ-Int4 is, so GPTQ-INT4 is the quantization offered.
+# tensor parallel 4. Mistral Small 24B (2501) on one 4090: no AWQ build is
+# known, RedHatAI's GPTQ w4a16 is, so GPTQ-INT4 is the quantization offered.
 json_check "command: the AWQ fix vLLM starts" "j['vllm']['steps'][0].startswith('vllm serve cyankiwi/GLM-4.5-Air-AWQ-4bit') and '--tensor-parallel-size 4' in j['vllm']['steps'][0] and '--quant AWQ' in j['vllm']['note']" \
   command --model glm-4.5-air --gpu rtx-3090 --gpus 4 --engine vllm --ctx 32768
-json_check "estimate: a 4-bit fix with a checkpoint known" "[s['change'].get('quant') for s in j['suggestions'] if 'quant' in s['change']] == ['GPTQ-INT4'] and j['suggestions'][0]['commands']['vllm']['steps'][0].startswith('vllm serve Qwen/Qwen3-30B-A3B-GPTQ-Int4')" \
-  estimate --model qwen3-30b-a3b --gpu rtx-4090 --engine vllm --ctx 32768
+json_check "estimate: a 4-bit fix with a checkpoint known" "[s['change'].get('quant') for s in j['suggestions'] if 'quant' in s['change']] == ['GPTQ-INT4'] and j['suggestions'][0]['commands']['vllm']['steps'][0].startswith('vllm serve RedHatAI/Mistral-Small-24B-Instruct-2501-quantized.w4a16')" \
+  estimate --model mistral-small-24b --gpu rtx-4090 --engine vllm --ctx 32768
 # No one change fits Llama 3.3 70B at 32K on two 4090s under vLLM (BF16 is 141
 # GB; AWQ's 37.5 GB leave too little of 2 x 24 GB for 32K of KV at 327,680 B a
 # token): AWQ with the longest context that fits at it, one suggestion, and
@@ -493,10 +493,10 @@ json_check "estimate: a quantization with a context, where no one change fits" "
 "$bin" estimate --model llama-3.3-70b-instruct --gpu rtx-4090 --gpus 2 --engine vllm --ctx 32768 >"$work/out" 2>&1
 if grep -q 'two together:' "$work/out" && grep -Eq '^  --quant AWQ --ctx [0-9]+ ' "$work/out"; then ok; else bad "estimate table: quantization with a context: $(tail -3 "$work/out")"; fi
 # "What can I run" lists what the engine can start: on a 4090 under vLLM,
-# Qwen3-30B-A3B (no AWQ build; 61 GB in BF16, 30.5 GB in FP8) at Qwen's
-# GPTQ-Int4, gpt-oss-20b at its own MXFP4 checkpoint, Phi-4 (BF16 only) at FP8,
-# cast as vLLM loads it, and no AWQ row vLLM could not start (counted).
-json_check "fit: vLLM's answers are ones it can start" "j['left_out_no_checkpoint'] > 0 and not any(r['quant'] == 'AWQ' and r['model'] in ('qwen3-30b-a3b', 'gpt-oss-20b', 'phi-4') for r in j['results']) and any(r['model'] == 'qwen3-30b-a3b' and r['quant'] == 'GPTQ-INT4' for r in j['results']) and any(r['model'] == 'gpt-oss-20b' and r['quant'] == 'native' and r['format'] == 'mxfp4' and r['own_format'] for r in j['results']) and any(r['model'] == 'phi-4' and r['quant'] == 'FP8' for r in j['results'])" \
+# Mistral Small 24B (no AWQ build; 47 GB in BF16, 23.6 GB in FP8) at RedHatAI's
+# GPTQ w4a16, gpt-oss-20b at its own MXFP4 checkpoint, Phi-4 mini (BF16 only)
+# at FP8, cast as vLLM loads it, and no AWQ row vLLM could not start (counted).
+json_check "fit: vLLM's answers are ones it can start" "j['left_out_no_checkpoint'] > 0 and not any(r['quant'] == 'AWQ' and r['model'] in ('mistral-small-24b', 'gpt-oss-20b', 'phi-4-mini-instruct') for r in j['results']) and any(r['model'] == 'mistral-small-24b' and r['quant'] == 'GPTQ-INT4' for r in j['results']) and any(r['model'] == 'gpt-oss-20b' and r['quant'] == 'native' and r['format'] == 'mxfp4' and r['own_format'] for r in j['results']) and any(r['model'] == 'phi-4-mini-instruct' and r['quant'] == 'FP8' for r in j['results'])" \
   fit --gpu rtx-4090 --engine vllm --ctx 8192
 # vLLM's ROCm build does not list the MI100 (gfx908): no command starts there,
 # so "what can I run" says that, not that checkpoints are missing.
