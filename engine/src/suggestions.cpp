@@ -422,7 +422,8 @@ const std::vector<QuantRung>& gguf_quality_ladder() {
 
 std::vector<std::string> checkpoint_quality_ladder(InferenceEngine engine) {
   std::vector<std::string> names = standard_quants(engine);
-  names.emplace_back("GPTQ-INT4");
+  // MLX runs its own 4- and 8-bit files, not GPTQ's.
+  if (engine_uses_kv_pool(engine)) names.emplace_back("GPTQ-INT4");
   return names;
 }
 

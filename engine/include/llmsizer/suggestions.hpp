@@ -92,9 +92,10 @@ int quant_bits_class(const std::string& name);
 std::vector<Suggestion> suggest_fits(const Architecture& arch, const Scenario& scenario, const Estimate& estimate,
                                      const Estimator& estimate_fn, const Startable& startable);
 
-// The checkpoint formats a quantization suggestion under vLLM, SGLang or
-// TensorRT-LLM chooses from, best quality first: standard_quants (16 bits,
-// FP8, AWQ) and GPTQ-INT4, the other 4-bit format the three load.
+// The checkpoint formats a quantization suggestion chooses from where the
+// engine does not load GGUF, best quality first: standard_quants (MLX's 8 and
+// 4 bits; 16 bits, FP8 and AWQ for vLLM, SGLang and TensorRT-LLM) and, for
+// those three, GPTQ-INT4, the other 4-bit format they load.
 std::vector<std::string> checkpoint_quality_ladder(InferenceEngine engine);
 
 // Equal cards under llama.cpp (or Ollama) where one is over and another has
