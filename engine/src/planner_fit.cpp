@@ -259,9 +259,10 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
     auto q = quant_scheme_from_name(name);
     if (q) schemes.push_back(q.value());
   }
-  // The 4-bit checkpoint tried where AWQ does not start (checkpoint engines).
+  // The 4-bit checkpoint tried where AWQ does not start: GPTQ-INT4, for the
+  // engines whose fix ladder has it (checkpoint_quality_ladder's rule).
   std::optional<QuantScheme> gptq;
-  if (!engine_is_llama_cpp_based(request.engine) && request.engine != InferenceEngine::mlx)
+  if (engine_uses_kv_pool(request.engine))
     if (auto g = quant_scheme_from_name("GPTQ-INT4")) gptq = g.value();
   Scenario base;
   base.device = request.device;
@@ -339,7 +340,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       QuantScheme quant = schemes[q];
       if (!engine_starts(model, a.scenario, *a.estimate)) {
         std::vector<QuantScheme> instead;
-        if (quant.kind == SchemeKind::awq_int4 && !engine_is_llama_cpp_based(request.engine)) {
+        if (quant.kind == SchemeKind::awq_int4) {
           const std::string& own = entry.native_dtype;
           if (!own.empty() && own != "bf16" && own != "fp16" && own != "fp8")
             if (auto native = quant_scheme_from_name("native")) instead.push_back(native.value());
