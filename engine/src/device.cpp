@@ -32,6 +32,20 @@ std::int64_t runtime_context_bytes(Backend backend) {
 // with a browser open comes near it).
 constexpr std::int64_t kOsReserveBytes = std::int64_t{4} << 30;
 
+// macOS keeps what its own default leaves it on the smallest Mac: there the
+// GPU may wire two thirds of 8 GiB (the rule below: 5,726.63 MB), so the
+// system runs in the other third, 2.67 GiB. Checked against the world: macOS
+// idles at 2.33 GB used after a reboot (App Memory 1.2 + Wired 1.13 GB on an
+// 8 GB Mac, https://macmyths.com/what-is-wired-memory), and a 16 GB M4 ran gpt-oss-20b
+// at 32K with 12 layers' experts on the CPU (some 12.3 GiB of buffers) with
+// 13.05 of 16 GB in use and no swap (ml-explore/mlx-lm#644), where 4 GiB for
+// the system would leave too little. Other apps open take from it.
+constexpr std::int64_t kMacOsReserveBytes = (std::int64_t{8} << 30) / 3;
+
+bool runs_macos(const Device& device) {
+  return device.backend == Backend::metal || device.native_backend == Backend::metal;
+}
+
 // macOS's default GPU wired limit (recommendedMaxWorkingSetSize): 75% of RAM
 // above 36 GB, two thirds at or below (21,845 MB of 32 GB, 73,728 MB of 96 GB).
 std::int64_t apple_default_wired_limit(std::int64_t ram) {
@@ -86,7 +100,10 @@ bool is_whole_machine(const Device& device) {
 bool shares_memory_with_cpu(const Device& device) { return has_shared_pool(device) || device.kind == DeviceKind::cpu; }
 
 std::int64_t os_reserve_bytes(std::int64_t memory_bytes) { return std::min(kOsReserveBytes, memory_bytes); }
-std::int64_t os_reserve_bytes(const Device& device) { return os_reserve_bytes(device.memory_bytes); }
+std::int64_t os_reserve_bytes(const Device& device) {
+  if (runs_macos(device)) return std::min(kMacOsReserveBytes, device.memory_bytes);
+  return os_reserve_bytes(device.memory_bytes);
+}
 
 UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes) {
   UsableMemory m;
