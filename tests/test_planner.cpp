@@ -721,6 +721,35 @@ TEST_CASE("what can I run: MoE experts go to RAM when that makes them fit") {
   CHECK(find(what_fits(sizer, request), "llama-3.1-8b", "Q2_K") == nullptr);
 }
 
+TEST_CASE("what can I run on a 16 GB Mac: MoE experts move to the CPU's share of its one memory, with no RAM to name") {
+  // gpt-oss-20b on an M4 with 16 GB: the whole model on the GPU is ~11 GiB
+  // (12.1 GB file less the token embedding llama.cpp keeps on the CPU, with
+  // 8K of KV and buffers), over the 9.17 GiB usable under macOS's default
+  // limit (two thirds of 16 GiB = 10.67, less Metal's 0.5 and llama.cpp's
+  // 1 GiB margin): ~1.8 GiB over. Each layer's experts are 32 x 3 x 2880 x
+  // 2880 MXFP4 weights at 17 bytes per 32 = 423,014,400 B (0.39 GiB), and a
+  // K-quant file keeps them MXFP4: five layers' (--n-cpu-moe 5), 2.115 GB,
+  // bring the GPU under; the machine then holds ~12 GiB of 16 less macOS's
+  // 2.67. Before, "what can I run" moved experts only into RAM the request
+  // named, which a Mac has none of apart from its one memory: no row.
+  Catalog c;
+  c.models.push_back(*test::catalog().find_model("gpt-oss-20b"));
+  c.devices.push_back(*test::catalog().find_device("mac-m4-16gb"));
+  const Sizer sizer(std::move(c));
+  FitRequest request;
+  request.device = *sizer.catalog().find_device("mac-m4-16gb");
+  request.context_tokens = 8192;
+  const FitSweep sweep = what_fits(sizer, request);
+  const FitResult* row = nullptr;
+  for (const auto& r : sweep.results)
+    if (r.model == "gpt-oss-20b" && r.quant == "Q4_K_M") row = &r;
+  REQUIRE(row != nullptr);
+  CHECK(row->offloaded_layers == 5);
+  CHECK(row->offload_bytes >= 5 * std::int64_t{423014400});
+  CHECK(row->offload_bytes < 5 * std::int64_t{423014400} + (std::int64_t{16} << 20));  // the experts' biases
+  CHECK(row->decode_tokens_per_s > 0.0);
+}
+
 TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where no AWQ build is known") {
   // The compiled distribution names (scripts/catalog/sourced_checkpoints.json):
   // Llama 3.1 8B has hugging-quants' AWQ-INT4; Mistral Small 24B (2501) no AWQ

@@ -303,6 +303,13 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
     }
   }
 
+  // Experts may leave the GPU's share for the RAM given, or on one memory (a
+  // Mac, a Strix Halo) for the CPU's share of it: there --n-cpu-moe moves
+  // them out of the GPU's limit (macOS's wired limit, the GTT), and the
+  // estimate checks the one pool, whatever RAM the request names.
+  const std::int64_t offload_ram = request.ram_bytes > 0              ? request.ram_bytes
+                                   : has_shared_pool(request.device) ? request.device.memory_bytes
+                                                                      : 0;
   const Catalog& catalog = sizer.catalog();
   for (std::size_t i = 0; i < catalog.models.size(); ++i) {
     const Result<Architecture>& arch = sizer.catalog_architecture(i);
@@ -330,7 +337,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       // A release of another catalog model in another format (GLM-4.5-FP8):
       // its GGUF, MLX or 16-bit build is that model's, listed under it.
       if (!entry.release_of.empty() && checkpoint_format(schemes[q]) != entry.native_dtype) continue;
-      Attempt a = try_fit(sizer, model, s, request.ram_bytes, sweep.estimates);
+      Attempt a = try_fit(sizer, model, s, offload_ram, sweep.estimates);
       if (!a.estimate) break;
       // An answer is one the user can start: vLLM at AWQ for a model nobody
       // published an AWQ build of is not (a larger format may still be).
@@ -350,7 +357,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
         for (const QuantScheme& other : instead) {
           Scenario g = s;
           g.quant = other;
-          Attempt b = try_fit(sizer, model, g, request.ram_bytes, sweep.estimates);
+          Attempt b = try_fit(sizer, model, g, offload_ram, sweep.estimates);
           if (!b.estimate || !engine_starts(model, b.scenario, *b.estimate)) continue;
           a = std::move(b);
           quant = other;
@@ -381,7 +388,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       r.max_ctx_offload_bytes = a.estimate->memory.offload_bytes;
       r.max_ctx_offload_fraction = a.scenario.offload_fraction;
       if (ctx_known) {
-        auto longest = longest_context(sizer, model, a, request.ram_bytes, sweep.estimates);
+        auto longest = longest_context(sizer, model, a, offload_ram, sweep.estimates);
         if (longest) {
           r.max_ctx = longest.value().tokens;
           r.max_ctx_offload_bytes = longest.value().offload_bytes;
