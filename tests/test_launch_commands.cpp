@@ -538,19 +538,6 @@ TEST_CASE("a serving engine's scenario: llama.cpp's note names the GGUF type to 
   CHECK(served.of("ollama").steps.back() == "ollama run gpt-oss:120b");
 }
 
-TEST_CASE("gpt-oss-20b under Ollama: its own library tag, which the reference lists without a quantization", "[commands]") {
-  // ollama.com lists gpt-oss:20b (14GB) with no quantization in the scrape the
-  // reference keeps; `ollama show gpt-oss:20b` prints "Quantization: MXFP4"
-  // (ollama/ollama#11790), the model's MXFP4 experts as released. So the
-  // MXFP4 scenario runs the tag people run, not hf.co/ggml-org/...:MXFP4,
-  // which Ollama's own engine (0.11 to 0.29) could not load
-  // (ollama/ollama#11714: "invalid ggml type 39").
-  SizerRequest r = request("gpt-oss-20b", "MXFP4_MOE");
-  r.gpu_id = "rtx-4090";
-  const Run local = run(r, nullptr);  // the embedded distribution data
-  CHECK(local.of("ollama").steps.back() == "ollama run gpt-oss:20b");
-}
-
 TEST_CASE("a Qwen3 context past its config's 40,960 tokens: the commands carry the YaRN its card documents", "[commands]") {
   // Qwen3-32B: max_position_embeddings 40,960; "Context Length: 32,768 natively
   // and 131,072 tokens with YaRN" (its card); the factor the context needs in

@@ -173,13 +173,7 @@ def add_sourced_ollama(ollama, records):
         tag = r.get("tag") or ""
         if tag in OLLAMA_LEFT_OUT_TAGS or not SAFE.match(tag) or not precise_source(dict(r, repo=tag.split(":")[0])):
             continue
-        known = next((t for t in ollama if t["tag"] == tag), None)
-        if known is not None:
-            # The reference lists the tag without its quantization: a record
-            # that sources it fills it in, its source beside the tag's own.
-            if known["quant"] is None and r.get("quant"):
-                known["quant"] = r["quant"]
-                known["source"] += "; quant: " + sourced_text(r)
+        if any(t["tag"] == tag for t in ollama):
             continue
         note = (r.get("note") or "").strip()
         role = note[:note.index("]") + 1] if note.startswith("[") and "]" in note else ""
