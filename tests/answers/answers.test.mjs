@@ -44,6 +44,11 @@ function check(answer, e) {
   if ('between' in e) assert.ok(value >= e.between[0] && value <= e.between[1], `${what}, expected ${e.between}`);
   if ('matches' in e) assert.match(String(value), new RegExp(e.matches), what);
   if ('sum_of' in e) assert.equal(value, e.sum_of.reduce((sum, p) => sum + at(answer, p), 0), what);
+  if ('sum_between' in e) {
+    // The paths' values added (path, then the others named): within bounds.
+    const total = [e.path, ...e.sum_between.paths].reduce((sum, p) => sum + at(answer, p), 0);
+    assert.ok(total >= e.sum_between.range[0] && total <= e.sum_between.range[1], `${what} and ${e.sum_between.paths}: ${total}, expected ${e.sum_between.range}`);
+  }
   if (e.absent) assert.equal(value, undefined, what);
   if ('none_with' in e) assert.ok(value.every((x) => at(x, e.none_with) === undefined), `${e.path}: none with ${e.none_with}`);
   if ('some_equal' in e) {
