@@ -330,6 +330,26 @@ TEST_CASE("Ollama: a local tag of that quant, its server and client as two steps
   CHECK(run(q5).of("ollama").steps.empty());
 }
 
+TEST_CASE("Ollama: a library tag listed larger than the GGUF sized says how much more it holds", "[commands]") {
+  // The embedded distribution data. ollama.com lists gemma3:4b at 3.3GB (the
+  // scrape the reference quotes); the estimate sizes Gemma 3 4B's text weights
+  // at Q4_K_M, 2.49 GB: 0.8 GB apart, past the listing's rounding (0.05 GB)
+  // and 3% of 2.49 (0.07): Ollama's tag bundles the SigLIP vision encoder
+  // (~0.4 B parameters at 16 bits, ~0.85 GB). llama3.1:8b is listed at 4.9GB
+  // against 4.92 GB sized: the same file, no note.
+  SizerRequest gemma = request("gemma-3-4b", "Q4_K_M");
+  gemma.engine = "ollama";
+  const LaunchCommand tagged = run(gemma, nullptr).of("ollama");
+  CHECK(tagged.steps.back() == "ollama run gemma3:4b");
+  CHECK_THAT(tagged.note, Contains("ollama.com lists gemma3:4b at 3.3 GB, the estimate sizes 2.5 GB of weights") &&
+                              Contains("about 0.8 GB more in memory"));
+  SizerRequest llama = request("llama-3.1-8b", "Q4_K_M");
+  llama.engine = "ollama";
+  const LaunchCommand same = run(llama, nullptr).of("ollama");
+  CHECK(same.steps.back() == "ollama run llama3.1:8b");
+  CHECK_THAT(same.note, !Contains("ollama.com lists"));
+}
+
 TEST_CASE("SGLang on an AMD GPU its kernels are not built for: the reason instead of an install that fails", "[commands]") {
   SizerRequest radeon = request("llama-3.1-8b", "native");
   radeon.engine = "sglang";

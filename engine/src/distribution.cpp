@@ -84,6 +84,11 @@ Result<OllamaTag> parse_ollama(const Json& e, const std::string& path) {
     if (!it->is_boolean()) return bad(path + "/cloud", "must be true or false");
     t.cloud = it->get<bool>();
   }
+  if (auto it = e.find("listed_gb"); it != e.end()) {
+    if (!it->is_number() || !(it->get<double>() > 0.0) || it->get<double>() > 100000.0)
+      return bad(path + "/listed_gb", "must be a size in GB, above 0 and at most 100000");
+    t.listed_gb = it->get<double>();
+  }
   return t;
 }
 

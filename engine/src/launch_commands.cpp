@@ -361,6 +361,32 @@ std::string ollama_quant(const QuantScheme& q) {
   return "";
 }
 
+// Where ollama.com lists the tag at a size the estimate's weights do not
+// reach within the listing's rounding (a tenth of a GB below 10 GB, half a GB
+// above) and 3% (the estimate's own error on a file it sizes), the tag is
+// another build of the quantization than the GGUF sized: Ollama bundles a
+// vision encoder in the tags of multimodal models (gemma3:4b, 3.3 GB against
+// 2.49 GB of text weights) and keeps some layers at higher precision. Say so
+// with both figures; "" when they agree.
+std::string listed_size_note(const OllamaTag& tag, const Estimate& e) {
+  if (tag.listed_gb <= 0.0) return "";
+  const double sized_gb = static_cast<double>(e.memory.weights_bytes + e.memory.projector_bytes) / 1e9;
+  const double rounding_gb = tag.listed_gb < 10.0 ? 0.05 : 0.5;
+  const double apart_gb = tag.listed_gb - sized_gb;
+  if (std::abs(apart_gb) <= rounding_gb + 0.03 * sized_gb) return "";
+  const auto gb = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, x < 10.0 ? "%.1f" : "%.0f", x);
+    return std::string(buf);
+  };
+  return "ollama.com lists " + shell_safe(tag.tag) + " at " + gb(tag.listed_gb) + " GB, the estimate sizes " +
+         gb(sized_gb) + " GB of weights: the tag is Ollama's own build of " + shell_safe(tag.quant) +
+         (apart_gb > 0.0 ? " (it bundles a multimodal model's vision encoder and keeps some tensors at higher "
+                           "precision), so expect about " +
+                               gb(apart_gb) + " GB more in memory than the estimate."
+                         : ", so expect about " + gb(-apart_gb) + " GB less in memory than the estimate.");
+}
+
 LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
   LaunchCommand out{"ollama", {}, {}};
   const std::string quant = shell_safe(ollama_quant(s.quant));
@@ -398,6 +424,8 @@ LaunchCommand ollama(const Names& n, const Scenario& s, const Estimate& e) {
     name = shell_safe(tag->tag);
     if (!tag->moved_to.empty())
       out.note = name + " now points at " + shell_safe(tag->moved_to) + ", a newer release of this model.";
+    const std::string size = listed_size_note(*tag, e);
+    if (!size.empty()) out.note += (out.note.empty() ? "" : " ") + size;
   } else if (s.quant.is_gguf()) {
     // Ollama pulls a single-file GGUF straight from Hugging Face: hf.co/REPO:QUANT.
     const GgufChoice g = choose_gguf(n, quant);

@@ -166,6 +166,20 @@ def add_sourced_mlx(mlx, model_id, records):
     mlx.sort(key=lambda m: "dwq" in m["repo"].lower())
 
 
+# ollama.com's library listing, as the scrape the sources quote gives it:
+# "tag '35b-a3b', 24GB". Decimal GB, rounded as the page shows it.
+LISTED_SIZE = re.compile(r"tag '([^']+)', (\d+(?:\.\d+)?)(GB|MB)")
+
+
+def listed_gb(tag, source):
+    """The size ollama.com lists for the tag, when its source quotes the listing."""
+    name = tag.split(":", 1)[1] if ":" in tag else tag
+    for m in LISTED_SIZE.finditer(source or ""):
+        if m.group(1) == name:
+            return float(m.group(2)) / (1000.0 if m.group(3) == "MB" else 1.0)
+    return None
+
+
 def add_sourced_ollama(ollama, records):
     """Ollama tags from sourced records, with the note's bracketed role (base
     or text variant, default tag) in front of the source as the reference does."""
@@ -181,6 +195,8 @@ def add_sourced_ollama(ollama, records):
         if r.get("cloud"):
             item["cloud"] = True
         item["source"] = " ".join(x for x in (role, sourced_text(r)) if x)
+        if listed_gb(tag, r.get("source")) is not None:
+            item["listed_gb"] = listed_gb(tag, r.get("source"))
         ollama.append(item)
 
 
@@ -197,7 +213,7 @@ ABOUT = ("Distribution names per catalog model for the launch commands (issue 18
          " (every name with its source) and the catalog's own hf_repo. gguf: repositories and the quantization tags "
          "a source shows (quants [] = the repo exists, its tag list was not sourced). ollama: library tags with their "
          "quantization (null = not sourced); cloud = runs on Ollama's servers only; moved_to = the tag now points at "
-         "that newer release. mlx: repositories with bits and format (affine = MLX-LM's own group quantization; "
+         "that newer release; listed_gb = the size ollama.com lists for the tag (decimal GB, as its source quotes it). mlx: repositories with bits and format (affine = MLX-LM's own group quantization; "
          "nvfp4/mxfp4/mxfp8/mixed otherwise; bf16 = unquantized). serve_repo: the repo people serve where hf_repo is a "
          "base model. checkpoints: repos of one checkpoint format (BF16, FP8, NVFP4, MXFP4, AWQ, GPTQ): the catalog's "
          "hf_repo in its native dtype, and repos the reference names in its notes. Written by "
@@ -249,6 +265,8 @@ def from_reference(reference, catalog):
             if moved_to(t["source"]):
                 item["moved_to"] = moved_to(t["source"])
             item["source"] = t["source"]
+            if listed_gb(t["tag"], t["source"]) is not None:
+                item["listed_gb"] = listed_gb(t["tag"], t["source"])
             ollama.append(item)
         # Tags that still hold this release first; where the catalog id is a
         # base model and people serve its instruct repo, the instruct tags first
@@ -308,7 +326,7 @@ def compact(full):
             item = {"tag": t["tag"]}
             if t["quant"]:
                 item["quant"] = t["quant"]
-            for key in ("cloud", "moved_to"):
+            for key in ("cloud", "moved_to", "listed_gb"):
                 if key in t:
                     item[key] = t[key]
             tags.append(item)

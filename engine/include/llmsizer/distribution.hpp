@@ -30,6 +30,7 @@ struct OllamaTag {
   std::string quant;     // "" when no source states it
   bool cloud = false;    // runs on Ollama's servers only
   std::string moved_to;  // the tag now points at this newer release ("" when it does not)
+  double listed_gb = 0.0;  // the size ollama.com lists for it, decimal GB as shown (0: not sourced)
 };
 
 struct MlxRepo {
