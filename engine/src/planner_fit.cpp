@@ -8,100 +8,10 @@
 #include "llmsizer/runtime_support.hpp"
 #include "llmsizer/suggestions.hpp"
 #include "planner_edge.hpp"
+#include "planner_experts.hpp"
 
 namespace llmsizer {
 namespace {
-
-struct Attempt {
-  std::optional<Estimate> estimate;  // the fitting estimate at the requested context
-  Scenario scenario;                 // with the offload that made it fit
-};
-
-// The scenario with n_in_ram of the model's layers' experts in RAM.
-Scenario with_experts_in_ram(Scenario s, std::int64_t n_in_ram, int layers) {
-  s.offload_mode = OffloadMode::experts;
-  s.offload_fraction = static_cast<double>(n_in_ram) / layers;
-  return s;
-}
-
-// Whether system RAM holds what the estimate puts there, and by how much.
-EdgeProbe ram_probe(const Estimate& e) {
-  const MemoryEstimate& m = e.memory;
-  return EdgeProbe{m.ram_fits, static_cast<double>(m.system_ram_bytes - m.ram_required_bytes)};
-}
-
-// The placements a search over j, the layers whose experts stay on the GPUs,
-// has tried, remembering the fitting one that keeps the most, so the answer
-// needs no rerun. probe(j) returns the verdict's EdgeProbe for find_edge.
-template <typename Placed>
-struct KeptSearch {
-  Placed& placed;
-  Scenario base;
-  int layers;
-  EdgeProbe (*verdict)(const Estimate&);
-  std::optional<Suggestion> best;
-  std::int64_t best_kept = -1;
-
-  Result<EdgeProbe> operator()(std::int64_t j) {
-    auto p = placed(with_experts_in_ram(base, layers - j, layers));
-    if (!p) return p.error();
-    const EdgeProbe probe = verdict(p.value().estimate);
-    if (probe.fits && j > best_kept) {
-      best_kept = j;
-      best = std::move(p).value();
-    }
-    return probe;
-  }
-};
-
-// Fits at the requested context, first all on the GPUs, then (MoE under a
-// llama.cpp-based engine, RAM given) with the experts of the fewest leading
-// layers in RAM: fits(k layers' experts in RAM) only improves with k, so the
-// edge search (planner_edge.hpp) over the layers kept whole on the GPUs finds
-// the least k; RAM must then hold them and the host buffers.
-// Equal cards split as llama.cpp does by default; where one is over and
-// another has room, the layers split to balance them (a --tensor-split, as the
-// fix suggestions give it) count as fitting too.
-Attempt try_fit(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
-  Attempt a;
-  s.offload_fraction = 0.0;
-  a.scenario = s;
-  const Architecture& arch = model.arch();
-  const Estimator estimate_fn = [&](const Scenario& sc) {
-    ++estimates;
-    return sizer.estimate(model, sc);
-  };
-  auto placed = [&](const Scenario& sc) { return balanced_placement(arch, estimate_fn, sc); };
-  auto whole = placed(s);
-  if (!whole) return a;
-  if (whole.value().estimate.memory.fits.value_or(false)) {
-    a.scenario = whole.value().scenario;
-    a.estimate = std::move(whole.value().estimate);
-    return a;
-  }
-  if (!arch.is_moe() || ram_bytes <= 0 || !engine_is_llama_cpp_based(s.engine)) return a;
-  const int n = arch.decoder_layer_count();
-  if (n <= 0) return a;
-  // kept(j): the scenario with j layers' experts left on the GPUs. The search
-  // is on the GPUs' verdict, which only improves as experts leave (RAM's only
-  // worsens): RAM is checked once, at the edge, as the fix suggestions do.
-  // Requiring every expert in RAM to fit first (the search's far end) left out
-  // models whose experts together exceed the RAM while the few that must
-  // leave fit in it.
-  KeptSearch<decltype(placed)> kept{placed, s, n, gpu_probe, std::nullopt, -1};
-  auto all_in_ram = kept(0);
-  if (!all_in_ram || !all_in_ram.value().fits) return a;
-  auto edge = find_edge(0, all_in_ram.value(), n, gpu_probe(whole.value().estimate), kept);
-  // The balanced split's placement is greedy, so a probe past the edge may fit
-  // too: the most experts kept on the GPUs among the probes that fit is the answer.
-  if (!edge || kept.best_kept < edge.value()) return a;
-  // The estimate's RAM check: what stays in RAM within what the OS leaves.
-  const Estimate& best = kept.best->estimate;
-  if (!best.memory.ram_fits || !best.memory.fits.value_or(false)) return a;
-  a.estimate = std::move(kept.best->estimate);
-  a.scenario = kept.best->scenario;
-  return a;
-}
 
 // The longest context a model and quantization runs at on the hardware, and
 // the placement it needs.
@@ -337,7 +247,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       // A release of another catalog model in another format (GLM-4.5-FP8):
       // its GGUF, MLX or 16-bit build is that model's, listed under it.
       if (!entry.release_of.empty() && checkpoint_format(schemes[q]) != entry.native_dtype) continue;
-      Attempt a = try_fit(sizer, model, s, offload_ram, sweep.estimates);
+      Attempt a = fit_moving_experts(sizer, model, s, offload_ram, sweep.estimates);
       if (!a.estimate) break;
       // An answer is one the user can start: vLLM at AWQ for a model nobody
       // published an AWQ build of is not (a larger format may still be).
@@ -357,7 +267,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
         for (const QuantScheme& other : instead) {
           Scenario g = s;
           g.quant = other;
-          Attempt b = try_fit(sizer, model, g, offload_ram, sweep.estimates);
+          Attempt b = fit_moving_experts(sizer, model, g, offload_ram, sweep.estimates);
           if (!b.estimate || !engine_starts(model, b.scenario, *b.estimate)) continue;
           a = std::move(b);
           quant = other;
