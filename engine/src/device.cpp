@@ -32,15 +32,20 @@ std::int64_t runtime_context_bytes(Backend backend) {
 // with a browser open comes near it).
 constexpr std::int64_t kOsReserveBytes = std::int64_t{4} << 30;
 
-// macOS keeps what its own default leaves it on the smallest Mac: there the
-// GPU may wire two thirds of 8 GiB (the rule below: 5,726.63 MB), so the
-// system runs in the other third, 2.67 GiB. Checked against the world: macOS
-// idles at 2.33 GB used after a reboot (App Memory 1.2 + Wired 1.13 GB on an
-// 8 GB Mac, https://macmyths.com/what-is-wired-memory), and a 16 GB M4 ran gpt-oss-20b
+// A small Mac (16 GB or less) keeps for macOS what its own default leaves the
+// system on the smallest Mac: there the GPU may wire two thirds of 8 GiB (the
+// rule below: 5,726.63 MB), so macOS runs in the other third, 2.67 GiB.
+// Checked against the world: macOS idles at 2.33 GB used after a reboot (App
+// Memory 1.2 + Wired 1.13 GB on an 8 GB Mac,
+// https://macmyths.com/what-is-wired-memory), and a 16 GB M4 ran gpt-oss-20b
 // at 32K with 12 layers' experts on the CPU (some 12.3 GiB of buffers) with
 // 13.05 of 16 GB in use and no swap (ml-explore/mlx-lm#644), where 4 GiB for
-// the system would leave too little. Other apps open take from it.
-constexpr std::int64_t kMacOsReserveBytes = (std::int64_t{8} << 30) / 3;
+// the system would leave too little. A larger Mac keeps the 4 GiB: macOS
+// grows with the memory (a 24 GB Mac's kernel wired 3.5-3.6 GB,
+// john-rocky/apple-silicon-llm-bench#7; a headless 64 GB M2 Max idles at
+// about 4 GB, jundot/omlx#1533). Other apps open take from either.
+constexpr std::int64_t kSmallMacBytes = std::int64_t{16} << 30;
+constexpr std::int64_t kSmallMacOsReserveBytes = (std::int64_t{8} << 30) / 3;
 
 bool runs_macos(const Device& device) {
   return device.backend == Backend::metal || device.native_backend == Backend::metal;
@@ -101,7 +106,8 @@ bool shares_memory_with_cpu(const Device& device) { return has_shared_pool(devic
 
 std::int64_t os_reserve_bytes(std::int64_t memory_bytes) { return std::min(kOsReserveBytes, memory_bytes); }
 std::int64_t os_reserve_bytes(const Device& device) {
-  if (runs_macos(device)) return std::min(kMacOsReserveBytes, device.memory_bytes);
+  if (runs_macos(device) && device.memory_bytes <= kSmallMacBytes)
+    return std::min(kSmallMacOsReserveBytes, device.memory_bytes);
   return os_reserve_bytes(device.memory_bytes);
 }
 

@@ -205,28 +205,25 @@ test('a suggestion is one click: it applies the change and the scenario fits', a
 
 test("a Mac short even at macOS's highest GPU limit is offered that limit with the longest context that fits, and the sysctl", async () => {
   // Qwen3-30B-A3B Q4_K_M at 32K on a 24 GB M4 Pro: 20.1 GiB on the GPU side
-  // against the 21,845 MiB macOS can leave it (24 GiB less the 2.67 it keeps;
-  // tests/test_suggestions.cpp works the 29,184 tokens out by hand). The CLI
-  // lists the same changes.
+  // against the 20 GiB macOS can leave it (tests/test_suggestions.cpp works
+  // the 14,592 tokens out by hand). The CLI lists the same change.
   const hash = '#model=qwen3-30b-a3b&quant=Q4_K_M&ctx=32768&gpu=mac-m4-pro-24gb';
   const { page, log } = await openPage(session.browser, session.server.url + hash);
   assert.equal(await fieldValue(page, 'memory.fits'), 'false');
-  await page.waitForSelector('[data-field="suggestions.2.change"]');
-  // The ways that keep the whole context come first: experts of some layers in
-  // the CPU's share of the one memory (a speed cost), a smaller quantization
-  // (a quality cost); then the raised limit with a shorter context.
-  assert.equal(JSON.parse(await fieldValue(page, 'suggestions.0.change')).offload_mode, 'experts');
-  assert.deepEqual(JSON.parse(await fieldValue(page, 'suggestions.1.change')), { quant: 'IQ3_XXS' });
-  assert.deepEqual(JSON.parse(await fieldValue(page, 'suggestions.2.change')), { gpu_limit_mib: 21845, ctx: 29184 });
-  const third = await page.$$eval('#suggestions li', (items) => items[2].textContent);
-  assert.match(third, /Raise macOS's GPU memory limit to 21\.3 GiB \(sudo sysctl iogpu\.wired_limit_mb=21845\), the most it can leave, with a context of 29,184 tokens/);
-  await page.click('[data-field="suggestions.2.change"]');
+  await page.waitForSelector('[data-field="suggestions.1.change"]');
+  // A smaller quantization at the full context comes first (a quality cost,
+  // before a context cost), then the raised limit with a shorter context.
+  assert.deepEqual(JSON.parse(await fieldValue(page, 'suggestions.0.change')), { quant: 'IQ3_XXS' });
+  assert.deepEqual(JSON.parse(await fieldValue(page, 'suggestions.1.change')), { gpu_limit_mib: 20480, ctx: 14592 });
+  const second = await page.$$eval('#suggestions li', (items) => items[1].textContent);
+  assert.match(second, /Raise macOS's GPU memory limit to 20\.0 GiB \(sudo sysctl iogpu\.wired_limit_mb=20480\), the most it can leave, with a context of 14,592 tokens/);
+  await page.click('[data-field="suggestions.1.change"]');
   await page.waitForFunction(() => document.querySelector('[data-field="memory.fits"]').dataset.value === 'true');
   const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
-  assert.equal(params.get('gpulimit'), '21845');
-  assert.equal(params.get('ctx'), '29184');
-  assert.match(await page.textContent('#commands'), /sudo sysctl iogpu\.wired_limit_mb=21845/);
-  assert.match(await page.textContent('#commands'), /-c 29184/);
+  assert.equal(params.get('gpulimit'), '20480');
+  assert.equal(params.get('ctx'), '14592');
+  assert.match(await page.textContent('#commands'), /sudo sysctl iogpu\.wired_limit_mb=20480/);
+  assert.match(await page.textContent('#commands'), /-c 14592/);
   assert.deepEqual(log.errors, []);
   await page.close();
 });

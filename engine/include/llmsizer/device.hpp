@@ -148,10 +148,10 @@ bool is_whole_machine(const Device& device);
 // machine): what is "offloaded" stays there, read at the device's bandwidth.
 bool shares_memory_with_cpu(const Device& device);
 
-// The operating system's share of a machine's memory: on a Mac the third of
-// an 8 GB Mac macOS's default GPU limit leaves it (2.67 GiB); elsewhere a
-// stated 4 GiB (a Linux server idles well below it; a desktop with a browser
-// open comes near it).
+// The operating system's share of a machine's memory: on a Mac of 16 GB or
+// less the third of an 8 GB Mac macOS's default GPU limit leaves it
+// (2.67 GiB); elsewhere a stated 4 GiB (a Linux server idles well below it; a
+// desktop with a browser open, or a larger Mac, comes near it).
 std::int64_t os_reserve_bytes(const Device& device);
 // The same share of a host's system RAM (what a discrete card's offload may
 // not use): 4 GiB, or all of a smaller RAM.
