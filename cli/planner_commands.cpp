@@ -255,9 +255,15 @@ int run_recommend(const Command& c, const Sizer& sizer) {
       std::cout << "nothing priced in the catalog holds it\n";
       return;
     }
-    std::printf("%d x %s%s  %s\n      %.1f%% of %s usable; %s%s%s\n", h->count, h->name.c_str(),
+    // Experts in the CPU's share of a unified memory: where, and the flag that puts them there.
+    const std::string experts =
+        h->experts_in_ram_layers > 0
+            ? "; the experts of " + std::to_string(h->experts_in_ram_layers) + " layers (" + gib(h->offload_bytes) +
+                  ") in the CPU's share of its memory, --n-cpu-moe " + std::to_string(h->experts_in_ram_layers)
+            : "";
+    std::printf("%d x %s%s  %s\n      %.1f%% of %s usable%s; %s%s%s\n", h->count, h->name.c_str(),
                 h->machines > 1 ? " (machines on a network, llama.cpp's RPC)" : "",
-                price_label(h->price).c_str(), h->utilization * 100.0, gib(h->usable_bytes).c_str(),
+                price_label(h->price).c_str(), h->utilization * 100.0, gib(h->usable_bytes).c_str(), experts.c_str(),
                 speed_label(h->tokens_per_s_per_user, h->ttft_s).c_str(), h->below_usable_speed ? "; " : "",
                 h->below_usable_speed ? usable : "");
   };

@@ -750,6 +750,32 @@ TEST_CASE("what can I run on a 16 GB Mac: MoE experts move to the CPU's share of
   CHECK(row->decode_tokens_per_s > 0.0);
 }
 
+TEST_CASE("which Mac for gpt-oss-20b: a 16 GB one, the experts of five layers in the CPU's share of its memory") {
+  // The same placement as "what can I run" (the test above works it by hand):
+  // on a 16 GB M1 Pro (two thirds of 16 GiB wired, 9.17 GiB usable) the whole
+  // model is ~1.8 GiB over, five layers' MXFP4 experts (5 x 423,014,400 B)
+  // leave it, and the machine holds ~12 GiB of 16 less macOS's 2.67. The
+  // recommendation had asked the GPU's limit alone to hold it, and answered a
+  // 24 GB Mac.
+  Catalog c;
+  c.models.push_back(*test::catalog().find_model("gpt-oss-20b"));
+  c.devices.push_back(*test::catalog().find_device("mac-m1-pro-16gb"));
+  const Sizer sizer(std::move(c));
+  Scenario s;
+  s.quant = quant_scheme_from_name("MXFP4_MOE").value();
+  s.context_tokens = 8192;
+  const auto rec = recommend(sizer, model_of(sizer, "gpt-oss-20b"), s, {}, RecommendOptions{});
+  REQUIRE(rec.ok());
+  REQUIRE(rec.value().unified);
+  const HardwareChoice& mac = *rec.value().unified;
+  CHECK(mac.gpu == "mac-m1-pro-16gb");
+  CHECK(mac.experts_in_ram_layers == 5);
+  CHECK(mac.offload_bytes >= 5 * std::int64_t{423014400});
+  CHECK(mac.required_bytes <= mac.usable_bytes);
+  REQUIRE(rec.value().mac);
+  CHECK(rec.value().mac->experts_in_ram_layers == 5);
+}
+
 TEST_CASE("what can I run under vLLM: only what vLLM can start, GPTQ-INT4 where no AWQ build is known") {
   // The compiled distribution names (scripts/catalog/sourced_checkpoints.json):
   // Llama 3.1 8B has hugging-quants' AWQ-INT4; Mistral Small 24B (2501) no AWQ

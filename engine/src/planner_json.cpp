@@ -41,6 +41,8 @@ Json hardware_json(const HardwareChoice& c) {
   j["required_bytes"] = c.required_bytes;
   j["usable_bytes"] = c.usable_bytes;
   j["utilization"] = c.utilization;
+  j["experts_in_ram_layers"] = c.experts_in_ram_layers;
+  j["offload_bytes"] = c.offload_bytes;
   j["fits"] = true;
   j["tokens_per_s_per_user"] = optional_json(c.tokens_per_s_per_user);
   j["tokens_per_s_total"] = optional_json(c.tokens_per_s_total);

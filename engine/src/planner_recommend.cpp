@@ -7,6 +7,7 @@
 
 #include "llmsizer/launch_commands.hpp"
 #include "llmsizer/planner.hpp"
+#include "planner_experts.hpp"
 #include "planner_rules.hpp"
 
 namespace llmsizer {
@@ -93,6 +94,19 @@ class Trier {
     const std::int64_t sequences = std::max<std::int64_t>(scenario_.sequences, 1);
     s.sequences = (sequences + copies - 1) / copies;
     auto e = sizer_.estimate(model_, s);
+    // One machine of one memory (a Mac, a Strix Halo, a DGX Spark) need not
+    // hold an MoE model within its GPU's limit: the experts of some layers sit
+    // in the CPU's share of the same memory (--n-cpu-moe), as "what can I run"
+    // places them, the estimate checking the whole pool. A 16 GB Mac runs
+    // gpt-oss-20b so (ml-explore/mlx-lm#644).
+    if (e && !e.value().memory.fits.value_or(false) && per_copy == 1 && servers == 1 && has_shared_pool(device)) {
+      int estimates = 0;
+      Attempt moved = fit_moving_experts(sizer_, model_, s, device.memory_bytes, estimates);
+      if (moved.estimate) {
+        s = moved.scenario;
+        e = std::move(*moved.estimate);
+      }
+    }
     if (!e || !e.value().memory.fits.value_or(false) || !e.value().memory.usable_bytes) return std::nullopt;
     const MemoryEstimate& m = e.value().memory;
     HardwareChoice c;
@@ -107,6 +121,10 @@ class Trier {
     c.required_bytes = m.required_bytes;
     c.usable_bytes = *m.usable_bytes;
     c.utilization = m.utilization.value_or(0.0);
+    if (s.offload_mode == OffloadMode::experts && m.offloaded_layers > 0) {
+      c.experts_in_ram_layers = m.offloaded_layers;
+      c.offload_bytes = m.offload_bytes;
+    }
     const std::optional<SpeedEstimate>& speed = e.value().speed;
     if (speed && speed->served) {
       // Users sending requests (Scenario::output_tokens): the served figures,

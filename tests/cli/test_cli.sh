@@ -557,6 +557,12 @@ json_check "recommend: a machine no longer sold new is no purchase answer" "j['s
 # two for $1,400, labelled used and no longer sold new, the cheapest set at 10 tokens/s or more.
 json_check "recommend: two used RTX 3090s, said to be used" "j['value']['gpu'] == 'rtx-3090' and j['value']['count'] == 2 and j['value']['price']['usd'] == 1400 and j['value']['price']['kind'] == 'street_used' and j['value']['price']['sold_new_until'] == '2023-03'" \
   recommend --model llama-3.3-70b-instruct --quant Q4_K_M --ctx 8192
+# gpt-oss-20b (12.1 GB MXFP4 file) on a 16 GB Mac: ~11 GiB on the GPU side against 9.17 GiB usable under
+# macOS's default limit (two thirds of 16 GiB, less 0.5 and 1); the experts of five layers (5 x 423,014,400 B
+# of MXFP4) move to the CPU's share of the one memory, which holds it all less macOS's 2.67 GiB
+# (tests/test_planner.cpp works it by hand). The table says where they are and the flag.
+if "$bin" recommend --model gpt-oss-20b --ctx 8192 | grep -A1 "^unified memory:" | grep -q "the experts of 5 layers .* in the CPU's share of its memory, --n-cpu-moe 5"; then ok
+else bad "recommend: a 16 GB Mac with five layers' experts in the CPU's share"; fi
 json_check "fit: nothing runs, and why (vLLM on a Mac)" "j['results'] == [] and 'no build for Metal' in j['refused']" fit --gpu mac-m4-max-128gb --engine vllm
 json_check "fit: an Ascend 910B runs Q8_0 GGUFs under llama.cpp, not K-quants" "j['refused'] is None and len(j['results']) > 0 and all(r['quant'] == 'Q8_0' for r in j['results'])" fit --gpu ascend-910b
 expect_error "vLLM on a Mac is refused" estimate --model qwen3-8b --engine vllm --gpu mac-m4-max-128gb

@@ -90,6 +90,11 @@ function card(title, key, h, deviceName, minRate, empty = 'Nothing in the catalo
       `recommend.${key}.ttft_s`, h.ttft_s),
   );
   box.append(facts);
+  // One memory: experts the GPU's limit leaves out sit in the CPU's share of it.
+  if (h.experts_in_ram_layers > 0) {
+    box.append(span(`The experts of ${h.experts_in_ram_layers} layers (${fmt.gib(h.offload_bytes)}) in the CPU's share of its memory: --n-cpu-moe ${h.experts_in_ram_layers}.`,
+      `recommend.${key}.experts_in_ram_layers`, h.experts_in_ram_layers, 'note'));
+  }
   if (h.below_usable_speed) {
     box.append(span(`Below ${fmt.rate(minRate)}: nothing of this kind that holds it decodes faster.`,
       `recommend.${key}.below_usable_speed`, true, 'note'));

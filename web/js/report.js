@@ -106,9 +106,13 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
     figure(`${fasterMac.name || deviceName(fasterMac.gpu)}`, 'mac.usable_gpu', fasterMac.gpu),
     ` (${priceText(fasterMac.price, fasterMac.count)}), about `,
     figure(fmt.rate(fasterMac.tokens_per_s_per_user), 'mac.usable_decode_tokens_per_s', fasterMac.tokens_per_s_per_user), '.'] : [];
+  // One memory: the experts macOS's GPU limit leaves out sit in the CPU's share of it.
+  const experts = (h) => (h.experts_in_ram_layers > 0
+    ? [' with the experts of ', figure(String(h.experts_in_ram_layers), 'mac.experts_in_ram_layers', h.experts_in_ram_layers),
+      ` layers in the CPU's share of its memory (--n-cpu-moe ${h.experts_in_ram_layers})`] : []);
   qa(items, `Can I run ${model.name} on a Mac?`, ...(mac
     ? ['Yes: ', figure(`${mac.name || deviceName(mac.gpu)}`, 'mac.gpu', mac.gpu),
-      ` (${priceText(mac.price, mac.count)}) holds it ${at}, at ${fmt.percent(mac.utilization)} of the memory macOS lets the GPU use`,
+      ` (${priceText(mac.price, mac.count)}) holds it ${at}`, ...experts(mac), `, at ${fmt.percent(mac.utilization)} of the memory macOS lets the GPU use`,
       mac.tokens_per_s_per_user == null ? '.' : ', decoding about ',
       ...(mac.tokens_per_s_per_user == null ? [] : [figure(fmt.rate(mac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', mac.tokens_per_s_per_user), '.']),
       ...faster, ...other]
@@ -116,7 +120,7 @@ export function renderQuestions({ model, state, result, recommend: r, deviceName
       // A Mac that holds it but has no price to rank it by (no longer sold
       // new, its used asking prices doubted): the answer is still yes.
       ? ['No Mac sold new at a sourced price holds it ', at, '; ', figure(`${unsoldMac.name || deviceName(unsoldMac.gpu)}`, 'mac.gpu', unsoldMac.gpu),
-        ` does (${priceText(unsoldMac.price, unsoldMac.count)}), at ${fmt.percent(unsoldMac.utilization)} of the memory macOS lets the GPU use`,
+        ` does (${priceText(unsoldMac.price, unsoldMac.count)})`, ...experts(unsoldMac), `, at ${fmt.percent(unsoldMac.utilization)} of the memory macOS lets the GPU use`,
         ...(unsoldMac.tokens_per_s_per_user == null ? ['.'] : [', decoding about ',
           figure(fmt.rate(unsoldMac.tokens_per_s_per_user), 'mac.decode_tokens_per_s', unsoldMac.tokens_per_s_per_user), '.']), ...other]
       : [figure(`No Mac in the catalog holds it ${at}.`, 'mac.gpu', null), ' A smaller quantization or a shorter context may.', ...other]));

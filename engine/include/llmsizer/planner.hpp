@@ -115,6 +115,11 @@ struct HardwareChoice {
   std::int64_t required_bytes = 0;
   std::int64_t usable_bytes = 0;
   double utilization = 0.0;
+  // A unified-memory machine holding an MoE model with the experts of its
+  // first N layers in the CPU's share of the one memory (--n-cpu-moe N), and
+  // their bytes; 0 when all of it is within the GPU's limit.
+  int experts_in_ram_layers = 0;
+  std::int64_t offload_bytes = 0;
   // Decode speed of each of the scenario's sequences while all run together,
   // and of all of them; prefill and time to first token of the scenario's
   // prompt. Empty when the device lacks the figure they need (bandwidth for
