@@ -298,8 +298,11 @@ int run_recommend(const Command& c, const Sizer& sizer) {
   if (!rec.unpriced.empty()) {
     std::cout << "also holds it, no price to rank it by (none sourced, or doubted):\n";
     for (const HardwareChoice& h : rec.unpriced)
-      std::printf("  %s  %s; %.1f%%; %s\n", h.name.c_str(), price_label(h.price).c_str(),
-                  h.utilization * 100.0, speed_label(h.tokens_per_s_per_user, h.ttft_s).c_str());
+      std::printf("  %s  %s; %.1f%%%s; %s\n", h.name.c_str(), price_label(h.price).c_str(), h.utilization * 100.0,
+                  h.experts_in_ram_layers > 0
+                      ? (" with the experts of " + std::to_string(h.experts_in_ram_layers) + " layers in the CPU's share").c_str()
+                      : "",
+                  speed_label(h.tokens_per_s_per_user, h.ttft_s).c_str());
   }
   std::cout << "per quantization, by the same rule:\n";
   for (const QuantChoice& q : rec.per_quant) {

@@ -176,6 +176,10 @@ for (const [hash, request] of [
       assert.equal(Number(await fieldValue(page, `recommend.${key}.price_usd`)), expected[key].price.usd, key);
       assert.ok(expected[key].utilization <= 1, key);
       assert.equal(Number(await fieldValue(page, `recommend.${key}.tokens_per_s_per_user`)), expected[key].tokens_per_s_per_user, key);
+      // A Mac holding an MoE model with experts in its CPU's share says how many
+      // (Qwen3-30B-A3B at 32K on a 32 GB Mac: two layers').
+      if (expected[key].experts_in_ram_layers > 0)
+        assert.equal(Number(await fieldValue(page, `recommend.${key}.experts_in_ram_layers`)), expected[key].experts_in_ram_layers, key);
     }
     assert.equal(await fieldValue(page, 'recommend.cloud.instance'), expected.cloud.instance);
     // The cheapest hardware per quantization is a column of the matrix.

@@ -124,7 +124,10 @@ export function renderRecommendation(r, deviceName, note) {
       // A doubted price (a Mac no longer sold new, at a used asking price) is shown with its label.
       li.append(span(h.name || deviceName(h.gpu), `recommend.unpriced.${i}.gpu`, h.gpu),
         ' · ', span(priceText(h.price, h.count), `recommend.unpriced.${i}.price_usd`, h.price ? h.price.usd : null),
-        ` · fits at ${fmt.percent(h.utilization)} · `,
+        ` · fits at ${fmt.percent(h.utilization)}`,
+        ...(h.experts_in_ram_layers > 0 ? [' with ', span(`the experts of ${h.experts_in_ram_layers} layers in the CPU's share`,
+          `recommend.unpriced.${i}.experts_in_ram_layers`, h.experts_in_ram_layers)] : []),
+        ' · ',
         span(h.tokens_per_s_per_user == null ? 'decode unknown (no bandwidth figure)' : fmt.rate(h.tokens_per_s_per_user),
           `recommend.unpriced.${i}.tokens_per_s_per_user`, h.tokens_per_s_per_user));
       list.append(li);
