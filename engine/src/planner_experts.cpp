@@ -4,8 +4,8 @@
 
 namespace llmsizer {
 
-Attempt fit_moving_experts(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
-  Attempt a;
+ExpertsFit fit_moving_experts(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates) {
+  ExpertsFit a;
   s.offload_fraction = 0.0;
   a.scenario = s;
   const Architecture& arch = model.arch();

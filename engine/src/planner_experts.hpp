@@ -12,7 +12,7 @@
 
 namespace llmsizer {
 
-struct Attempt {
+struct ExpertsFit {
   std::optional<Estimate> estimate;  // the fitting estimate at the requested context
   Scenario scenario;                 // with the offload that made it fit
 };
@@ -64,6 +64,6 @@ struct KeptSearch {
 // fix suggestions give it) count as fitting too.
 // ram_bytes: the RAM given for them (a unified-memory machine's own memory:
 // its CPU's share, checked by the estimate against the one pool); 0: none.
-Attempt fit_moving_experts(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates);
+ExpertsFit fit_moving_experts(const Sizer& sizer, const SizedModel& model, Scenario s, std::int64_t ram_bytes, int& estimates);
 
 }  // namespace llmsizer

@@ -31,7 +31,7 @@ struct LongestContext {
 // with the experts moved and RAM's only shrinks: the context is solved with as
 // many layers' experts in RAM as it holds, then the fewest that context needs
 // are found, so the answer says what the longest context costs in RAM.
-Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& model, const Attempt& a,
+Result<LongestContext> longest_context(const Sizer& sizer, const SizedModel& model, const ExpertsFit& a,
                                        std::int64_t ram_bytes, int& estimates) {
   const Architecture& arch = model.arch();
   const Estimator estimate_fn = [&](const Scenario& sc) {
@@ -247,7 +247,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
       // A release of another catalog model in another format (GLM-4.5-FP8):
       // its GGUF, MLX or 16-bit build is that model's, listed under it.
       if (!entry.release_of.empty() && checkpoint_format(schemes[q]) != entry.native_dtype) continue;
-      Attempt a = fit_moving_experts(sizer, model, s, offload_ram, sweep.estimates);
+      ExpertsFit a = fit_moving_experts(sizer, model, s, offload_ram, sweep.estimates);
       if (!a.estimate) break;
       // An answer is one the user can start: vLLM at AWQ for a model nobody
       // published an AWQ build of is not (a larger format may still be).
@@ -267,7 +267,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
         for (const QuantScheme& other : instead) {
           Scenario g = s;
           g.quant = other;
-          Attempt b = fit_moving_experts(sizer, model, g, offload_ram, sweep.estimates);
+          ExpertsFit b = fit_moving_experts(sizer, model, g, offload_ram, sweep.estimates);
           if (!b.estimate || !engine_starts(model, b.scenario, *b.estimate)) continue;
           a = std::move(b);
           quant = other;

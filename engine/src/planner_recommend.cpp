@@ -101,7 +101,7 @@ class Trier {
     // gpt-oss-20b so (ml-explore/mlx-lm#644).
     if (e && !e.value().memory.fits.value_or(false) && per_copy == 1 && servers == 1 && has_shared_pool(device)) {
       int estimates = 0;
-      Attempt moved = fit_moving_experts(sizer_, model_, s, device.memory_bytes, estimates);
+      ExpertsFit moved = fit_moving_experts(sizer_, model_, s, device.memory_bytes, estimates);
       if (moved.estimate) {
         s = moved.scenario;
         e = std::move(*moved.estimate);
