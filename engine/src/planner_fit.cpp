@@ -217,6 +217,7 @@ FitSweep what_fits(const Sizer& sizer, const FitRequest& request) {
   // Mac, a Strix Halo) for the CPU's share of it: there --n-cpu-moe moves
   // them out of the GPU's limit (macOS's wired limit, the GTT), and the
   // estimate checks the one pool, whatever RAM the request names.
+  if (has_shared_pool(request.device)) sweep.unified_memory_bytes = request.device.memory_bytes;
   const std::int64_t offload_ram = request.ram_bytes > 0              ? request.ram_bytes
                                    : has_shared_pool(request.device) ? request.device.memory_bytes
                                                                       : 0;

@@ -158,6 +158,7 @@ Json fit_sweep_to_json(const FitSweep& sweep) {
   j["estimates"] = sweep.estimates;
   j["refused"] = sweep.refused.empty() ? Json() : Json(sweep.refused);
   j["left_out_no_checkpoint"] = sweep.left_out_no_checkpoint;
+  j["unified_memory_bytes"] = sweep.unified_memory_bytes;
   return j;
 }
 

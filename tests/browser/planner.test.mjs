@@ -20,6 +20,27 @@ const session = useBrowser();
 
 const LLAMA = '#model=llama-3.1-8b&quant=Q4_K_M&ctx=8192&batch=1&kv=f16&engine=llama.cpp&gpu=rtx-4090&gpus=1&offload=0&prompt=4096';
 
+test("what can I run on a 16 GB Mac: its one memory named, gpt-oss-20b listed with experts in the CPU's share", async () => {
+  // The CLI's answer (tests/test_planner.cpp works the five layers' experts out by hand): no RAM
+  // beside the Mac's 16 GiB, whatever the RAM field holds.
+  const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
+  await page.selectOption('#fit-gpu', 'mac-m4-16gb');
+  await page.fill('#fit-gpus', '1');
+  await page.selectOption('#fit-ctx', '8192');
+  await page.click('#fit');
+  await page.waitForSelector('#fit-table tbody tr[data-model="gpt-oss-20b"]', { timeout: 20000 });
+  const expected = native(['fit', '--gpu', 'mac-m4-16gb', '--ctx', '8192']);
+  assert.equal(expected.unified_memory_bytes, 16 * 2 ** 30);
+  const note = await page.textContent('#fit-note');
+  assert.match(note, /Apple M4, 16 GB \(16\.0 GiB shared by GPU and CPU/);
+  assert.doesNotMatch(note, /GiB of RAM/);
+  const row = expected.results.find((r) => r.model === 'gpt-oss-20b');
+  assert.ok(row.offload_bytes > 0);
+  assert.equal(Number(await page.$eval('#fit-table tbody tr[data-model="gpt-oss-20b"] [data-field="fit.offload_bytes"]', (e) => e.dataset.value)), row.offload_bytes);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('what can I run: the CLI sweep on the page, each row opening its scenario', async () => {
   const { page, log } = await openPage(session.browser, session.server.url + LLAMA);
   await page.selectOption('#fit-gpu', 'rtx-4090');

@@ -563,6 +563,11 @@ json_check "recommend: two used RTX 3090s, said to be used" "j['value']['gpu'] =
 # (tests/test_planner.cpp works it by hand). The table says where they are and the flag.
 if "$bin" recommend --model gpt-oss-20b --ctx 8192 | grep -A1 "^unified memory:" | grep -q "the experts of 5 layers .* in the CPU's share of its memory, --n-cpu-moe 5"; then ok
 else bad "recommend: a 16 GB Mac with five layers' experts in the CPU's share"; fi
+# What can I run on a 16 GB Mac: its one memory is named (16 GiB = 17,179,869,184 B), no RAM beside it;
+# gpt-oss-20b is listed with experts in the CPU's share (tests/test_planner.cpp: five layers' at 8K).
+json_check "fit: a Mac's one memory, and gpt-oss-20b with experts in its CPU's share" "j['unified_memory_bytes'] == 17179869184 and any(r['model'] == 'gpt-oss-20b' and r['offloaded_layers'] > 0 for r in j['results'])" \
+  fit --gpu mac-m4-16gb --ctx 8192
+json_check "fit: a card has no unified memory" "j['unified_memory_bytes'] == 0" fit --gpu rtx-4090 --ctx 8192
 json_check "fit: nothing runs, and why (vLLM on a Mac)" "j['results'] == [] and 'no build for Metal' in j['refused']" fit --gpu mac-m4-max-128gb --engine vllm
 json_check "fit: an Ascend 910B runs Q8_0 GGUFs under llama.cpp, not K-quants" "j['refused'] is None and len(j['results']) > 0 and all(r['quant'] == 'Q8_0' for r in j['results'])" fit --gpu ascend-910b
 expect_error "vLLM on a Mac is refused" estimate --model qwen3-8b --engine vllm --gpu mac-m4-max-128gb

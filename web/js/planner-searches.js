@@ -193,7 +193,11 @@ export function renderFit(p) {
     return;
   }
   const models = new Set(answer.results.map((r) => r.model)).size;
-  const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${p.deviceName(request.gpu)} and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
+  // One memory (a Mac, a Strix Halo): no RAM beside it; the experts "in RAM" are its CPU's share.
+  const memory = answer.unified_memory_bytes > 0
+    ? ` (${fmt.gib(answer.unified_memory_bytes)} shared by GPU and CPU: experts "in RAM" are in the CPU's share)`
+    : ` and ${fmt.tokens(request.ram_gib)} GiB of RAM`;
+  const hardware = `${request.gpus > 1 ? `${request.gpus} × ` : ''}${p.deviceName(request.gpu)}${memory}`;
   const order = {
     quality: `models at ${fmt.rate(answer.min_tokens_per_s)} or faster first, 4 bits and up before 3 and 2, then the larger (an MoE as √(total × active))`,
     speed: 'fastest first', context: 'longest context first',

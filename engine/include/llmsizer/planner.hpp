@@ -371,6 +371,9 @@ struct FitSweep {
   // out of results: no checkpoint of that format is known and the engine makes
   // none as it loads (engine_starts; AWQ of a model nobody published one of).
   int left_out_no_checkpoint = 0;
+  // The device's one memory where GPU and CPU share it (a Mac, a Strix Halo):
+  // experts "in RAM" are in it, and no RAM beside it counts; 0 for a card.
+  std::int64_t unified_memory_bytes = 0;
 };
 
 // A use that is no use tag matches no model (the request parsers refuse it first).
