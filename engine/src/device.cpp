@@ -123,7 +123,7 @@ UsableMemory usable_memory(const Device& device, std::int64_t gpu_limit_bytes) {
     if (gpu_limit_bytes > 0) {
       m.capacity_bytes = gpu_limit_bytes;
       m.basis = "user-gpu-limit";
-    } else if (device.backend == Backend::metal) {
+    } else if (runs_macos(device)) {
       m.capacity_bytes = apple_default_wired_limit(device.memory_bytes);
       m.basis = "apple-wired-limit";
     } else if (device.gpu_memory_limit_bytes > 0) {

@@ -381,8 +381,8 @@ std::string listed_size_note(const OllamaTag& tag, const Estimate& e) {
   };
   return "ollama.com lists " + shell_safe(tag.tag) + " at " + gb(tag.listed_gb) + " GB, the estimate sizes " +
          gb(sized_gb) + " GB of weights: the tag is Ollama's own build of " + shell_safe(tag.quant) +
-         (apart_gb > 0.0 ? " (it bundles a multimodal model's vision encoder and keeps some tensors at higher "
-                           "precision), so expect about " +
+         (apart_gb > 0.0 ? " (Ollama bundles a multimodal model's vision encoder in its tags, and may keep some "
+                           "tensors at higher precision), so expect about " +
                                gb(apart_gb) + " GB more in memory than the estimate."
                          : ", so expect about " + gb(-apart_gb) + " GB less in memory than the estimate.");
 }
