@@ -195,6 +195,8 @@ std::string estimate_table(const Estimate& e, const Scenario& s, const std::stri
       out << line;
       if (!sp.basis.serving_rough_because.empty())
         out << "  rough estimate: " << sp.basis.serving_rough_because << "\n";
+      else if (!sp.basis.serving_ttft_rough_because.empty())
+        out << "  time to first token rougher: " << sp.basis.serving_ttft_rough_because << "\n";
     } else {
       out << "speed (" << sp.basis.runtime << ", fitted on measurements: docs/accuracy.md)\n";
     }

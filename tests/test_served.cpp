@@ -526,6 +526,49 @@ TEST_CASE("a row that misses its runs' first-token times by more than 25% labels
   CHECK(ev.speed->served->ttft_rough_because.empty());
 }
 
+TEST_CASE("a row whose runs measured no first-token time takes the engine's per-request cost from a row that did, and says so", "[served]") {
+  // vLLM's ROCm row is fitted on 12 runs that report throughput only (GLM-4.6
+  // on 8x MI300X, vllm-project/vllm#27323; GLM-5.1, ROCm/aiter#3422; GLM-4.7 on
+  // MI355X, ROCm/aiter#3529): nothing there measures the cost a request pays
+  // before its first token (the HTTP server, tokenizing, admission), and the
+  // search left it at 0: GLM-4.5's 1,024-token prompt answered in 50 ms on 8x
+  // MI300X. That cost is vLLM's host work, not the platform's kernels: vLLM's
+  // CUDA row measured it (Qwen3-8B on one H100 at 1-4 in flight: 59-64 ms TTFT
+  // for 233-token prompts whose compute is a few ms).
+  const Architecture arch = test::catalog_arch("glm-4.5");
+  Scenario s = served_scenario("mi300x", "FP8", 1024, 1024, 1);
+  s.gpu_count = 8;
+  const ServedCalibration& rocm = served_calibration(InferenceEngine::vllm, Backend::rocm, "");
+  const ServedCalibration& cuda = served_calibration(InferenceEngine::vllm, Backend::cuda, "");
+  REQUIRE(rocm.backend == Backend::rocm);
+  REQUIRE(rocm.fitted_records >= 5);
+  REQUIRE(rocm.ttft_typical_error_pct == -1);  // no TTFT among its runs
+  REQUIRE(cuda.ttft_typical_error_pct >= 0);
+  REQUIRE(cuda.factors.request_overhead_s > 0.0);
+  CHECK(rocm.factors.request_overhead_s == cuda.factors.request_overhead_s);
+  CHECK(rocm.factors.prompt_pass_layer_overhead_s == cuda.factors.prompt_pass_layer_overhead_s);
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  CHECK(v.calibration_row == "vllm/rocm");
+  CHECK_FALSE(v.calibration_rough);
+  // The first token waits for that cost, the prompt's pass and the step that returns it.
+  CHECK(v.request_overhead_s == cuda.factors.request_overhead_s);
+  CHECK_THAT(v.ttft_s, WithinRel(v.request_overhead_s + v.queue_s + v.mixed_step_time.total_s + v.decode_step_time.total_s, 1e-12));
+  const std::string said = "no first-token time measured on this row's runs; its 40 ms per request is vLLM's on CUDA";
+  REQUIRE(cuda.factors.request_overhead_s == 0.04);  // the 40 ms said
+  CHECK(v.ttft_rough_because == said);
+  // The single-stream figures are the same row's at one in flight: the same label.
+  CHECK(e.speed->basis.serving_ttft_rough_because == said);
+  CHECK(e.speed->basis.serving_rough_because.empty());
+  // A row whose runs measured TTFTs within 25% says nothing (vLLM on CUDA).
+  Scenario h = served_scenario("h100-sxm", "BF16-native", 233, 221, 4);
+  const Estimate eh = run(test::catalog_arch("qwen3-8b"), h);
+  CHECK(eh.speed->served->ttft_rough_because.empty());
+  CHECK(eh.speed->basis.serving_ttft_rough_because.empty());
+}
+
 TEST_CASE("llama-server decodes as llama.cpp's batched decode does: matrix-vector kernels up to 8, tiles sized to the batch above", "[served]") {
   // llama.cpp multiplies a decode batch of up to 8 rows with its matrix-vector
   // kernels (MMVQ_MAX_BATCH_SIZE 8, ggml-cuda/mmvq.cuh): bandwidth-bound, no

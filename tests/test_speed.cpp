@@ -284,6 +284,7 @@ TEST_CASE("compiled calibration equals data/speed_calibration.json", "[speed]") 
     CHECK((row["ttft_typical_error_pct"].is_null() ? -1 : row["ttft_typical_error_pct"].get<int>()) ==
           r.ttft_typical_error_pct);
     CHECK(row["basis"].get<std::string>() == std::string(r.basis));
+    CHECK(row["ttft_basis"].get<std::string>() == std::string(r.ttft_basis));
   }
 }
 

@@ -4,21 +4,21 @@
 
 namespace llmsizer {
 
-// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s, prompt_pass_layer_overhead_s}, fitted_records, typical_error_pct (-1: none), ttft_typical_error_pct (-1: none), basis
+// engine, backend, weights, {bandwidth_factor, compute_factor, step_overhead_s, allreduce_latency_factor, request_overhead_s, sequence_overhead_s, prompt_pass_layer_overhead_s}, fitted_records, typical_error_pct (-1: none), ttft_typical_error_pct (-1: none), basis, ttft_basis
 extern const ServedCalibration kServedCalibrations[] = {
-    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05, 0.0}, 3, 2, 1, ""},
-    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 7e-06, 0.0}, 3, 4, 13, ""},
-    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.0, 1.15e-05, 0.0}, 12, 8, -1, ""},
-    {InferenceEngine::sglang, Backend::cuda, "", {1.043, 1.0, 0.0006762, 0.8458, 0.08, 0.0001095, 0.000648}, 43, 12, 29, ""},
-    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.535, 1.0, 0.0, 0.1487, 0.028, 6.44e-05, 0.0}, 2, 5, 29, ""},
-    {InferenceEngine::sglang, Backend::cuda, "int4", {1.043, 1.0, 0.0006762, 0.8458, 0.08, 0.0001095, 0.000648}, 0, -1, -1, "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 (8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 to 365 ms), which no factor reproduces: from 16 in flight read these figures as 2 to 5 times too high"},
-    {InferenceEngine::sglang, Backend::cuda, "attention-dp", {0.5487, 1.0, 0.0105, 0.651, 0.2932, 0.000184, 0.0}, 3, 10, 17, ""},
-    {InferenceEngine::sglang, Backend::rocm, "", {0.6755, 0.826, 0.0008232, 1.692, 0.034, 0.0, 0.000805}, 14, 5, 28, ""},
-    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184, 0.0}, 6, 17, 59, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8575, 0.034, 3.4e-05, 0.0}, 14, 4, 10, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5324, 0.3676, 0.0, 0.1, 0.0, 6.141e-06, 0.0}, 13, 8, -1, ""},
-    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0, 1.362, 0.0, 2.645e-05, 0.0}, 28, 10, 26, ""},
-    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0}, 0, -1, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost"},
+    {InferenceEngine::vllm, Backend::cuda, "", {0.9095, 0.6313, 4.165e-05, 1.0, 0.04, 8e-05, 0.0}, 3, 2, 1, "", ""},
+    {InferenceEngine::vllm, Backend::cuda, "mxfp4", {0.7, 2.0, 0.0, 0.425, 0.00575, 7e-06, 0.0}, 3, 4, 13, "", ""},
+    {InferenceEngine::vllm, Backend::rocm, "", {0.5, 2.0, 0.0, 0.595, 0.04, 1.15e-05, 0.0}, 12, 8, -1, "", "no first-token time measured on this row's runs; its 40 ms per request is vLLM's on CUDA"},
+    {InferenceEngine::sglang, Backend::cuda, "", {1.043, 1.0, 0.0006762, 0.8458, 0.08, 0.0001095, 0.000648}, 43, 12, 29, "", ""},
+    {InferenceEngine::sglang, Backend::cuda, "mxfp4", {0.535, 1.0, 0.0, 0.1487, 0.028, 6.44e-05, 0.0}, 2, 5, 29, "", ""},
+    {InferenceEngine::sglang, Backend::cuda, "int4", {1.043, 1.0, 0.0006762, 0.8458, 0.08, 0.0001095, 0.000648}, 0, -1, -1, "SGLang's CUDA row: its INT4 MoE kernels (W4A16) were measured on Kimi K2.5 (8x H200, 0.5.6.post2) giving flat output from 16 to 100 in flight (TPOT 53 to 365 ms), which no factor reproduces: from 16 in flight read these figures as 2 to 5 times too high", ""},
+    {InferenceEngine::sglang, Backend::cuda, "attention-dp", {0.5487, 1.0, 0.0105, 0.651, 0.2932, 0.000184, 0.0}, 3, 10, 17, "", ""},
+    {InferenceEngine::sglang, Backend::rocm, "", {0.6755, 0.826, 0.0008232, 1.692, 0.034, 0.0, 0.000805}, 14, 5, 28, "", ""},
+    {InferenceEngine::sglang, Backend::rocm, "mla", {0.5, 0.3, 0.021, 0.425, 0.42, 0.000184, 0.0}, 6, 17, 59, "", ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "", {0.749, 2.0, 0.0, 0.8575, 0.034, 3.4e-05, 0.0}, 14, 4, 10, "", ""},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "mxfp4", {0.5324, 0.3676, 0.0, 0.1, 0.034, 6.141e-06, 0.0}, 13, 8, -1, "", "no first-token time measured on this row's runs; its 34 ms per request is TensorRT-LLM's on CUDA"},
+    {InferenceEngine::tensorrt_llm, Backend::cuda, "fp4", {0.8838, 0.9254, 0.0, 1.362, 0.0, 2.645e-05, 0.0}, 28, 10, 26, "", ""},
+    {InferenceEngine::llama_cpp, Backend::cuda, "", {1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0}, 0, -1, -1, "no llama-server runs under load measured: llama.cpp's single-stream constants, no per-step or per-request cost", ""},
 };
 extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);
 

@@ -386,6 +386,7 @@ std::optional<SpeedEstimate> estimate_speed(const Architecture& arch, const Scen
     sp.basis.runtime = serving->row;
     sp.basis.serving_factors = serving->factors;
     sp.basis.serving_rough_because = serving->rough_because;
+    sp.basis.serving_ttft_rough_because = serving->ttft_rough_because;
   }
   sp.decode_single_work = decode_step_work(arch, s, e, 1);
   sp.decode_single_time = timed(sp.decode_single_work, 1.0, rates.basis.memory_pressure, 1);

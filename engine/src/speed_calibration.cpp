@@ -226,7 +226,7 @@ const ServedCalibration& served_calibration(InferenceEngine engine, Backend back
   // constants, nothing added.
   static constexpr ServedCalibration kUnmeasured{
       InferenceEngine::mlx, Backend::metal, "", ServedFactors{}, 0, -1, -1,
-      "no serving runs measured on this engine: its single-stream constants, no per-step or per-request cost"};
+      "no serving runs measured on this engine: its single-stream constants, no per-step or per-request cost", ""};
   return kUnmeasured;
 }
 

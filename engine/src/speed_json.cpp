@@ -104,6 +104,8 @@ Json speed_to_json(const std::optional<SpeedEstimate>& speed) {
     basis["machine_calibration"] = b.machine_factors ? machine_factors_to_json(*b.machine_factors) : Json(nullptr);
     basis["serving_factors"] = b.serving_factors ? served_factors_to_json(*b.serving_factors) : Json(nullptr);
     basis["serving_rough_because"] = b.serving_rough_because.empty() ? Json(nullptr) : Json(b.serving_rough_because);
+    basis["serving_ttft_rough_because"] =
+        b.serving_ttft_rough_because.empty() ? Json(nullptr) : Json(b.serving_ttft_rough_because);
     basis["serving_prompt_pass_overhead_s"] = b.serving_prompt_pass_overhead_s;
     j["basis"] = std::move(basis);
     Json breakdown = json_object(4);

@@ -18,6 +18,7 @@ struct ServingEngineStep {
   ServedFactors factors;  // its host's costs per running sequence and step, and per request
   std::string row;                   // "sglang/cuda", "vllm/cuda/mxfp4", ...
   std::string rough_because;         // why its figures here are a rough estimate; empty when not
+  std::string ttft_rough_because;    // why its time to first token is rougher than the rest; empty when not
 };
 ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& s, const EffectiveRates& single_rates);
 

@@ -264,16 +264,58 @@ def report(results, title):
     return lines
 
 
+# The costs only a time to first token shows (the per-request cost: the HTTP
+# server, tokenizing, admitting; a prompt pass's cost per layer: its launches)
+# are the engine's host and launch work, not its platform's kernels. A row
+# whose runs measured no TTFT takes them from the same engine's row whose runs
+# did: its base row, else its CUDA row (vLLM on ROCm: vLLM's on CUDA). Without
+# that the search leaves them at 0, and the row's TTFT is one bare prompt pass:
+# vLLM's 8x MI300X answered GLM-4.5's 1,024-token prompt in 50 ms where the same
+# engine's measured TTFTs on CUDA hold 40 ms of such cost for an 8B's.
+TTFT_ONLY_FACTORS = ("request_overhead_s", "prompt_pass_layer_overhead_s")
+
+
+def ttft_donor(row, rows):
+    engine, backend = row.split("/")[:2]
+    for donor in ("%s/%s" % (engine, backend), "%s/cuda" % engine):
+        if donor != row and donor in rows and rows[donor]["ttft_typical_error_pct"] is not None:
+            return donor
+    return None
+
+
+ENGINE_LABELS = {"vllm": "vLLM", "sglang": "SGLang", "tensorrt-llm": "TensorRT-LLM", "llama.cpp": "llama.cpp"}
+BACKEND_LABELS = {"cuda": "CUDA", "rocm": "ROCm"}
+
+
+def row_label(row):
+    """('vLLM', 'CUDA'): an engine x platform row as the page's reader names it."""
+    parts = row.split("/")
+    return ENGINE_LABELS[parts[0]], BACKEND_LABELS[parts[1]]
+
+
+def has_ttfts(cases):
+    return any(c.measured.get("ttft_s") for c in cases)
+
+
 def fit(engine, cases):
     fit_cases = [c for c in cases if not served_records.held_out(c)]
     rows = {}
-    for row in ROWS:
-        mine = [c for c in fit_cases if row_of(c) == row]
+    # Rows whose runs measured TTFTs first: the others take their TTFT-only costs.
+    mine_of = {row: [c for c in fit_cases if row_of(c) == row] for row in ROWS}
+    for row in sorted(ROWS, key=lambda r: not has_ttfts(mine_of[r])):
+        mine = mine_of[row]
         if not mine:
             continue
         free = free_factors(mine)
-        factors, best = fit_row(engine, mine, NEUTRAL, free)
+        start, ttft_basis = dict(NEUTRAL), ""
+        donor = None if has_ttfts(mine) else ttft_donor(row, rows)
+        if donor:
+            start.update({k: rows[donor]["factors"][k] for k in TTFT_ONLY_FACTORS})
+            ttft_basis = ("no first-token time measured on this row's runs; its %.0f ms per request is %s's "
+                          "on %s" % ((start["request_overhead_s"] * 1000.0,) + row_label(donor)))
+        factors, best = fit_row(engine, mine, start, free)
         rows[row] = {"factors": factors, "fitted_records": len(mine), "loss": best, "free": free, "basis": "",
+                     "ttft_basis": ttft_basis,
                      "typical_error_pct": typical_error(engine, mine, factors),
                      "ttft_typical_error_pct": typical_error(engine, mine, factors, ttft=True)}
         print("%-18s %3d runs  mean |log error| %.3f  %s" % (row, len(mine), best,
@@ -284,7 +326,7 @@ def fit(engine, cases):
         src, why = BORROW.get(row, (None, "no runs measured"))
         factors = rows[src]["factors"] if src in rows else dict(NEUTRAL)
         rows[row] = {"factors": factors, "fitted_records": 0, "loss": None, "free": [], "basis": why,
-                     "typical_error_pct": None, "ttft_typical_error_pct": None}
+                     "ttft_basis": "", "typical_error_pct": None, "ttft_typical_error_pct": None}
     return rows
 
 
@@ -328,7 +370,8 @@ def write(rows, cases, results_fit, results_held):
                   **{k: rounded(v) for k, v in rows[r]["factors"].items()},
                   "fitted_records": rows[r]["fitted_records"],
                   "typical_error_pct": rows[r].get("typical_error_pct"),
-                  "ttft_typical_error_pct": rows[r].get("ttft_typical_error_pct"), "basis": rows[r]["basis"]} for r in ROWS],
+                  "ttft_typical_error_pct": rows[r].get("ttft_typical_error_pct"), "basis": rows[r]["basis"],
+                  "ttft_basis": rows[r]["ttft_basis"]} for r in ROWS],
     }
     with open(CALIBRATION_JSON, "w") as f:
         json.dump(doc, f, indent=1)
@@ -348,16 +391,16 @@ def write_cpp(rows):
         "namespace llmsizer {",
         "",
         "// engine, backend, weights, {" + ", ".join(FACTORS) + "}, fitted_records, typical_error_pct (-1: none), "
-        "ttft_typical_error_pct (-1: none), basis",
+        "ttft_typical_error_pct (-1: none), basis, ttft_basis",
         "extern const ServedCalibration kServedCalibrations[] = {",
     ]
     for r in rows:
         typical = r.get("typical_error_pct")
         ttft = r.get("ttft_typical_error_pct")
-        lines.append('    {InferenceEngine::%s, Backend::%s, "%s", {%s}, %d, %d, %d, %s},' % (
+        lines.append('    {InferenceEngine::%s, Backend::%s, "%s", {%s}, %d, %d, %d, %s, %s},' % (
             ENGINE_ENUM[r["engine"]], r["backend"], r["weights"], ", ".join(repr(float(r[k])) for k in FACTORS),
             r["fitted_records"], -1 if typical is None else typical, -1 if ttft is None else ttft,
-            json.dumps(r["basis"])))
+            json.dumps(r["basis"]), json.dumps(r["ttft_basis"])))
     lines += [
         "};",
         "extern const std::size_t kServedCalibrationCount = sizeof(kServedCalibrations) / sizeof(kServedCalibrations[0]);",
@@ -419,7 +462,8 @@ def markdown(rows, cases, skipped, results):
         out.append("| %s | %.3g | %.3g | %.3g ms | %.3g µs | %.3g µs | %.3g | %.3g ms | %d | %s |" % (
             r, f["bandwidth_factor"], f["compute_factor"], f["step_overhead_s"] * 1000,
             f["sequence_overhead_s"] * 1e6, f["prompt_pass_layer_overhead_s"] * 1e6, f["allreduce_latency_factor"],
-            f["request_overhead_s"] * 1000, rows[r]["fitted_records"], rows[r]["basis"] or "fitted"))
+            f["request_overhead_s"] * 1000, rows[r]["fitted_records"],
+            "; ".join(x for x in (rows[r]["basis"] or "fitted", rows[r].get("ttft_basis")) if x)))
     out += ["", "Platforms the data cannot support: no serving run of MI325X was found, nor of SGLang on MI355X; "
             "vLLM on MI355X stands on one model (GLM-4.7-FP8, ROCm/aiter#3529) and one MLPerf Offline run. Runs "
             "of engine builds older than vLLM 0.8, SGLang 0.5 or TensorRT-LLM 1.0 are left out (their schedulers "
@@ -522,7 +566,7 @@ def main():
     cases, skipped = served_records.load_cases()
     print("%d runs mapped, %d skipped" % (len(cases), len(skipped)))
     if args.neutral:
-        rows = {r: {"factors": dict(NEUTRAL), "fitted_records": 0, "basis": "not fitted"} for r in ROWS}
+        rows = {r: {"factors": dict(NEUTRAL), "fitted_records": 0, "basis": "not fitted", "ttft_basis": ""} for r in ROWS}
         write(rows, cases, [], [])
         return
     engine = Engine(args.respond)

@@ -508,6 +508,25 @@ test('serving: a row that reproduces throughput but not first-token times says s
   await page.close();
 });
 
+test('serving: a row whose runs measured no first-token time names where its per-request cost comes from', async () => {
+  // vLLM on ROCm: its runs report throughput only, so its 40 ms per request is
+  // the one vLLM's CUDA runs measured; the panel and the speed text say so.
+  const hash = '#model=glm-4.5&quant=FP8&ctx=8192&batch=4&engine=vllm&gpu=mi300x&gpus=8&offload=0&prompt=1024';
+  const { page, log } = await openPage(session.browser, session.server.url + hash);
+  await page.locator('#serving-panel').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#serving-table tbody tr', { timeout: 30000 });
+  const serve = native(['serve', '--model', 'glm-4.5', '--quant', 'FP8', '--engine', 'vllm', '--gpu', 'mi300x', '--gpus', '8',
+    '--concurrency', '1']);
+  const basis = serve.points[0].basis;
+  assert.equal(basis.row, 'vllm/rocm');
+  assert.equal(basis.rough, false);
+  assert.equal(basis.ttft_typical_error_pct, null);
+  assert.ok(basis.ttft_rough_because.endsWith("its 40 ms per request is vLLM's on CUDA"));
+  assert.equal(await page.$eval('[data-field="serving.ttft_rough"]', (e) => e.textContent), `rough: ${basis.ttft_rough_because}`);
+  assert.deepEqual(log.errors, []);
+  await page.close();
+});
+
 test('what can I run on two equal cards: a row that needs its layers balanced opens with that split', async () => {
   // GLM-4.5-Air on 2 x RTX 3090 with 64 GiB of RAM at 32K: at Q4_K_M, 23
   // layers' experts in RAM with the layers split 34/12 (llama.cpp's own split

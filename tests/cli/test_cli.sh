@@ -222,6 +222,14 @@ else bad "serve text does not say what \$/M out is priced at: $out"; fi
 # MLA models under SGLang on ROCm take the MLA kernels' row.
 json_check "serve: SGLang on ROCm, an MLA model" "j['points'][0]['basis']['row'] == 'sglang/rocm/mla'" \
   serve --model deepseek-v3 --quant FP8 --gpu mi300x --gpus 8 --engine sglang --concurrency 1
+# vLLM's ROCm runs measured no first-token time: its per-request cost is the
+# one vLLM's CUDA runs measured, and the TTFT column says so (text and JSON).
+out=$("$bin" serve --model glm-4.5 --quant FP8 --gpu mi300x --gpus 8 --engine vllm --concurrency 1)
+if grep -q "^TTFT s is rough: no first-token time measured on this row's runs; its 40 ms per request is vLLM's on CUDA$" <<<"$out"; then ok
+else bad "serve: vLLM on ROCm's TTFT not labelled: $out"; fi
+json_check "serve --json: a row without measured TTFTs" \
+  "j['points'][0]['basis']['row'] == 'vllm/rocm' and not j['points'][0]['basis']['rough'] and j['points'][0]['basis']['ttft_typical_error_pct'] is None and j['points'][0]['basis']['ttft_rough_because'].startswith('no first-token time measured') and j['points'][0]['request_overhead_s'] == 0.04" \
+  serve --model glm-4.5 --quant FP8 --gpu mi300x --gpus 8 --engine vllm --concurrency 1
 expect_error "serve: a bad concurrency list" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 1,x
 expect_error "serve: concurrency zero" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 0
 # 200,000 tokens in and 1,024 out is a window of 201,024 tokens, past Llama 3.1 8B's 131,072

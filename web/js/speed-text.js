@@ -72,7 +72,8 @@ function servingNote(basis) {
   return ` As the serving engine runs one request at a time (the Serving panel's first point, its ${basis.runtime} row fitted on measured serving runs)` +
     (f.request_overhead_s > 0 ? `; the first token includes its ${fmt.fixed(f.request_overhead_s * 1000, 0)} ms per request (tokenizing, admission, the HTTP round trip)` : '') +
     (basis.serving_prompt_pass_overhead_s > 0 ? `; each prompt pass costs ${fmt.fixed(basis.serving_prompt_pass_overhead_s * 1000, 0)} ms beside its compute (it runs without the GPU graphs the decode steps replay), which the requests decoding meanwhile wait for too.` : '.') +
-    (basis.serving_rough_because ? ` Rough estimate: ${basis.serving_rough_because}.` : '');
+    (basis.serving_rough_because ? ` Rough estimate: ${basis.serving_rough_because}.`
+      : basis.serving_ttft_rough_because ? ` The time to first token is rougher than the rest: ${basis.serving_ttft_rough_because}.` : '');
 }
 
 // llama.cpp's layer split pipelines a prompt's micro-batches through the

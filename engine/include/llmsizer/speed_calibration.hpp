@@ -110,6 +110,9 @@ struct ServedCalibration {
   int typical_error_pct;     // median |error| of throughput on those runs, whole %; -1: not fitted
   int ttft_typical_error_pct;  // median |error| of the time to first token on those runs; -1: none measured
   std::string_view basis;    // where an unfitted row's values come from ("" when fitted)
+  // Where a fitted row's TTFT-only costs come from when its runs measured no
+  // time to first token ("" when they did): the same engine's row that did.
+  std::string_view ttft_basis;
 };
 
 // Memory families whose achievable bandwidth differs for the same runtime.

@@ -78,6 +78,7 @@ struct SpeedBasis {
   // too, so one sequence alone is the serving curve's first point.
   std::optional<ServedFactors> serving_factors;
   std::string serving_rough_because;  // why that row's figures are rough here (speed.served's reason); empty when not
+  std::string serving_ttft_rough_because;  // why its time to first token is rougher than the rest; empty when not
   double serving_prompt_pass_overhead_s = 0.0;  // that row's fixed cost of one prompt pass of this model (every layer)
 };
 
