@@ -569,6 +569,40 @@ TEST_CASE("a row whose runs measured no first-token time takes the engine's per-
   CHECK(eh.speed->basis.serving_ttft_rough_because.empty());
 }
 
+TEST_CASE("a hybrid model takes its engine's hybrid row where one was measured, and is labelled rough where none was", "[served]") {
+  // Qwen3.5-122B-A10B-FP8 under vLLM 0.18 on one MI300X, one user, 1,024
+  // tokens in and 1,024 out (Millstone-AI-Solutions/mi300x-benchmark-
+  // investigation, raw-metrics/vllm-v1 and -v2 calculations.md, vLLM's own
+  // /metrics): 85.97 and 82.35 tok/s per user, TTFT 138 and 152 ms. Its 36
+  // Gated DeltaNet layers run kernels of their own: vLLM's ROCm row for other
+  // models gives ~150 tok/s there (10B active parameters of FP8 at its
+  // bandwidth factor), 75% too fast.
+  const Architecture arch = test::catalog_arch("qwen3.5-122b-a10b");
+  Scenario s = served_scenario("mi300x", "FP8", 1024, 1024, 1);
+  const Estimate e = run(arch, s);
+  REQUIRE(e.speed->served);
+  const ServedEstimate& v = *e.speed->served;
+  CHECK(v.calibration_row == "vllm/rocm/hybrid");
+  const double measured_per_user = (85.97 + 82.35) / 2.0;  // 84.16 tok/s
+  CHECK_THAT(v.tokens_per_s_per_user, WithinRel(measured_per_user, 0.15));
+  const double measured_ttft_s = (0.138 + 0.152) / 2.0;  // 145 ms
+  CHECK_THAT(v.ttft_s, WithinRel(measured_ttft_s, 0.35));
+  // The same model under TensorRT-LLM on an H200, whose CUDA row (14 runs,
+  // close) no hybrid run fitted: labelled.
+  Scenario h = served_scenario("h200-sxm", "FP8", 1024, 1024, 1);
+  h.engine = InferenceEngine::tensorrt_llm;
+  const Estimate eh = run(arch, h);
+  CHECK(eh.speed->served->calibration_row == "tensorrt-llm/cuda");
+  CHECK(eh.speed->served->calibration_rough);
+  CHECK(eh.speed->served->calibration_rough_because ==
+        "no serving run of a hybrid (linear-attention) model was measured on this row; where one was (vLLM on ROCm, "
+        "SGLang on CUDA), the engine's row for other models put it up to 80% too fast");
+  CHECK(eh.speed->basis.serving_rough_because == eh.speed->served->calibration_rough_because);
+  // A model without recurrent layers on that row keeps its own label (Qwen3-8B on an H100: none of this).
+  const Estimate dense = run(test::catalog_arch("qwen3-8b"), served_scenario("h100-sxm", "BF16-native", 233, 221, 4));
+  CHECK(dense.speed->served->calibration_rough_because.find("hybrid") == std::string::npos);
+}
+
 TEST_CASE("llama-server decodes as llama.cpp's batched decode does: matrix-vector kernels up to 8, tiles sized to the batch above", "[served]") {
   // llama.cpp multiplies a decode batch of up to 8 rows with its matrix-vector
   // kernels (MMVQ_MAX_BATCH_SIZE 8, ggml-cuda/mmvq.cuh): bandwidth-bound, no

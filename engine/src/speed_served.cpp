@@ -46,6 +46,14 @@ double mean_wait_s(double service_s, double busy_share) {
 // attention data parallel's where the run attends that way (each rank's own
 // batch, the experts' gathers and scatters), else multi-head latent
 // attention's (its MLA kernels), else the engine's on the platform.
+// A hybrid model: layers whose token mixer is recurrent (Gated DeltaNet or
+// Kimi's linear attention, Mamba2) beside a few attention layers.
+bool hybrid_model(const Architecture& arch) {
+  return std::any_of(arch.layers.begin(), arch.layers.end(), [](const LayerSpec& l) {
+    return l.attn.kind == AttentionKind::linear || l.attn.kind == AttentionKind::mamba2;
+  });
+}
+
 const ServedCalibration& served_row(const Architecture& arch, const Scenario& s) {
   const std::string_view weights = served_weights_key(s.quant, arch.native_format);
   const bool moe = std::any_of(arch.layers.begin(), arch.layers.end(),
@@ -62,6 +70,10 @@ const ServedCalibration& served_row(const Architecture& arch, const Scenario& s)
     if (const ServedCalibration* row = own_row("attention-dp")) return *row;
   if (mla)
     if (const ServedCalibration* row = own_row("mla")) return *row;
+  // A hybrid model's recurrent layers run kernels of their own (a state
+  // update per layer and token in decode, chunked scans in prefill).
+  if (hybrid_model(arch))
+    if (const ServedCalibration* row = own_row("hybrid")) return *row;
   return by_weights;
 }
 
@@ -78,7 +90,7 @@ EffectiveRates served_rates(const EffectiveRates& single, const ServedFactors& f
 }
 
 // Why a row's figures for this scenario are a rough estimate; empty when not.
-std::string rough_because(const ServedCalibration& row, const Scenario& s) {
+std::string rough_because(const ServedCalibration& row, const Architecture& arch, const Scenario& s) {
   if (row.backend != s.device->backend)
     return std::string("no serving runs measured on ") + backend_name(s.device->backend) + ": the engine's " +
            backend_name(row.backend) + " row";
@@ -97,6 +109,11 @@ std::string rough_because(const ServedCalibration& row, const Scenario& s) {
            " memory like this device's";
   if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
     return "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
+  // Where hybrid models were measured, the engine's row for the others put
+  // them up to 80% too fast (docs/accuracy.md): a row fitted without them says so.
+  if (hybrid_model(arch) && row.weights != "hybrid")
+    return "no serving run of a hybrid (linear-attention) model was measured on this row; where one was (vLLM "
+           "on ROCm, SGLang on CUDA), the engine's row for other models put it up to 80% too fast";
   return "";
 }
 
@@ -131,7 +148,7 @@ ServingEngineStep serving_engine_step(const Architecture& arch, const Scenario& 
   ServingEngineStep step;
   step.rates = served_rates(single_rates, f);
   step.factors = f;
-  step.rough_because = rough_because(row, s);
+  step.rough_because = rough_because(row, arch, s);
   step.ttft_rough_because = ttft_rough_because(row, s, !step.rough_because.empty());
   step.row = row_name(row);
   return step;
@@ -145,7 +162,7 @@ std::optional<ServedEstimate> estimate_served(const Architecture& arch, const Sc
   v.calibration_row = row_name(row);
   v.calibration_records = row.fitted_records;
   v.calibration_typical_error_pct = row.typical_error_pct;
-  v.calibration_rough_because = rough_because(row, s);
+  v.calibration_rough_because = rough_because(row, arch, s);
   v.calibration_rough = !v.calibration_rough_because.empty();
   v.calibration_ttft_typical_error_pct = row.ttft_typical_error_pct;
   v.ttft_rough_because = ttft_rough_because(row, s, v.calibration_rough);

@@ -52,7 +52,7 @@ METRICS = ["per_user", "total", "ttft_s"]
 # The rows: engine/backend[/weight family]. A run belongs to the most specific
 # row it matches; rows without fit runs borrow (BORROW) and say so.
 ROWS = ["vllm/cuda", "vllm/cuda/mxfp4", "vllm/rocm", "sglang/cuda", "sglang/cuda/mxfp4", "sglang/cuda/int4",
-        "sglang/cuda/attention-dp", "sglang/rocm", "sglang/rocm/mla", "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
+        "sglang/cuda/attention-dp", "sglang/cuda/hybrid", "sglang/rocm", "sglang/rocm/mla", "vllm/rocm/hybrid", "tensorrt-llm/cuda", "tensorrt-llm/cuda/mxfp4", "tensorrt-llm/cuda/fp4", "llama.cpp/cuda"]
 BORROW = {
     "sglang/rocm": ("vllm/rocm", "no SGLang runs on ROCm measured: vLLM's ROCm row"),
     "vllm/rocm": ("vllm/cuda", "no vLLM runs on ROCm measured: vLLM's CUDA row"),
@@ -93,6 +93,13 @@ def row_of(case):
     # are far from what the bandwidth allows while its GQA path is not.
     if base + "/mla" in ROWS and uses_mla(case.group["model"]):
         return base + "/mla"
+    # Hybrid models' recurrent layers (Gated DeltaNet, Mamba2) run kernels of
+    # their own, a state update per layer and token in decode and chunked
+    # scans in prefill, which the bandwidth and compute of their weights do not
+    # time: Qwen3.5-122B-A10B under vLLM on one MI300X decodes at 74-86 tok/s
+    # alone, where vLLM's ROCm row gives 150.
+    if base + "/hybrid" in ROWS and case.group["model"] in HYBRID_MODELS:
+        return base + "/hybrid"
     return base
 
 
@@ -102,6 +109,7 @@ def uses_mla(model_id):
 
 
 MLA_MODELS = served_records.MLA_MODELS
+HYBRID_MODELS = served_records.HYBRID_MODELS
 NATIVE_DTYPES = served_records.NATIVE_DTYPES
 MOE_MODELS = {m["id"] for m in served_records.catalog_models()
               if any((served_records.text_config(m).get(k) or 0) > 1
@@ -480,8 +488,12 @@ def markdown(rows, cases, skipped, results):
             "median): those 8 runs are left out (above), and the sglang/cuda/int4 row takes the CUDA row's factors "
             "with that measurement as its stated basis, labelled rough; attention data parallel on CUDA (Kimi K2 and DeepSeek V3.2 on 8x B200) runs about half as fast "
             "as the tensor-parallel step predicts (its own row, 3 runs, labelled rough); the hybrid linear-attention "
-            "MoE models (Qwen3-Next, Qwen3-Coder-Next) are predicted 20-70% too fast at concurrency 100 and about "
-            "10% too slow alone. GLM-4.7-Flash on one B200 as its cookbook page launches it (--attention-backend "
+            "MoE models run their recurrent layers' kernels of their own: the engine's rows for other models put "
+            "Qwen3.5-122B-A10B under vLLM on one MI300X 39-82% too fast (its row of its own, added 2026-12-08 with "
+            "the only vLLM-on-ROCm TTFTs found, Millstone-AI-Solutions/mi300x-benchmark-investigation, reproduces "
+            "it within 17%, one model on one GPU) and Qwen3-Next and Qwen3-Coder-Next under SGLang on 8x and 2x B200 "
+            "33-75% too fast at concurrency 100 and about 10% too slow alone (their row, 4 runs, still 30-41% too "
+            "fast under load, labelled rough); a hybrid model on a row without such runs is labelled rough. GLM-4.7-Flash on one B200 as its cookbook page launches it (--attention-backend "
             "triton: SGLang's Triton MLA kernels, not its default MLA kernels on NVIDIA) is left out of the fit and "
             "of the held-out split (9 runs, 4 of them held out; the reason above): its time per token grows 1.08 us "
             "per cached token at one in flight (8.75 ms with 610 + 422 tokens, 12.63 ms with 4194 + 422; 54 KB a "

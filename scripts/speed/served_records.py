@@ -50,7 +50,7 @@ MODELS = [
     (r"MiniMax-M2\.7", "minimax-m2.7"), (r"MiniMax-M2\.5", "minimax-m2.5"), (r"Kimi-K2-Instruct\b", "kimi-k2-instruct"),
     (r"Kimi-K2\.5", "kimi-k2.5"), (r"GLM-4\.7-Flash", "glm-4.7-flash"),
     (r"Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b-instruct"), (r"Qwen3-Coder-Next", "qwen3-coder-next"),
-    (r"ERNIE-4\.5-21B-A3B", "ernie-4.5-21b-a3b"),
+    (r"ERNIE-4\.5-21B-A3B", "ernie-4.5-21b-a3b"), (r"Qwen3\.5-122B-A10B", "qwen3.5-122b-a10b"),
     # GLM-4.6 is GLM-4.5's architecture (355B-A32B, the same config but a longer window).
     (r"GLM-4\.[56]-FP8", "glm-4.5-fp8"), (r"GLM-4\.[56]\b", "glm-4.5"),
     (r"gpt-oss-120b", "gpt-oss-120b"), (r"gpt-oss-20b", "gpt-oss-20b"),
@@ -84,6 +84,12 @@ def text_config(model):
 NATIVE_DTYPES = {m["id"]: m.get("native_dtype") for m in catalog_models()}
 # Models with multi-head latent attention (a latent KV: kv_lora_rank).
 MLA_MODELS = {m["id"] for m in catalog_models() if text_config(m).get("kv_lora_rank")}
+# Hybrid models: layers with a recurrent token mixer (Gated DeltaNet linear
+# attention, Mamba2) beside a few attention layers.
+HYBRID_MODELS = {m["id"] for m in catalog_models()
+                 if any(t in ("linear_attention", "mamba") for t in text_config(m).get("layer_types") or [])
+                 or (text_config(m).get("full_attention_interval") or 0) > 1
+                 or text_config(m).get("hybrid_override_pattern")}
 # NVIDIA ModelOpt checkpoints benchmarked in TensorRT-LLM's perf overview whose
 # KV cache is FP8 (kv_cache_quant_algo in hf_quant_config.json). Evidence in
 # scripts/speed/sourced_kv_dtypes.json: TensorRT-LLM's accuracy tests load the

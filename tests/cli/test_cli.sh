@@ -230,6 +230,14 @@ else bad "serve: vLLM on ROCm's TTFT not labelled: $out"; fi
 json_check "serve --json: a row without measured TTFTs" \
   "j['points'][0]['basis']['row'] == 'vllm/rocm' and not j['points'][0]['basis']['rough'] and j['points'][0]['basis']['ttft_typical_error_pct'] is None and j['points'][0]['basis']['ttft_rough_because'].startswith('no first-token time measured') and j['points'][0]['request_overhead_s'] == 0.04" \
   serve --model glm-4.5 --quant FP8 --gpu mi300x --gpus 8 --engine vllm --concurrency 1
+# A hybrid model (Gated DeltaNet layers) under vLLM on ROCm takes the row its
+# runs were measured on; under TensorRT-LLM, which measured none, it is rough.
+json_check "serve: a hybrid model's row" \
+  "j['points'][0]['basis']['row'] == 'vllm/rocm/hybrid'" \
+  serve --model qwen3.5-122b-a10b --quant FP8 --gpu mi300x --engine vllm --concurrency 1
+json_check "serve: a hybrid model on a row without such runs" \
+  "j['points'][0]['basis']['row'] == 'tensorrt-llm/cuda' and j['points'][0]['basis']['rough'] and 'hybrid' in j['points'][0]['basis']['rough_because']" \
+  serve --model qwen3.5-122b-a10b --quant FP8 --gpu h200-sxm --engine tensorrt-llm --concurrency 1
 expect_error "serve: a bad concurrency list" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 1,x
 expect_error "serve: concurrency zero" serve --model llama-3.1-8b --gpu h100-sxm --concurrency 0
 # 200,000 tokens in and 1,024 out is a window of 201,024 tokens, past Llama 3.1 8B's 131,072
