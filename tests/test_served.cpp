@@ -587,6 +587,13 @@ TEST_CASE("a hybrid model takes its engine's hybrid row where one was measured, 
   CHECK_THAT(v.tokens_per_s_per_user, WithinRel(measured_per_user, 0.15));
   const double measured_ttft_s = (0.138 + 0.152) / 2.0;  // 145 ms
   CHECK_THAT(v.ttft_s, WithinRel(measured_ttft_s, 0.35));
+  // Its runs are on one GPU: a tensor-parallel hybrid run's all-reduces are
+  // those vLLM's ROCm runs on 4 and 8 GPUs measured, not the neutral guess.
+  const ServedCalibration& hybrid = served_calibration(InferenceEngine::vllm, Backend::rocm, "hybrid");
+  const ServedCalibration& rocm = served_calibration(InferenceEngine::vllm, Backend::rocm, "");
+  REQUIRE(hybrid.weights == "hybrid");
+  CHECK(hybrid.factors.allreduce_latency_factor == rocm.factors.allreduce_latency_factor);
+  CHECK(rocm.factors.allreduce_latency_factor != 1.0);
   // The same model under TensorRT-LLM on an H200, whose CUDA row (14 runs,
   // close) no hybrid run fitted: labelled.
   Scenario h = served_scenario("h200-sxm", "FP8", 1024, 1024, 1);

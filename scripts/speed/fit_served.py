@@ -310,12 +310,23 @@ def fit(engine, cases):
     rows = {}
     # Rows whose runs measured TTFTs first: the others take their TTFT-only costs.
     mine_of = {row: [c for c in fit_cases if row_of(c) == row] for row in ROWS}
-    for row in sorted(ROWS, key=lambda r: not has_ttfts(mine_of[r])):
+    # A row of particular kernels (a weight format, an attention kind) after its
+    # engine's base row, whose runs tell apart what its own may not.
+    for row in sorted(ROWS, key=lambda r: (r.count("/"), not has_ttfts(mine_of[r]))):
         mine = mine_of[row]
         if not mine:
             continue
         free = free_factors(mine)
         start, ttft_basis = dict(NEUTRAL), ""
+        # The engine's all-reduces and its fixed cost per step are the engine's
+        # on that platform, not its kernels for one weight format or attention
+        # kind: where the row's runs cannot tell them apart (no multi-GPU run,
+        # none at 8 or fewer in flight), its base row's runs could.
+        base = "/".join(row.split("/")[:2])
+        if base != row and base in rows:
+            for k in ("allreduce_latency_factor", "step_overhead_s"):
+                if k not in free and k in rows[base]["free"]:
+                    start[k] = rows[base]["factors"][k]
         donor = None if has_ttfts(mine) else ttft_donor(row, rows)
         if donor:
             start.update({k: rows[donor]["factors"][k] for k in TTFT_ONLY_FACTORS})
