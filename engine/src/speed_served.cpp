@@ -40,12 +40,6 @@ double mean_wait_s(double service_s, double busy_share) {
   return service_s * u / (2.0 * (1.0 - u));
 }
 
-// The serving row, the most specific the engine has one of for the kernels a
-// step runs: the weight format's (MXFP4, NVFP4; INT4 for an MoE's experts,
-// the W4A16 MoE kernels: a dense INT4 model's GEMMs are not those), else
-// attention data parallel's where the run attends that way (each rank's own
-// batch, the experts' gathers and scatters), else multi-head latent
-// attention's (its MLA kernels), else the engine's on the platform.
 // A hybrid model: layers whose token mixer is recurrent (Gated DeltaNet or
 // Kimi's linear attention, Mamba2) beside a few attention layers.
 bool hybrid_model(const Architecture& arch) {
@@ -54,6 +48,13 @@ bool hybrid_model(const Architecture& arch) {
   });
 }
 
+// The serving row, the most specific the engine has one of for the kernels a
+// step runs: the weight format's (MXFP4, NVFP4; INT4 for an MoE's experts,
+// the W4A16 MoE kernels: a dense INT4 model's GEMMs are not those), else
+// attention data parallel's where the run attends that way (each rank's own
+// batch, the experts' gathers and scatters), else multi-head latent
+// attention's (its MLA kernels), else a hybrid model's (its recurrent
+// layers' kernels), else the engine's on the platform.
 const ServedCalibration& served_row(const Architecture& arch, const Scenario& s) {
   const std::string_view weights = served_weights_key(s.quant, arch.native_format);
   const bool moe = std::any_of(arch.layers.begin(), arch.layers.end(),
