@@ -67,6 +67,9 @@ MODEL_RULES = [
     (r"qwen3\.6-35b-a3b|qwen3\.6:35b", "qwen3.6-35b-a3b"),
     (r"qwen3\.5-35b-a3b", "qwen3.5-35b-a3b"),
     (r"qwen3\.6-27b|qwen3\.6:27b", "qwen3.5-27b"),       # same qwen3_5 architecture as 3.5-27B
+    (r"qwen3\.5-27b", "qwen3.5-27b"),
+    (r"qwen3\.5-9b", "qwen3.5-9b"),
+    (r"qwen3\.5-4b", "qwen3.5-4b"),
     (r"qwen3[- ]32b", "qwen3-32b"),
     (r"qwen3-14b", "qwen3-14b"),
     (r"qwen3-8b|deepseek-r1-0528-qwen3-8b", "qwen3-8b"),
@@ -492,6 +495,7 @@ def map_all():
     out += records_cpu.map_all()
     out += map_sourced(SOURCED_LOCAL, SOURCED_INDEX_BASE, devices)
     out += map_sourced(SOURCED_INTEL, INTEL_INDEX_BASE, devices, intel_skip_reason)
+    out += map_sourced(SOURCED_QWEN35, QWEN35_INDEX_BASE, devices, qwen35_skip_reason)
     return outdated_on_device(superseded_by_newer_builds(out))
 
 
@@ -521,6 +525,21 @@ def map_sourced(path, index_base, devices, skip_reason=None):
 # 2026 builds, each with its source: record i is case 40000 + i.
 SOURCED_INTEL = os.path.join(REPO, "scripts", "speed", "sourced_intel_sycl.json")
 INTEL_INDEX_BASE = 40000
+# The Qwen3.5 family (hybrid Gated DeltaNet models, dense and MoE) and
+# Qwen3-Next on current CUDA builds, each row with its source: record i is case 32000 + i.
+SOURCED_QWEN35 = os.path.join(REPO, "scripts", "speed", "sourced_qwen35_speeds.json")
+QWEN35_INDEX_BASE = 32000
+
+
+def qwen35_skip_reason(r, records):
+    """Qwen3-Next rows of builds before llama.cpp#19375's decode optimisations
+    (its master column is b7946, 2026-02-05), which the engine's Qwen3-Next
+    factor is measured after: builds before it ran 25-35% slower still."""
+    m = re.search(r"\((\d+)\)|^(\d+)$", (r.get("build") or "").strip())
+    number = int(m.group(1) or m.group(2)) if m else None
+    if map_model(r["model"]) == "qwen3-next-80b-a3b-instruct" and number is not None and number < 7946:
+        return "Qwen3-Next on a build before llama.cpp#19375's decode optimisations (b7946)"
+    return None
 
 
 def intel_skip_reason(r, records):
@@ -641,7 +660,8 @@ HELD_OUT_RULE = ("sha1(record id)[:8] as hex % 4 == 0; id = 'measured_speeds.jso
                  "'speed_facts.json|model|quant|engine|device|n_gpu|test', "
                  "'system_ram.json|<index in measured_tokens_per_second>', "
                  "'sourced_cpu_compute.json|<index in prompt_measurements>', "
-                 "'sourced_local_speeds.json|<index>' or 'sourced_intel_sycl.json|<index>'")
+                 "'sourced_local_speeds.json|<index>', 'sourced_intel_sycl.json|<index>' or "
+                 "'sourced_qwen35_speeds.json|<index>'")
 
 
 def held_out(case):
