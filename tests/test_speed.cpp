@@ -1396,3 +1396,39 @@ TEST_CASE("Qwen3-Next under llama.cpp decodes at the measured share of the model
   REQUIRE(p);
   for (const std::string& w : p.value().warnings) CHECK(w.find("Qwen3-Next models") == std::string::npos);
 }
+
+TEST_CASE("Qwen3.5's MoE models under llama.cpp on CUDA say beside their figures how far below them one card ran", "[speed][qwen35moe]") {
+  // jia.je/kb/software/llm_local_serving.html (build 8720, one RTX 4090):
+  // Qwen3.5-35B-A3B UD-Q4_K_XL decoded 158.04 tok/s (tg64), where the model
+  // gives 185.0 for that file (+17%), while the dense Qwen3.5-27B on the same
+  // card decoded 44.60 against 43.5 modelled (-2%). The figures stay the
+  // model's; the gap is said beside them, on CUDA only (Intel's backends ran
+  // Qwen3.6-35B-A3B as modelled, docs/accuracy.md).
+  const auto warned = [](const SizerRequest& r) {
+    auto e = test::sizer().estimate(r);
+    REQUIRE(e);
+    REQUIRE(e.value().speed);
+    bool found = false;
+    for (const std::string& w : e.value().warnings) found = found || w.find("qwen35moe graph") != std::string::npos;
+    return found;
+  };
+  SizerRequest moe;
+  moe.model_id = "qwen3.5-35b-a3b";
+  moe.quant = "Q4_K_M";
+  moe.gpu_id = "rtx-4090";
+  moe.context_tokens = 8192;
+  CHECK(warned(moe));
+  SizerRequest q36 = moe;
+  q36.model_id = "qwen3.6-35b-a3b";  // the same graph
+  CHECK(warned(q36));
+  SizerRequest dense = moe;
+  dense.model_id = "qwen3.5-27b";  // qwen35, decodes as modelled
+  CHECK_FALSE(warned(dense));
+  SizerRequest intel = moe;
+  intel.gpu_id = "arc-pro-b70";
+  CHECK_FALSE(warned(intel));
+  SizerRequest vllm = moe;
+  vllm.engine = "vllm";
+  vllm.quant = "FP8";
+  CHECK_FALSE(warned(vllm));
+}

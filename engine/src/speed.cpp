@@ -140,6 +140,11 @@ bool qwen3next_graph(const Architecture& arch) {
   return arch.model_type == "qwen3_next" || arch.model_type == "qwen3next";  // config.json / GGUF names
 }
 
+bool qwen35moe_graph(const Architecture& arch) {
+  return arch.model_type == "qwen3_5_moe" || arch.model_type == "qwen3_5_moe_text" ||  // config.json
+         arch.model_type == "qwen35moe";                                              // GGUF
+}
+
 // llama.cpp decodes Qwen3-Next (36 Gated DeltaNet and 12 attention layers,
 // 512 small experts) slower than its bytes and layers give, on every backend
 // measured; its dense Qwen3.5 cousins decode as modelled (Qwen3.5-9B BF16 on an

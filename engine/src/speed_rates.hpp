@@ -70,6 +70,8 @@ MoeTimeFactors intel_moe_time_factors(Backend backend);
 // Qwen3-Coder-Next), whose decode takes a measured multiple of the modelled
 // time: qwen3next_decode_time_factor (speed.cpp), with its measurements.
 bool qwen3next_graph(const Architecture& arch);
+// Qwen3.5's MoE models (Qwen3.5/3.6-35B-A3B, -122B-A10B, -397B-A17B): llama.cpp's qwen35moe graph.
+bool qwen35moe_graph(const Architecture& arch);
 double qwen3next_decode_time_factor();
 // An AMD GPU on LPDDR it shares with the CPU (Strix Halo), not a discrete Radeon.
 bool integrated_amd_gpu(const Device& d);
