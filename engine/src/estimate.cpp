@@ -644,8 +644,8 @@ Result<Estimate> estimate(const Architecture& arch, const Scenario& s, const Mod
     e.warnings.push_back(
         "llama.cpp on CUDA ran Qwen3.5's MoE models (its qwen35moe graph) below these figures: Qwen3.5-35B-A3B on "
         "an RTX 4090 (build 8720, jia.je/kb/software/llm_local_serving.html) decoded 16-17% slower with an empty "
-        "cache and 29% slower at 32K tokens of context, and read prompts 21-24% slower; on Intel GPUs (SYCL, "
-        "Vulkan) it ran as estimated");
+        "cache and 29% slower at 32K tokens of context, and read prompts 21-24% slower; on one Arc Pro B70 "
+        "(SYCL, Vulkan) it ran as estimated");
   // BF16 weights under llama.cpp on AMD GPUs: the one measurement ran far below
   // F16's rates, the Vulkan path most (kyuz0/amd-strix-halo-toolboxes@765cc5c7,
   // Qwen3-30B-A3B-BF16 logs); such rows are left out of the fit (records.py).

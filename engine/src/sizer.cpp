@@ -109,11 +109,11 @@ ModelFacts read_model_facts(const CatalogModel& m, const Result<Architecture>& a
   for (const auto& layer : a.layers) {
     f.mla = f.mla || layer.attn.mla;
     f.swa = f.swa || layer.attn.kind == AttentionKind::sliding || layer.attn.kind == AttentionKind::chunked;
-    f.hybrid = f.hybrid || layer.attn.kind == AttentionKind::linear || layer.attn.kind == AttentionKind::mamba2;
     f.mtp = f.mtp || layer.is_mtp;
   }
   f.vision = a.vision.has_value();
   f.moe = a.is_moe();
+  f.hybrid = a.is_hybrid();
   f.max_context_tokens = a.max_context_tokens;
   f.estimated = f.estimated || !a.warnings.empty();
   return f;

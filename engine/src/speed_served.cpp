@@ -40,14 +40,6 @@ double mean_wait_s(double service_s, double busy_share) {
   return service_s * u / (2.0 * (1.0 - u));
 }
 
-// A hybrid model: layers whose token mixer is recurrent (Gated DeltaNet or
-// Kimi's linear attention, Mamba2) beside a few attention layers.
-bool hybrid_model(const Architecture& arch) {
-  return std::any_of(arch.layers.begin(), arch.layers.end(), [](const LayerSpec& l) {
-    return l.attn.kind == AttentionKind::linear || l.attn.kind == AttentionKind::mamba2;
-  });
-}
-
 // The serving row, the most specific the engine has one of for the kernels a
 // step runs: the weight format's (MXFP4, NVFP4; INT4 for an MoE's experts,
 // the W4A16 MoE kernels: a dense INT4 model's GEMMs are not those), else
@@ -57,8 +49,7 @@ bool hybrid_model(const Architecture& arch) {
 // layers' kernels), else the engine's on the platform.
 const ServedCalibration& served_row(const Architecture& arch, const Scenario& s) {
   const std::string_view weights = served_weights_key(s.quant, arch.native_format);
-  const bool moe = std::any_of(arch.layers.begin(), arch.layers.end(),
-                               [](const LayerSpec& l) { return l.ffn.kind == FfnKind::moe; });
+  const bool moe = arch.is_moe();
   const ServedCalibration& by_weights =
       served_calibration(s.engine, s.device->backend, weights == "int4" && !moe ? "" : weights);
   if (!by_weights.weights.empty()) return by_weights;
@@ -73,7 +64,7 @@ const ServedCalibration& served_row(const Architecture& arch, const Scenario& s)
     if (const ServedCalibration* row = own_row("mla")) return *row;
   // A hybrid model's recurrent layers run kernels of their own (a state
   // update per layer and token in decode, chunked scans in prefill).
-  if (hybrid_model(arch))
+  if (arch.is_hybrid())
     if (const ServedCalibration* row = own_row("hybrid")) return *row;
   return by_weights;
 }
@@ -111,10 +102,10 @@ std::string rough_because(const ServedCalibration& row, const Architecture& arch
   if (row.typical_error_pct > kServedTypicalErrorForConfidencePct)
     return "its measured runs scatter " + std::to_string(row.typical_error_pct) + "% around it on median";
   // Where hybrid models were measured, the engine's row for the others put
-  // them up to 80% too fast (docs/accuracy.md): a row fitted without them says so.
-  if (hybrid_model(arch) && row.weights != "hybrid")
+  // them up to 82% too fast (docs/accuracy.md): a row fitted without them says so.
+  if (arch.is_hybrid() && row.weights != "hybrid")
     return "no serving run of a hybrid (linear-attention) model was measured on this row; where one was (vLLM "
-           "on ROCm, SGLang on CUDA), the engine's row for other models put it up to 80% too fast";
+           "on ROCm, SGLang on CUDA), the engine's row for other models put it up to 82% too fast";
   return "";
 }
 

@@ -182,6 +182,13 @@ struct Architecture {
       if (layer.ffn.kind == FfnKind::moe) return true;
     return false;
   }
+  // A hybrid model: layers whose token mixer is recurrent (Gated DeltaNet or
+  // Kimi's linear attention, Mamba2) beside attention layers.
+  bool is_hybrid() const {
+    for (const auto& layer : layers)
+      if (layer.attn.kind == AttentionKind::linear || layer.attn.kind == AttentionKind::mamba2) return true;
+    return false;
+  }
   std::int64_t max_experts() const {
     std::int64_t n = 0;
     for (const auto& layer : layers) n = layer.ffn.n_experts > n ? layer.ffn.n_experts : n;
